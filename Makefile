@@ -1,0 +1,35 @@
+# Veil: the first commands.
+#   make        install missing Debian packages, build build/veil (optimized)
+#   make demo   ... then train on built-in synthetic data and print metrics
+#   make test   ... then build and run every test (ctest)
+#   make bench  ... then compare with XGBoost (see docs/benchmarks.md)
+BUILD ?= build
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps configure build demo test bench format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	./$(BUILD)/veil train
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+bench: build
+	bash bench/run_centralized.sh
+
+format:
+	clang-format -i $$(git ls-files '*.hpp' '*.cpp')
+
+clean:
+	rm -rf $(BUILD)

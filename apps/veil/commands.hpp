@@ -1,0 +1,65 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "learners/boost/booster.hpp"
+
+namespace veil::apps {
+
+/// Options of `veil train`.
+struct train_options {
+  std::string data;      ///< training file; empty = built-in synthetic data
+  std::string test;      ///< test file for the reported metrics
+  std::string label = "label";
+  std::string id;
+  std::string synthetic = "classification"; ///< built-in data kind
+  std::size_t synthetic_rows = 20000;
+  std::size_t synthetic_features = 20;
+  std::string protocol = "centralized";
+  std::string objective = "binary:logistic";
+  std::string model_out;
+  std::string report;
+  std::uint64_t seed = 42;
+  std::vector<std::string> settings;
+  bool quiet = false;
+  learners::booster_params params;
+};
+
+int run_train(train_options opts);
+
+struct predict_options {
+  std::string model;
+  std::string data;
+  std::string label; ///< when given, metrics are printed
+  std::string id;
+  std::string out;
+  int threads = 1;
+};
+
+int run_predict(const predict_options& opts);
+
+struct export_options {
+  std::string model;
+  std::string format = "xgboost";
+  std::string out;
+};
+
+int run_export(const export_options& opts);
+
+struct generate_options {
+  std::string kind = "classification";
+  std::size_t rows = 10000;
+  std::size_t features = 20;
+  std::size_t informative = 10;
+  std::size_t redundant = 10;
+  int classes = 2;
+  double noise = 0.1;
+  std::uint64_t seed = 42;
+  double test_fraction = 0;
+  std::string out;
+};
+
+int run_generate(const generate_options& opts);
+
+} // namespace veil::apps

@@ -1,0 +1,160 @@
+// veil: the command line. Parses options, then hands over to apps/veil/*.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <thread>
+
+#include "apps/veil/commands.hpp"
+#include "apps/veil/settings.hpp"
+#include "learners/input_error.hpp"
+
+namespace {
+
+int default_threads() {
+  auto n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+std::string settings_help() {
+  std::string s = "Any other setting as KEY=VALUE (repeatable). Keys: ";
+  bool first = true;
+  for (auto& k : veil::apps::setting_keys()) {
+    s += (first ? "" : ", ") + k;
+    first = false;
+  }
+  return s;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  using namespace veil::apps;
+  CLI::App app{"Veil: privacy-preserving vertical federated gradient "
+               "boosting.\nTrain, predict with and export boosted tree "
+               "models."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "veil 0.1.0");
+
+  train_options t;
+  t.params.threads = default_threads();
+  auto* train = app.add_subcommand(
+    "train", "Train a model. Without --data, trains on built-in synthetic "
+             "data (make_classification shape) split 80/20 into train/test.");
+  train->add_option("--data", t.data,
+                    "Training data: CSV (optionally gzipped) with a header, "
+                    "or LibSVM (*.libsvm, *.svm)");
+  train->add_option("--test", t.test,
+                    "Test data for the reported metrics (same columns); "
+                    "without it, metrics are on the training data");
+  train->add_option("--label", t.label, "Label column name")
+    ->capture_default_str();
+  train->add_option("--id", t.id, "Sample id column name (not a feature)");
+  train->add_option("--protocol", t.protocol,
+                    "Training protocol: centralized (plain, one party)")
+    ->capture_default_str();
+  train->add_option("--objective", t.objective,
+                    "binary:logistic, reg:squarederror or multi:softmax "
+                    "(then --set num_class=K)")
+    ->capture_default_str();
+  train->add_option("--trees", t.params.rounds,
+                    "Boosting rounds (trees per class)")
+    ->capture_default_str();
+  train->add_option("--depth", t.params.tree.max_depth, "Maximum tree depth")
+    ->capture_default_str();
+  train->add_option("--eta", t.params.tree.eta, "Learning rate")
+    ->capture_default_str();
+  train->add_option("--lambda", t.params.tree.lambda,
+                    "L2 regularization of leaf weights")
+    ->capture_default_str();
+  train->add_option("--max-bin", t.params.max_bin,
+                    "Maximum histogram bins per feature")
+    ->capture_default_str();
+  train->add_option("--threads", t.params.threads, "Worker threads")
+    ->capture_default_str();
+  train->add_option("--seed", t.seed,
+                    "Seed of the built-in synthetic data")
+    ->capture_default_str();
+  train->add_option("--model-out", t.model_out, "Write the model (JSON)");
+  train->add_option("--report", t.report, "Write a JSON report");
+  train->add_option("--set", t.settings, settings_help());
+  train->add_option("--synthetic", t.synthetic,
+                    "Built-in data kind when --data is absent: "
+                    "classification or regression")
+    ->capture_default_str();
+  train->add_option("--rows", t.synthetic_rows,
+                    "Rows of the built-in synthetic data")
+    ->capture_default_str();
+  train->add_option("--features", t.synthetic_features,
+                    "Features of the built-in synthetic data")
+    ->capture_default_str();
+  train->add_flag("--quiet", t.quiet, "Print no progress line");
+
+  predict_options p;
+  p.threads = default_threads();
+  auto* predict = app.add_subcommand(
+    "predict", "Predict with a saved model; prints metrics when the data "
+               "has the label column");
+  predict->add_option("--model", p.model, "Model file (veil train "
+                                          "--model-out)")
+    ->required();
+  predict->add_option("--data", p.data, "Data to predict (CSV or LibSVM)")
+    ->required();
+  predict->add_option("--label", p.label,
+                      "Label column: if present, metrics are printed");
+  predict->add_option("--id", p.id, "Id column, copied to the output");
+  predict->add_option("--out", p.out,
+                      "Write predictions as CSV (probability of class 1, "
+                      "per-class probabilities, or value)");
+  predict->add_option("--threads", p.threads, "Worker threads")
+    ->capture_default_str();
+
+  export_options e;
+  auto* exp = app.add_subcommand(
+    "export", "Export a centralized model to another format");
+  exp->add_option("--model", e.model, "Veil model file")->required();
+  exp->add_option("--format", e.format, "Target format: xgboost (JSON)")
+    ->capture_default_str();
+  exp->add_option("--out", e.out, "Output file")->required();
+
+  generate_options g;
+  auto* gen = app.add_subcommand(
+    "generate", "Write deterministic synthetic data (scikit-learn's "
+                "make_classification / make_regression shape) as CSV");
+  gen->add_option("--kind", g.kind, "classification or regression")
+    ->capture_default_str();
+  gen->add_option("--rows", g.rows, "Rows")->capture_default_str();
+  gen->add_option("--features", g.features, "Features")->capture_default_str();
+  gen->add_option("--informative", g.informative, "Informative features")
+    ->capture_default_str();
+  gen->add_option("--redundant", g.redundant,
+                  "Redundant features (classification)")
+    ->capture_default_str();
+  gen->add_option("--classes", g.classes, "Classes (classification)")
+    ->capture_default_str();
+  gen->add_option("--noise", g.noise, "Noise standard deviation (regression)")
+    ->capture_default_str();
+  gen->add_option("--seed", g.seed, "Seed")->capture_default_str();
+  gen->add_option("--test-fraction", g.test_fraction,
+                  "Also write this share of the rows to OUT with "
+                  "\"_test\" before the extension (the rest to \"_train\")")
+    ->capture_default_str();
+  gen->add_option("--out", g.out, "Output CSV (.gz compresses)")->required();
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (train->parsed())
+      return run_train(std::move(t));
+    if (predict->parsed())
+      return run_predict(p);
+    if (exp->parsed())
+      return run_export(e);
+    if (gen->parsed())
+      return run_generate(g);
+  } catch (const veil::input_error& err) {
+    std::cerr << "veil: error: " << err.what() << "\n";
+    return 2;
+  } catch (const std::exception& err) {
+    std::cerr << "veil: internal error: " << err.what() << "\n";
+    return 3;
+  }
+  return 0;
+}

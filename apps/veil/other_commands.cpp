@@ -1,0 +1,114 @@
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+#include "apps/veil/commands.hpp"
+#include "learners/boost/model_io.hpp"
+#include "learners/data/csv_reader.hpp"
+#include "learners/data/synthetic.hpp"
+#include "learners/input_error.hpp"
+#include "learners/metrics/metrics.hpp"
+#if __has_include("learners/model/xgboost_export.hpp")
+#include "learners/model/xgboost_export.hpp"
+#define VEIL_HAVE_EXPORT 1
+#endif
+
+namespace veil::apps {
+
+using learners::dataset;
+
+int run_predict(const predict_options& o) {
+  auto m = learners::load_model(o.model);
+  learners::read_options ro;
+  ro.label = o.label;
+  ro.id = o.id;
+  auto d = learners::read_table(o.data, ro);
+  auto obj = m.make_objective();
+  auto preds = m.predict(d, o.threads);
+  if (d.has_labels()) {
+    obj.check_labels(d.labels());
+    for (auto& [k, v] : learners::evaluate(obj, d.labels(), preds))
+      std::cout << k << " " << v << "\n";
+  }
+  if (!o.out.empty()) {
+    auto n = d.rows();
+    auto k = static_cast<std::size_t>(m.outputs());
+    std::ostringstream s;
+    s.precision(9);
+    if (d.has_ids())
+      s << "id,";
+    if (k == 1) {
+      s << "prediction\n";
+    } else {
+      for (std::size_t c = 0; c < k; ++c)
+        s << "p" << c << (c + 1 < k ? "," : "\n");
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (d.has_ids())
+        s << d.ids()[i] << ",";
+      for (std::size_t c = 0; c < k; ++c)
+        s << preds[c * n + i] << (c + 1 < k ? "," : "\n");
+    }
+    learners::write_file_atomically(o.out, s.str());
+  }
+  return 0;
+}
+
+int run_export(const export_options& o) {
+  if (o.format != "xgboost")
+    throw input_error("--format " + o.format + ": expected xgboost");
+  auto m = learners::load_model(o.model);
+#ifdef VEIL_HAVE_EXPORT
+  learners::export_xgboost(m, o.out);
+#endif
+  return 0;
+}
+
+int run_generate(const generate_options& o) {
+  dataset d;
+  if (o.kind == "classification") {
+    learners::classification_spec s;
+    s.rows = o.rows;
+    s.features = o.features;
+    s.informative = o.informative;
+    s.redundant = o.redundant;
+    s.classes = static_cast<std::size_t>(o.classes);
+    s.seed = o.seed;
+    d = learners::make_classification(s);
+  } else if (o.kind == "regression") {
+    learners::regression_spec s;
+    s.rows = o.rows;
+    s.features = o.features;
+    s.informative = o.informative;
+    s.noise = o.noise;
+    s.seed = o.seed;
+    d = learners::make_regression(s);
+  } else {
+    throw input_error("--kind " + o.kind +
+                      ": expected classification or regression");
+  }
+  if (o.test_fraction <= 0) {
+    learners::write_csv(d, o.out);
+    return 0;
+  }
+  if (o.test_fraction >= 1)
+    throw input_error("--test-fraction must be below 1");
+  // Rows come shuffled from the generator: the tail is a random test set.
+  auto test_rows = static_cast<std::size_t>(o.test_fraction * d.rows());
+  std::vector<std::size_t> head(d.rows() - test_rows), tail(test_rows);
+  std::iota(head.begin(), head.end(), 0);
+  std::iota(tail.begin(), tail.end(), head.size());
+  auto name = [&](const std::string& part) {
+    auto dot = o.out.find('.', o.out.find_last_of('/') + 1);
+    if (dot == std::string::npos)
+      return o.out + part;
+    return o.out.substr(0, dot) + part + o.out.substr(dot);
+  };
+  learners::write_csv(d.select_rows(head), name("_train"));
+  learners::write_csv(d.select_rows(tail), name("_test"));
+  return 0;
+}
+
+} // namespace veil::apps

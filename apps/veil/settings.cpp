@@ -1,0 +1,107 @@
+#include "apps/veil/settings.hpp"
+
+#include <charconv>
+#include <functional>
+
+#include "learners/input_error.hpp"
+
+namespace veil::apps {
+
+namespace {
+
+double to_double(const std::string& key, const std::string& v) {
+  double x = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc{} || p != v.data() + v.size())
+    throw input_error("--set " + key + "=" + v + ": \"" + v +
+                      "\" is not a number");
+  return x;
+}
+
+int to_int(const std::string& key, const std::string& v) {
+  int x = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc{} || p != v.data() + v.size())
+    throw input_error("--set " + key + "=" + v + ": \"" + v +
+                      "\" is not an integer");
+  return x;
+}
+
+bool to_bool(const std::string& key, const std::string& v) {
+  if (v == "true" || v == "1")
+    return true;
+  if (v == "false" || v == "0")
+    return false;
+  throw input_error("--set " + key + "=" + v + ": expected true or false");
+}
+
+using setter = std::function<void(learners::booster_params&, const std::string&,
+                                  const std::string&)>;
+
+const std::map<std::string, setter>& setters() {
+  using P = learners::booster_params;
+  using S = const std::string&;
+  static const std::map<std::string, setter> table = {
+    {"max_depth", [](P& p, S k, S v) { p.tree.max_depth = to_int(k, v); }},
+    {"depth", [](P& p, S k, S v) { p.tree.max_depth = to_int(k, v); }},
+    {"eta", [](P& p, S k, S v) { p.tree.eta = to_double(k, v); }},
+    {"learning_rate", [](P& p, S k, S v) { p.tree.eta = to_double(k, v); }},
+    {"lambda", [](P& p, S k, S v) { p.tree.lambda = to_double(k, v); }},
+    {"reg_lambda", [](P& p, S k, S v) { p.tree.lambda = to_double(k, v); }},
+    {"gamma", [](P& p, S k, S v) { p.tree.gamma = to_double(k, v); }},
+    {"min_split_loss", [](P& p, S k, S v) { p.tree.gamma = to_double(k, v); }},
+    {"min_child_weight",
+     [](P& p, S k, S v) { p.tree.min_child_weight = to_double(k, v); }},
+    {"max_bin", [](P& p, S k, S v) { p.max_bin = to_int(k, v); }},
+    {"base_score", [](P& p, S k, S v) { p.base_score = to_double(k, v); }},
+    {"num_class", [](P& p, S k, S v) { p.num_class = to_int(k, v); }},
+    {"threads", [](P& p, S k, S v) { p.threads = to_int(k, v); }},
+    {"nthread", [](P& p, S k, S v) { p.threads = to_int(k, v); }},
+    {"trees", [](P& p, S k, S v) { p.rounds = to_int(k, v); }},
+    {"num_boost_round", [](P& p, S k, S v) { p.rounds = to_int(k, v); }},
+    {"early_stopping_rounds",
+     [](P& p, S k, S v) { p.early_stopping_rounds = to_int(k, v); }},
+    {"eval_train", [](P& p, S k, S v) { p.eval_train = to_bool(k, v); }},
+    {"objective",
+     [](P& p, S, S v) { p.objective = learners::parse_objective(v); }},
+    {"weak_learner",
+     [](P& p, S k, S v) {
+       if (v == "tree")
+         p.tree.oblivious = false;
+       else if (v == "decision_table")
+         p.tree.oblivious = true;
+       else
+         throw input_error("--set " + k + "=" + v +
+                           ": expected tree or decision_table");
+     }},
+  };
+  return table;
+}
+
+} // namespace
+
+void apply_setting(learners::booster_params& p, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw input_error("--set " + assignment + ": expected KEY=VALUE");
+  auto key = assignment.substr(0, eq);
+  auto value = assignment.substr(eq + 1);
+  auto it = setters().find(key);
+  if (it == setters().end()) {
+    std::string known;
+    for (auto& k : setting_keys())
+      known += (known.empty() ? "" : ", ") + k;
+    throw input_error("--set " + assignment + ": unknown setting \"" + key +
+                      "\" (known: " + known + ")");
+  }
+  it->second(p, key, value);
+}
+
+std::vector<std::string> setting_keys() {
+  std::vector<std::string> keys;
+  for (auto& [k, v] : setters())
+    keys.push_back(k);
+  return keys;
+}
+
+} // namespace veil::apps

@@ -1,0 +1,182 @@
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/veil/commands.hpp"
+#include "apps/veil/settings.hpp"
+#include "learners/boost/model_io.hpp"
+#include "learners/data/csv_reader.hpp"
+#include "learners/data/synthetic.hpp"
+#include "learners/input_error.hpp"
+#include "learners/metrics/metrics.hpp"
+
+namespace veil::apps {
+
+using learners::dataset;
+using nlohmann::json;
+
+namespace {
+
+/// The built-in demo data: synthetic, split 80/20 into train and test.
+std::pair<dataset, dataset> builtin_data(const train_options& o,
+                                         learners::objective_kind kind) {
+  dataset all;
+  if (o.synthetic == "classification") {
+    if (kind != learners::objective_kind::binary_logistic &&
+        kind != learners::objective_kind::multi_softmax)
+      throw input_error("--synthetic classification needs a classification "
+                        "objective");
+    learners::classification_spec s;
+    s.rows = o.synthetic_rows;
+    s.features = o.synthetic_features;
+    s.informative = std::max<std::size_t>(1, o.synthetic_features / 2);
+    s.redundant = o.synthetic_features / 4;
+    s.seed = o.seed;
+    all = learners::make_classification(s);
+  } else if (o.synthetic == "regression") {
+    learners::regression_spec s;
+    s.rows = o.synthetic_rows;
+    s.features = o.synthetic_features;
+    s.informative = std::max<std::size_t>(1, o.synthetic_features / 2);
+    s.seed = o.seed;
+    all = learners::make_regression(s);
+  } else {
+    throw input_error("--synthetic " + o.synthetic +
+                      ": expected classification or regression");
+  }
+  // The generator shuffles rows, so the first 80% are a random 80%.
+  std::vector<std::size_t> head(all.rows() * 4 / 5), tail(all.rows() -
+                                                          head.size());
+  std::iota(head.begin(), head.end(), 0);
+  std::iota(tail.begin(), tail.end(), head.size());
+  return {all.select_rows(head), all.select_rows(tail)};
+}
+
+std::string format_metrics(const std::map<std::string, double>& m) {
+  std::ostringstream s;
+  s << std::setprecision(6);
+  bool first = true;
+  for (auto& [k, v] : m) {
+    s << (first ? "" : "  ") << k << " " << v;
+    first = false;
+  }
+  return s.str();
+}
+
+} // namespace
+
+int run_train(train_options o) {
+  auto& p = o.params;
+  p.objective = learners::parse_objective(o.objective);
+  p.num_class = 0; // 0 = infer from the labels unless --set num_class
+  for (const auto& s : o.settings)
+    apply_setting(p, s);
+  if (o.protocol != "centralized")
+    throw input_error("--protocol " + o.protocol +
+                      ": not available in this build (available: "
+                      "centralized)");
+
+  dataset train_set, test_set;
+  std::string data_name;
+  bool have_test = true;
+  if (o.data.empty()) {
+    std::tie(train_set, test_set) = builtin_data(o, p.objective);
+    data_name = "synthetic:" + o.synthetic;
+  } else {
+    learners::read_options ro;
+    ro.label = o.label;
+    ro.id = o.id;
+    train_set = learners::read_table(o.data, ro);
+    data_name = o.data;
+    if (!o.test.empty())
+      test_set = learners::read_table(o.test, ro);
+    else
+      have_test = false;
+  }
+  if (p.objective == learners::objective_kind::multi_softmax &&
+      p.num_class == 0) {
+    float top = 0;
+    for (float y : train_set.labels())
+      top = std::max(top, y);
+    p.num_class = static_cast<int>(top) + 1;
+  }
+  if (p.num_class == 0)
+    p.num_class = 2;
+
+  bool progress = !o.quiet && ::isatty(STDERR_FILENO);
+  auto on_round = [&](const learners::round_info& r) {
+    std::cerr << "\r[round " << r.round << "/" << r.rounds << "] "
+              << (r.valid.empty() ? "" : "test: ")
+              << format_metrics(r.valid) << "\033[K" << std::flush;
+  };
+  const dataset* valid = have_test ? &test_set : nullptr;
+  auto result = progress ? learners::train(train_set, valid, p, on_round)
+                         : learners::train(train_set, valid, p);
+  if (progress)
+    std::cerr << "\n";
+
+  const dataset& eval_set = have_test ? test_set : train_set;
+  auto obj = result.model.make_objective();
+  auto preds = result.model.predict(eval_set, p.threads);
+  auto metrics = learners::evaluate(obj, eval_set.labels(), preds);
+
+  std::cout << "trained " << result.model.rounds() << " rounds ("
+            << result.model.trees.size() << " "
+            << (p.tree.oblivious ? "decision tables" : "trees") << ") on "
+            << train_set.rows() << " rows x " << train_set.features()
+            << " features in " << std::fixed << std::setprecision(3)
+            << result.train_seconds << " s\n"
+            << std::defaultfloat << (have_test ? "test" : "train") << ": "
+            << format_metrics(metrics) << "\n";
+
+  if (!o.model_out.empty())
+    learners::save_model(result.model, o.model_out);
+  if (!o.report.empty()) {
+    json history = json::array();
+    for (auto& r : result.history)
+      if (!r.valid.empty() || !r.train.empty())
+        history.push_back(
+          {{"round", r.round}, {"test", r.valid}, {"train", r.train}});
+    json report = {
+      {"veil_version", "0.1.0"},
+      {"protocol", o.protocol},
+      {"data", data_name},
+      {"objective", learners::to_string(p.objective)},
+      {"rows", train_set.rows()},
+      {"test_rows", have_test ? test_set.rows() : 0},
+      {"features", train_set.features()},
+      {"parties", 1},
+      {"weak_learner", result.model.weak_learner},
+      {"trees", result.model.trees.size()},
+      {"rounds", result.model.rounds()},
+      {"best_round", result.best_round},
+      {"params",
+       {{"max_depth", p.tree.max_depth},
+        {"eta", p.tree.eta},
+        {"lambda", p.tree.lambda},
+        {"gamma", p.tree.gamma},
+        {"min_child_weight", p.tree.min_child_weight},
+        {"max_bin", p.max_bin},
+        {"threads", p.threads},
+        {"num_class", p.objective == learners::objective_kind::multi_softmax
+                        ? p.num_class
+                        : 1},
+        {"base_margin", result.model.base_margin},
+        {"early_stopping_rounds", p.early_stopping_rounds}}},
+      {"metrics", metrics},
+      {"metrics_on", have_test ? "test" : "train"},
+      {"bin_seconds", result.bin_seconds},
+      {"train_seconds", result.train_seconds},
+      {"privacy", {{"mechanism", "none"}}},
+      {"history", history}};
+    learners::write_file_atomically(o.report, report.dump(2) + "\n");
+  }
+  return 0;
+}
+
+} // namespace veil::apps

@@ -1,0 +1,30 @@
+# veil_add_test_binary(TARGET LAYER LIBS...)
+#
+# One Boost.Test binary per layer, built from tests/<LAYER>/**/*.cpp, and one
+# ctest per test file. A file tests/<LAYER>/a/b.cpp must wrap its cases in
+# nested suites a and b, so that ctest "<LAYER>.a.b" runs --run_test=a/b
+# (the same mapping as CAF's caf_add_test_suites).
+function(veil_add_test_binary target layer)
+  set(dir "${CMAKE_CURRENT_SOURCE_DIR}/tests/${layer}")
+  file(GLOB_RECURSE files CONFIGURE_DEPENDS "${dir}/*.cpp")
+  file(GLOB_RECURSE support CONFIGURE_DEPENDS
+       "${CMAKE_CURRENT_SOURCE_DIR}/tests/support/*.cpp")
+  add_executable(${target} ${files} ${support})
+  target_link_libraries(${target} PRIVATE ${ARGN} Boost::unit_test_framework)
+  target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_compile_definitions(${target} PRIVATE
+    VEIL_SHARED_DIR="${VEIL_SHARED_DIR}"
+    VEIL_BINARY_DIR="${CMAKE_BINARY_DIR}"
+    VEIL_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
+  foreach(file IN LISTS files)
+    file(RELATIVE_PATH rel "${dir}" "${file}")
+    string(REGEX REPLACE "\\.cpp$" "" suite "${rel}")
+    if(suite STREQUAL "main")
+      continue()
+    endif()
+    string(REPLACE "/" "." name "${suite}")
+    add_test(NAME "${layer}.${name}"
+             COMMAND ${target} "--run_test=${suite}" --color_output=no)
+    set_tests_properties("${layer}.${name}" PROPERTIES TIMEOUT 600)
+  endforeach()
+endfunction()

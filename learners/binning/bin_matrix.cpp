@@ -1,0 +1,44 @@
+#include "learners/binning/bin_matrix.hpp"
+
+#include "learners/parallel.hpp"
+
+namespace veil::learners {
+
+namespace {
+
+template <class T>
+void fill_bins(const dataset& d, const quantile_cuts& cuts,
+               const hist_layout& layout, std::vector<T>& out, int threads) {
+  auto n = d.rows();
+  auto m = d.features();
+  out.assign(n * m, 0);
+  // Column by column: each thread writes a strided column of the row-major
+  // matrix, and the binary search is over one feature's cuts at a time.
+#pragma omp parallel for num_threads(threads_for(n * m * 8, threads)) \
+  schedule(dynamic, 1)
+  for (std::size_t f = 0; f < m; ++f) {
+    auto col = d.column(f);
+    auto missing = static_cast<T>(layout.bins(f));
+    for (std::size_t i = 0; i < n; ++i) {
+      int b = cuts.bin_of(f, col[i]);
+      out[i * m + f] = b < 0 ? missing : static_cast<T>(b);
+    }
+  }
+}
+
+} // namespace
+
+bin_matrix::bin_matrix(const dataset& d, const quantile_cuts& cuts,
+                       int threads)
+  : rows_(d.rows()), features_(d.features()) {
+  std::vector<int> bins(features_);
+  for (std::size_t f = 0; f < features_; ++f)
+    bins[f] = cuts.bins(f);
+  layout_ = hist_layout(bins);
+  if (cuts.max_bins() <= 255)
+    fill_bins(d, cuts, layout_, bins8_, threads);
+  else
+    fill_bins(d, cuts, layout_, bins16_, threads);
+}
+
+} // namespace veil::learners

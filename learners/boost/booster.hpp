@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "learners/boost/model.hpp"
+#include "learners/data/dataset.hpp"
+#include "learners/tree/tree_params.hpp"
+
+namespace veil::learners {
+
+/// Settings of the boosting loop (XGBoost's names and defaults).
+struct booster_params {
+  objective_kind objective = objective_kind::binary_logistic;
+  /// Classes for multi:softmax (>= 2); ignored otherwise.
+  int num_class = 2;
+  /// Boosting rounds (trees per output). [1, 100000].
+  int rounds = 100;
+  tree_params tree;
+  /// Maximum bins per feature. [2, 65535].
+  int max_bin = 256;
+  /// Worker threads. >= 1.
+  int threads = 1;
+  /// Initial prediction, as XGBoost's base_score: a probability for
+  /// binary:logistic, a value for regression. NaN = fit it to the labels
+  /// (logit of the positive rate / mean / log class frequencies).
+  double base_score = std::numeric_limits<double>::quiet_NaN();
+  /// Stop when the validation metric has not improved for this many rounds
+  /// and keep the best rounds only. 0 = never stop early.
+  int early_stopping_rounds = 0;
+  /// Also evaluate the training set every round (costs a sort per round).
+  bool eval_train = false;
+
+  /// Throws input_error naming the first out-of-range field.
+  void validate() const;
+};
+
+/// What one round reports.
+struct round_info {
+  int round = 0; ///< 1-based
+  int rounds = 0;
+  std::map<std::string, double> train; ///< when eval_train
+  std::map<std::string, double> valid; ///< when a validation set is given
+};
+
+struct training_result {
+  learners::model model;
+  std::vector<round_info> history;
+  /// 1-based round with the best validation metric (the last one without
+  /// early stopping).
+  int best_round = 0;
+  double bin_seconds = 0;
+  double train_seconds = 0;
+};
+
+/// Centralized gradient boosting: bins the training set once, then grows
+/// `rounds` trees (or decision tables) per output. `valid`, when given, is
+/// evaluated every round if `on_round` is set or early stopping is on.
+training_result train(const dataset& train, const dataset* valid,
+                      const booster_params& p,
+                      const std::function<void(const round_info&)>& on_round =
+                        {});
+
+} // namespace veil::learners

@@ -1,0 +1,172 @@
+#include "learners/boost/model_io.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "learners/input_error.hpp"
+
+namespace veil::learners {
+
+using nlohmann::json;
+
+json to_json(const model& m) {
+  json trees = json::array();
+  for (const auto& t : m.trees) {
+    json nodes = json::array();
+    for (const auto& n : t.nodes) {
+      if (n.is_leaf()) {
+        nodes.push_back({{"leaf", n.value}, {"hess", n.sum_hess}});
+      } else {
+        nodes.push_back({{"feature", n.feature},
+                         {"threshold", n.threshold},
+                         {"bin", n.bin},
+                         {"default_left", n.default_left},
+                         {"left", n.left},
+                         {"right", n.right},
+                         {"weight", n.value},
+                         {"gain", n.gain},
+                         {"hess", n.sum_hess},
+                         {"owner", n.owner}});
+      }
+    }
+    trees.push_back({{"target", t.target}, {"nodes", std::move(nodes)}});
+  }
+  return {{"format", "veil-model"},
+          {"version", 1},
+          {"objective", to_string(m.objective)},
+          {"num_class", m.num_class},
+          {"base_margin", m.base_margin},
+          {"weak_learner", m.weak_learner},
+          {"features", m.feature_names},
+          {"trees", std::move(trees)}};
+}
+
+namespace {
+
+template <class T>
+T field(const json& j, const char* key, const std::string& where) {
+  if (!j.contains(key))
+    throw input_error(where + ": missing field \"" + key + "\"");
+  try {
+    return j.at(key).get<T>();
+  } catch (const json::exception&) {
+    throw input_error(where + ": field \"" + key + "\" has the wrong type");
+  }
+}
+
+} // namespace
+
+model model_from_json(const json& j) {
+  model m;
+  if (!j.is_object() || j.value("format", "") != "veil-model")
+    throw input_error("not a Veil model: field \"format\" is not "
+                      "\"veil-model\"");
+  auto version = field<int>(j, "version", "model");
+  if (version != 1)
+    throw input_error("model version " + std::to_string(version) +
+                      " is not supported (expected 1)");
+  m.objective = parse_objective(field<std::string>(j, "objective", "model"));
+  m.num_class = field<int>(j, "num_class", "model");
+  m.base_margin = field<std::vector<double>>(j, "base_margin", "model");
+  m.weak_learner = j.value("weak_learner", "tree");
+  m.feature_names = field<std::vector<std::string>>(j, "features", "model");
+  if (static_cast<int>(m.base_margin.size()) != m.outputs())
+    throw input_error("model: base_margin has " +
+                      std::to_string(m.base_margin.size()) +
+                      " entries, expected " + std::to_string(m.outputs()));
+  auto trees = field<json>(j, "trees", "model");
+  auto features = static_cast<std::int32_t>(m.feature_names.size());
+  for (std::size_t ti = 0; ti < trees.size(); ++ti) {
+    auto where = "model tree " + std::to_string(ti);
+    regression_tree t;
+    t.target = field<int>(trees[ti], "target", where);
+    if (t.target < 0 || t.target >= m.outputs())
+      throw input_error(where + ": target out of range");
+    auto nodes = field<json>(trees[ti], "nodes", where);
+    for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
+      auto nw = where + " node " + std::to_string(ni);
+      const auto& jn = nodes[ni];
+      tree_node n;
+      n.sum_hess = jn.value("hess", 0.0);
+      if (jn.contains("leaf")) {
+        n.value = field<float>(jn, "leaf", nw);
+      } else {
+        n.feature = field<std::int32_t>(jn, "feature", nw);
+        n.threshold = field<float>(jn, "threshold", nw);
+        n.bin = jn.value("bin", -1);
+        n.default_left = field<bool>(jn, "default_left", nw);
+        n.left = field<std::int32_t>(jn, "left", nw);
+        n.right = field<std::int32_t>(jn, "right", nw);
+        n.value = jn.value("weight", 0.0f);
+        n.gain = jn.value("gain", 0.0f);
+        n.owner = jn.value("owner", 0);
+        auto count = static_cast<std::int32_t>(nodes.size());
+        auto self = static_cast<std::int32_t>(ni);
+        if (n.feature < 0 || n.feature >= features)
+          throw input_error(nw + ": feature index out of range");
+        // Children after their parent rules out cycles.
+        if (n.left <= self || n.left >= count || n.right <= self ||
+            n.right >= count)
+          throw input_error(nw + ": child index out of range");
+      }
+      t.nodes.push_back(n);
+    }
+    if (t.nodes.empty())
+      throw input_error(where + ": no nodes");
+    for (std::size_t ni = 0; ni < t.nodes.size(); ++ni)
+      if (!t.nodes[ni].is_leaf()) {
+        t.nodes[t.nodes[ni].left].parent = static_cast<std::int32_t>(ni);
+        t.nodes[t.nodes[ni].right].parent = static_cast<std::int32_t>(ni);
+      }
+    m.trees.push_back(std::move(t));
+  }
+  return m;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  auto tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      throw input_error("cannot write " + path + ": " + std::strerror(errno));
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw input_error("cannot write " + path + ": " + std::strerror(errno));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    auto err = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw input_error("cannot write " + path + ": " + err);
+  }
+}
+
+void save_model(const model& m, const std::string& path) {
+  write_file_atomically(path, to_json(m).dump(1) + "\n");
+}
+
+model load_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw input_error("cannot read model " + path + ": " +
+                      std::strerror(errno));
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw input_error(path + ": not valid JSON (" + e.what() + ")");
+  }
+  try {
+    return model_from_json(j);
+  } catch (const input_error& e) {
+    throw input_error(path + ": " + e.what());
+  }
+}
+
+} // namespace veil::learners

@@ -1,0 +1,80 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "learners/hist/gradients.hpp"
+#include "learners/hist/hist_layout.hpp"
+#include "learners/tree/tree_params.hpp"
+
+namespace veil::learners {
+
+/// The score G^2 / (H + lambda) of a node with gradient sum s; 0 when its
+/// hessian is below min_child_weight (XGBoost's CalcGain).
+inline double calc_gain(const tree_params& p, const grad_sum& s) {
+  if (s.h < p.min_child_weight || s.h <= 0)
+    return 0;
+  return (s.g * s.g) / (s.h + p.lambda);
+}
+
+/// The optimal leaf weight -G / (H + lambda); 0 when the hessian is below
+/// min_child_weight (XGBoost's CalcWeight).
+inline double calc_weight(const tree_params& p, const grad_sum& s) {
+  if (s.h < p.min_child_weight || s.h <= 0)
+    return 0;
+  return -s.g / (s.h + p.lambda);
+}
+
+/// A candidate split of a node: feature `feature` (index within the
+/// histogram layout it was found in), left iff bin <= `bin`, missing values
+/// left iff `default_left`.
+struct split_candidate {
+  double gain = 0; ///< loss reduction: gain(L) + gain(R) - gain(parent)
+  std::int32_t feature = -1;
+  std::int32_t bin = -1;
+  bool default_left = false;
+  grad_sum left;
+  grad_sum right;
+
+  bool valid() const {
+    return feature >= 0;
+  }
+
+  /// A strict total order, so that every party picks the same split: higher
+  /// gain first; on equal gains the lower feature, then the lower bin, then
+  /// missing-left (LightGBM's and XGBoost's tie-break on the feature index).
+  bool better_than(const split_candidate& o) const {
+    if (!o.valid())
+      return valid();
+    if (!valid())
+      return false;
+    if (gain != o.gain)
+      return gain > o.gain;
+    if (feature != o.feature)
+      return feature < o.feature;
+    if (bin != o.bin)
+      return bin < o.bin;
+    return default_left && !o.default_left;
+  }
+};
+
+/// The best split of one node over the features of `layout`, given the
+/// node's histogram and gradient sum. Enumerates XGBoost's two directions:
+/// missing values right (only when the node has any) and missing values left.
+/// Candidates whose children miss min_child_weight are skipped; the result
+/// may have gain <= 0 and is invalid when no candidate qualifies.
+split_candidate best_split(const tree_params& p, const hist_layout& layout,
+                           std::span<const grad_sum> hist,
+                           const grad_sum& node_sum);
+
+/// The best split shared by all nodes of a level (decision tables): the
+/// candidate that maximises the sum over nodes of each node's gain. A node
+/// where the candidate violates min_child_weight contributes 0 but is still
+/// split, as a decision table splits every node of a level the same way.
+/// left/right of the result are summed over the nodes.
+split_candidate
+best_shared_split(const tree_params& p, const hist_layout& layout,
+                  std::span<const std::span<const grad_sum>> hists,
+                  std::span<const grad_sum> node_sums);
+
+} // namespace veil::learners
