@@ -76,7 +76,8 @@ double json_float(float f) {
 /// "E" and no exponent padding ("5E-1", "1.23456E-1", "-2.5E0", "0E0").
 std::string xgboost_float_string(float f) {
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+  auto r =
+      std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
   std::string s(buf, r.ptr);
   auto e = s.find('e');
   if (e == std::string::npos)
@@ -128,29 +129,29 @@ base_plan plan_base(const model& m, int outputs) {
     plan.margins.push_back(f);
   }
   switch (m.objective) {
-    case objective_kind::reg_squarederror:
-      plan.base_score = plan.margins[0];
-      break;
-    case objective_kind::binary_logistic:
-      if (auto p = exact_probability(plan.margins[0])) {
-        plan.base_score = *p;
-      } else {
-        plan.base_score = 0.5f; // margin -logf(1) = 0
-        plan.fold = true;
-      }
-      break;
-    case objective_kind::multi_softmax: {
-      bool same = true;
-      for (float f : plan.margins)
-        same = same && f == plan.margins[0];
-      if (same) {
-        plan.base_score = plan.margins[0];
-      } else {
-        plan.base_score = 0.0f;
-        plan.fold = true;
-      }
-      break;
+  case objective_kind::reg_squarederror:
+    plan.base_score = plan.margins[0];
+    break;
+  case objective_kind::binary_logistic:
+    if (auto p = exact_probability(plan.margins[0])) {
+      plan.base_score = *p;
+    } else {
+      plan.base_score = 0.5f; // margin -logf(1) = 0
+      plan.fold = true;
     }
+    break;
+  case objective_kind::multi_softmax: {
+    bool same = true;
+    for (float f : plan.margins)
+      same = same && f == plan.margins[0];
+    if (same) {
+      plan.base_score = plan.margins[0];
+    } else {
+      plan.base_score = 0.0f;
+      plan.fold = true;
+    }
+    break;
+  }
   }
   return plan;
 }
@@ -272,7 +273,7 @@ json to_xgboost_json(const model& m) {
       for (const auto& nd : t.nodes)
         if (!nd.is_leaf() && nd.feature >= 0)
           num_feature =
-            std::max(num_feature, static_cast<std::size_t>(nd.feature) + 1);
+              std::max(num_feature, static_cast<std::size_t>(nd.feature) + 1);
 
   auto plan = plan_base(m, outputs);
   std::vector<bool> folded(static_cast<std::size_t>(outputs), !plan.fold);
@@ -302,8 +303,8 @@ json to_xgboost_json(const model& m) {
     regression_tree leaf;
     leaf.target = c;
     leaf.nodes.emplace_back();
-    trees.push_back(
-      tree_json(leaf, id, num_feature, plan.margins[static_cast<std::size_t>(c)]));
+    trees.push_back(tree_json(leaf, id, num_feature,
+                              plan.margins[static_cast<std::size_t>(c)]));
     tree_info.push_back(c);
     ++id;
   }
@@ -319,20 +320,19 @@ json to_xgboost_json(const model& m) {
 
   json objective;
   switch (m.objective) {
-    case objective_kind::binary_logistic:
-      objective = {{"name", "binary:logistic"},
-                   {"reg_loss_param", {{"scale_pos_weight", "1"}}}};
-      break;
-    case objective_kind::reg_squarederror:
-      objective = {{"name", "reg:squarederror"},
-                   {"reg_loss_param", {{"scale_pos_weight", "1"}}}};
-      break;
-    case objective_kind::multi_softmax:
-      objective = {
-        {"name", "multi:softmax"},
-        {"softmax_multiclass_param",
-         {{"num_class", std::to_string(m.num_class)}}}};
-      break;
+  case objective_kind::binary_logistic:
+    objective = {{"name", "binary:logistic"},
+                 {"reg_loss_param", {{"scale_pos_weight", "1"}}}};
+    break;
+  case objective_kind::reg_squarederror:
+    objective = {{"name", "reg:squarederror"},
+                 {"reg_loss_param", {{"scale_pos_weight", "1"}}}};
+    break;
+  case objective_kind::multi_softmax:
+    objective = {{"name", "multi:softmax"},
+                 {"softmax_multiclass_param",
+                  {{"num_class", std::to_string(m.num_class)}}}};
+    break;
   }
 
   json feature_types = json::array();
@@ -340,28 +340,28 @@ json to_xgboost_json(const model& m) {
     feature_types.push_back("float");
 
   json learner = {
-    {"attributes", std::move(attributes)},
-    {"feature_names", m.feature_names},
-    {"feature_types", std::move(feature_types)},
-    {"gradient_booster",
-     {{"model",
-       {{"gbtree_model_param",
-         {{"num_parallel_tree", "1"},
-          {"num_trees", std::to_string(num_trees)},
-          {"size_leaf_vector", "0"}}},
-        {"tree_info", std::move(tree_info)},
-        {"trees", std::move(trees)}}},
-      {"name", "gbtree"}}},
-    {"learner_model_param",
-     {{"base_score", xgboost_float_string(plan.base_score)},
-      // "0": base_score is given, as XGBoost writes when the user sets it.
-      {"boost_from_average", "0"},
-      {"num_class", m.objective == objective_kind::multi_softmax
-                      ? std::to_string(m.num_class)
-                      : std::string("0")},
-      {"num_feature", std::to_string(num_feature)},
-      {"num_target", "1"}}},
-    {"objective", std::move(objective)}};
+      {"attributes", std::move(attributes)},
+      {"feature_names", m.feature_names},
+      {"feature_types", std::move(feature_types)},
+      {"gradient_booster",
+       {{"model",
+         {{"gbtree_model_param",
+           {{"num_parallel_tree", "1"},
+            {"num_trees", std::to_string(num_trees)},
+            {"size_leaf_vector", "0"}}},
+          {"tree_info", std::move(tree_info)},
+          {"trees", std::move(trees)}}},
+        {"name", "gbtree"}}},
+      {"learner_model_param",
+       {{"base_score", xgboost_float_string(plan.base_score)},
+        // "0": base_score is given, as XGBoost writes when the user sets it.
+        {"boost_from_average", "0"},
+        {"num_class", m.objective == objective_kind::multi_softmax
+                          ? std::to_string(m.num_class)
+                          : std::string("0")},
+        {"num_feature", std::to_string(num_feature)},
+        {"num_target", "1"}}},
+      {"objective", std::move(objective)}};
   return {{"learner", std::move(learner)}, {"version", {1, 7, 4}}};
 }
 

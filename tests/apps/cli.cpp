@@ -1,0 +1,181 @@
+// The veil program as a user runs it: exit codes, error messages that name
+// the file, line and field, and the report's stable field names.
+#include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct outcome {
+  int status = -1;
+  std::string output;
+};
+
+/// Runs `veil ARGS` and captures stdout and stderr together.
+outcome veil(const std::string& args) {
+  std::string cmd = std::string(VEIL_BINARY_DIR) + "/veil " + args + " 2>&1";
+  outcome r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  BOOST_REQUIRE(p);
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0)
+    r.output.append(buf.data(), n);
+  int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    path = fs::temp_directory_path() /
+           ("veil_cli_test_" + std::to_string(::getpid()));
+    fs::create_directories(path);
+  }
+  ~temp_dir() {
+    fs::remove_all(path);
+  }
+  std::string file(const std::string& name, const std::string& text) const {
+    auto p = (path / name).string();
+    std::ofstream(p) << text;
+    return p;
+  }
+  std::string operator/(const std::string& name) const {
+    return (path / name).string();
+  }
+};
+
+bool contains(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+std::string small_csv() {
+  std::string s = "a,b,c,label\n";
+  for (int i = 0; i < 200; ++i)
+    s += std::to_string(i % 17) + "," + std::to_string((i * 7) % 11) + "," +
+         (i % 5 == 0 ? "" : std::to_string(i % 3)) + "," +
+         std::to_string((i % 17) > 8 ? 1 : 0) + "\n";
+  return s;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(cli)
+
+BOOST_AUTO_TEST_CASE(help_is_complete) {
+  for (auto sub : {"", "train ", "predict ", "export ", "generate "}) {
+    auto r = veil(std::string(sub) + "--help");
+    BOOST_TEST(r.status == 0);
+    BOOST_TEST(!r.output.empty());
+  }
+  auto r = veil("train --help");
+  for (auto flag : {"--data", "--test", "--label", "--id", "--objective",
+                    "--trees", "--depth", "--eta", "--lambda", "--max-bin",
+                    "--threads", "--seed", "--model-out", "--set", "--report"})
+    BOOST_TEST(contains(r.output, flag), "train --help lacks " << flag);
+}
+
+BOOST_AUTO_TEST_CASE(train_report_and_predict) {
+  temp_dir dir;
+  auto data = dir.file("d.csv", small_csv());
+  auto r = veil("train --data " + data + " --trees 5 --depth 3 --threads 1 " +
+                "--model-out " + (dir / "m.json") + " --report " +
+                (dir / "r.json"));
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  nlohmann::json rep;
+  std::ifstream(dir / "r.json") >> rep;
+  for (auto key : {"protocol", "rows", "features", "metrics", "train_seconds",
+                   "privacy"})
+    BOOST_TEST(rep.contains(key), "report lacks " << key);
+  BOOST_TEST(rep["protocol"] == "centralized");
+  BOOST_TEST(rep["rows"] == 200);
+  BOOST_TEST(rep["features"] == 3);
+  BOOST_TEST(rep["privacy"]["mechanism"] == "none");
+  for (auto key : {"auc", "accuracy", "logloss"})
+    BOOST_TEST(rep["metrics"].contains(key));
+  auto p = veil("predict --model " + (dir / "m.json") + " --data " + data +
+                " --label label --out " + (dir / "p.csv"));
+  BOOST_REQUIRE_MESSAGE(p.status == 0, p.output);
+  BOOST_TEST(contains(p.output, "auc"));
+  std::ifstream in(dir / "p.csv");
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line))
+    ++lines;
+  BOOST_TEST(lines == 201);
+}
+
+BOOST_AUTO_TEST_CASE(regression_report_has_rmse) {
+  temp_dir dir;
+  auto data = dir.file("d.csv", small_csv());
+  auto r = veil("train --data " + data +
+                " --objective reg:squarederror --trees 3 --threads 1 "
+                "--report " + (dir / "r.json"));
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  nlohmann::json rep;
+  std::ifstream(dir / "r.json") >> rep;
+  BOOST_TEST(rep["metrics"].contains("rmse"));
+  BOOST_TEST(rep["metrics"].contains("mse"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_names_file_line_and_field) {
+  temp_dir dir;
+  auto missing = veil("train --data " + (dir / "nope.csv"));
+  BOOST_TEST(missing.status == 2);
+  BOOST_TEST(contains(missing.output, "nope.csv"));
+
+  auto bad = dir.file("bad.csv", "a,b,label\n1,2,0\n3,x,1\n");
+  auto r = veil("train --data " + bad);
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "bad.csv"));
+  BOOST_TEST(contains(r.output, ":3"));
+  BOOST_TEST(contains(r.output, "\"b\""));
+
+  auto short_row = dir.file("short.csv", "a,b,label\n1,2,0\n3,1\n");
+  r = veil("train --data " + short_row);
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "short.csv:3"));
+
+  auto good = dir.file("good.csv", small_csv());
+  r = veil("train --data " + good + " --label target");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "target"));
+
+  r = veil("train --data " + good + " --set no_such_thing=1");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "no_such_thing"));
+
+  r = veil("train --data " + good + " --depth 0");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "max_depth"));
+
+  r = veil("train --data " + good + " --objective binary:hinge");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "binary:hinge"));
+
+  // Nothing is half-written when training fails.
+  r = veil("train --data " + bad + " --model-out " + (dir / "m.json") +
+           " --report " + (dir / "r.json"));
+  BOOST_TEST(!fs::exists(dir / "m.json"));
+  BOOST_TEST(!fs::exists(dir / "r.json"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_model_file_is_refused) {
+  temp_dir dir;
+  auto m = dir.file("m.json", "{\"format\": \"veil-model\", \"version\": 1}");
+  auto d = dir.file("d.csv", small_csv());
+  auto r = veil("predict --model " + m + " --data " + d);
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "m.json"));
+  BOOST_TEST(contains(r.output, "objective"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
