@@ -25,6 +25,12 @@ inline double calc_weight(const tree_params& p, const grad_sum& s) {
   return -s.g / (s.h + p.lambda);
 }
 
+/// A split's loss reduction as candidates are compared: rounded to float,
+/// as XGBoost stores it, so that near-ties resolve the same way there.
+inline double split_gain(double exact) {
+  return static_cast<float>(exact);
+}
+
 /// A candidate split of a node: feature `feature` (index within the
 /// histogram layout it was found in), left iff bin <= `bin`, missing values
 /// left iff `default_left`.
@@ -41,8 +47,10 @@ struct split_candidate {
   }
 
   /// A strict total order, so that every party picks the same split: higher
-  /// gain first; on equal gains the lower feature, then the lower bin, then
-  /// missing-left (LightGBM's and XGBoost's tie-break on the feature index).
+  /// gain first; on equal gains the lower feature (XGBoost's and LightGBM's
+  /// tie-break), then the candidate XGBoost's enumeration meets first:
+  /// missing-right before missing-left, ascending bins for missing-right,
+  /// descending bins for missing-left.
   bool better_than(const split_candidate& o) const {
     if (!o.valid())
       return valid();
@@ -52,15 +60,16 @@ struct split_candidate {
       return gain > o.gain;
     if (feature != o.feature)
       return feature < o.feature;
-    if (bin != o.bin)
-      return bin < o.bin;
-    return default_left && !o.default_left;
+    if (default_left != o.default_left)
+      return !default_left;
+    return default_left ? bin > o.bin : bin < o.bin;
   }
 };
 
 /// The best split of one node over the features of `layout`, given the
 /// node's histogram and gradient sum. Enumerates XGBoost's two directions:
-/// missing values right (only when the node has any) and missing values left.
+/// missing values right, then missing values left (only when the node has
+/// any missing value).
 /// Candidates whose children miss min_child_weight are skipped; the result
 /// may have gain <= 0 and is invalid when no candidate qualifies.
 split_candidate best_split(const tree_params& p, const hist_layout& layout,

@@ -172,6 +172,13 @@ BOOST_AUTO_TEST_CASE(classification_shape_and_labels) {
   for (std::size_t j = 0; j < d.features(); ++j)
     for (std::size_t i = 0; i < d.rows(); ++i)
       BOOST_REQUIRE(std::isfinite(d.value(i, j)));
+
+  // More than 64 informative features: vertices span several words.
+  classification_spec wide;
+  wide.rows = 50;
+  wide.features = wide.informative = 70;
+  wide.redundant = 0;
+  BOOST_TEST(make_classification(wide).features() == 70u);
 }
 
 BOOST_AUTO_TEST_CASE(classification_classes_are_balanced) {
