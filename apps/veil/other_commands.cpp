@@ -10,10 +10,7 @@
 #include "learners/data/synthetic.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
-#if __has_include("learners/model/xgboost_export.hpp")
 #include "learners/model/xgboost_export.hpp"
-#define VEIL_HAVE_EXPORT 1
-#endif
 
 namespace veil::apps {
 
@@ -60,9 +57,7 @@ int run_export(const export_options& o) {
   if (o.format != "xgboost")
     throw input_error("--format " + o.format + ": expected xgboost");
   auto m = learners::load_model(o.model);
-#ifdef VEIL_HAVE_EXPORT
   learners::export_xgboost(m, o.out);
-#endif
   return 0;
 }
 

@@ -35,7 +35,20 @@ bin_matrix::bin_matrix(const dataset& d, const quantile_cuts& cuts,
   for (std::size_t f = 0; f < features_; ++f)
     bins[f] = cuts.bins(f);
   layout_ = hist_layout(bins);
-  if (cuts.max_bins() <= 255)
+  // One byte per bin suffices when every stored value fits: a feature's
+  // missing marker bins(f) is stored only if the column has missing values.
+  bool narrow = true;
+  for (std::size_t f = 0; f < features_ && narrow; ++f) {
+    if (bins[f] > 256)
+      narrow = false;
+    else if (bins[f] == 256)
+      for (float x : d.column(f))
+        if (is_missing(x)) {
+          narrow = false;
+          break;
+        }
+  }
+  if (narrow)
     fill_bins(d, cuts, layout_, bins8_, threads);
   else
     fill_bins(d, cuts, layout_, bins16_, threads);

@@ -13,8 +13,8 @@ namespace veil::learners {
 /// The features of a dataset as small-integer bins, row-major, so that
 /// building a histogram reads one contiguous row per sample. A missing value
 /// is stored as bin `bins(f)`, the feature's missing slot in the histogram
-/// layout. Bins are one byte when every feature has at most 255 bins, two
-/// otherwise.
+/// layout. Bins are one byte when every stored value fits in one (at most
+/// 256 bins, or 255 for a feature with missing values), two otherwise.
 class bin_matrix {
 public:
   bin_matrix() = default;

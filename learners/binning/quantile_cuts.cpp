@@ -19,15 +19,21 @@ std::vector<float> quantile_cuts::column_cuts(std::span<const float> values,
   if (sorted.empty())
     return cuts;
   std::sort(sorted.begin(), sorted.end());
-  auto n = sorted.size();
-  auto distinct = static_cast<std::size_t>(
-    std::unique(sorted.begin(), sorted.end()) - sorted.begin());
+  const auto n = sorted.size();
+  const float top = sorted.back();
+  // Count the distinct values in place: std::unique would leave the tail of
+  // `sorted` unspecified (in practice, with the duplicates it overwrote
+  // lost), and the quantiles below need every sample.
+  std::size_t distinct = 1;
+  for (std::size_t i = 1; i < n; ++i)
+    distinct += sorted[i] != sorted[i - 1] ? 1 : 0;
   if (distinct <= static_cast<std::size_t>(max_bin)) {
     // One bin per value: the upper bound of a value's bin is the next value.
-    cuts.assign(sorted.begin() + 1, sorted.begin() + distinct);
+    cuts.reserve(distinct);
+    for (std::size_t i = 1; i < n; ++i)
+      if (sorted[i] != sorted[i - 1])
+        cuts.push_back(sorted[i]);
   } else {
-    // Re-sort: unique() above moved the duplicates away.
-    std::sort(sorted.begin(), sorted.end());
     for (int i = 1; i < max_bin; ++i) {
       float c = sorted[(static_cast<std::size_t>(i) * n) / max_bin];
       // A cut equal to the minimum would leave bin 0 empty.
@@ -37,9 +43,6 @@ std::vector<float> quantile_cuts::column_cuts(std::span<const float> values,
   }
   // The last bound lies above the maximum, as XGBoost's does, so that every
   // training value is strictly below some cut.
-  float top = distinct <= static_cast<std::size_t>(max_bin)
-                ? sorted[distinct - 1]
-                : sorted.back();
   cuts.push_back(top + (std::fabs(top) + 1e-5f));
   return cuts;
 }

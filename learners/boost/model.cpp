@@ -1,5 +1,7 @@
 #include "learners/boost/model.hpp"
 
+#include <algorithm>
+
 #include "learners/input_error.hpp"
 #include "learners/parallel.hpp"
 
@@ -35,17 +37,26 @@ std::vector<double> model::predict_margin(const dataset& input,
     std::fill(out.begin() + c * n, out.begin() + (c + 1) * n,
               base_margin[c]);
   // Accumulate in float, tree by tree, as XGBoost does, so that an exported
-  // model predicts the same margins to the last bits.
+  // model predicts the same margins to the last bits. Rows go in blocks so
+  // that a tree's walk reads nearby values of each (column-major) feature.
+  constexpr std::size_t block = 256;
+  auto blocks = (n + block - 1) / block;
 #pragma omp parallel for schedule(static) \
   num_threads(threads_for(n * trees.size() * 8, threads))
-  for (std::size_t i = 0; i < n; ++i) {
-    std::vector<float> acc(k);
+  for (std::size_t bi = 0; bi < blocks; ++bi) {
+    std::size_t lo = bi * block, hi = std::min(n, lo + block);
+    std::vector<float> acc((hi - lo) * k);
     for (std::size_t c = 0; c < k; ++c)
-      acc[c] = static_cast<float>(base_margin[c]);
-    for (const auto& t : trees)
-      acc[static_cast<std::size_t>(t.target)] += t.predict(d, i);
+      std::fill(acc.begin() + c * (hi - lo), acc.begin() + (c + 1) * (hi - lo),
+                static_cast<float>(base_margin[c]));
+    for (const auto& t : trees) {
+      float* a = acc.data() + static_cast<std::size_t>(t.target) * (hi - lo);
+      for (std::size_t i = lo; i < hi; ++i)
+        a[i - lo] += t.predict(d, i);
+    }
     for (std::size_t c = 0; c < k; ++c)
-      out[c * n + i] = acc[c];
+      for (std::size_t i = lo; i < hi; ++i)
+        out[c * n + i] = acc[c * (hi - lo) + i - lo];
   }
   return out;
 }

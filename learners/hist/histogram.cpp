@@ -50,9 +50,13 @@ void build_histogram(const bin_matrix& bins, std::span<const grad_pair> grads,
                                           std::vector<grad_sum>(hist.size()));
 #pragma omp parallel num_threads(t)
   {
+    // OpenMP may give fewer threads than asked for (nested inside another
+    // parallel region, thread limits, dynamic adjustment): split the rows
+    // over the team actually running, or some blocks would be skipped.
+    int team = omp_get_num_threads();
     int id = omp_get_thread_num();
-    std::size_t lo = rows.size() * id / t;
-    std::size_t hi = rows.size() * (id + 1) / t;
+    std::size_t lo = rows.size() * id / team;
+    std::size_t hi = rows.size() * (id + 1) / team;
     run(rows.subspan(lo, hi - lo), id == 0 ? hist.data() : priv[id - 1].data());
   }
   for (auto& p : priv)
