@@ -18,10 +18,13 @@ void fill_bins(const dataset& d, const quantile_cuts& cuts,
   schedule(dynamic, 1)
   for (std::size_t f = 0; f < m; ++f) {
     auto col = d.column(f);
+    auto c = cuts.cuts(f);
     auto missing = static_cast<T>(layout.bins(f));
     for (std::size_t i = 0; i < n; ++i) {
-      int b = cuts.bin_of(f, col[i]);
-      out[i * m + f] = b < 0 ? missing : static_cast<T>(b);
+      float x = col[i];
+      out[i * m + f] = is_missing(x) || c.empty()
+                         ? missing
+                         : static_cast<T>(bin_in(c, x));
     }
   }
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -12,6 +14,21 @@ namespace veil::learners {
 /// of a feature are strictly increasing upper bounds, a value x falls in bin
 /// `#{cuts <= x}` (clamped to the last bin), and a split at bin b sends x left
 /// iff x < cuts[b]. So a split exports to XGBoost as the threshold cuts[b].
+/// The bin of a present value x among non-empty `cuts`: #{cuts <= x},
+/// clamped to the last bin. Branch-free, as binning calls it for every
+/// value of the data.
+inline int bin_in(std::span<const float> cuts, float x) {
+  const float* first = cuts.data();
+  std::size_t n = cuts.size();
+  while (n > 1) {
+    std::size_t half = n / 2;
+    first = first[half] <= x ? first + half : first;
+    n -= half;
+  }
+  auto b = (first - cuts.data()) + (*first <= x ? 1 : 0);
+  return static_cast<int>(std::min<std::ptrdiff_t>(b, cuts.size() - 1));
+}
+
 class quantile_cuts {
 public:
   quantile_cuts() = default;

@@ -13,7 +13,18 @@ template <class Bin>
 void accumulate(std::span<const Bin> bins, std::size_t m,
                 const std::uint32_t* offsets, std::span<const grad_pair> grads,
                 std::span<const std::uint32_t> rows, grad_sum* hist) {
-  for (auto r : rows) {
+  // Rows of a deep node are scattered: fetch the bins and gradients of a row
+  // a few iterations ahead (XGBoost does the same).
+  constexpr std::size_t ahead = 16;
+  const std::size_t count = rows.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i + ahead < count) {
+      auto next = static_cast<std::size_t>(rows[i + ahead]);
+      __builtin_prefetch(bins.data() + next * m);
+      __builtin_prefetch(bins.data() + next * m + m - 1);
+      __builtin_prefetch(grads.data() + next);
+    }
+    auto r = rows[i];
     const Bin* row = bins.data() + static_cast<std::size_t>(r) * m;
     const grad_pair gp = grads[r];
     for (std::size_t f = 0; f < m; ++f) {

@@ -10,7 +10,10 @@ std::vector<std::uint8_t> route_rows(const bin_matrix& bins, std::size_t f,
   int missing = bins.layout().bins(f);
   auto m = bins.features();
   bins.visit([&](auto b) {
+    constexpr std::size_t ahead = 16; // scattered rows: fetch ahead
     for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (i + ahead < rows.size())
+        __builtin_prefetch(&b[static_cast<std::size_t>(rows[i + ahead]) * m + f]);
       int v = b[static_cast<std::size_t>(rows[i]) * m + f];
       out[i] = v == missing ? default_left : v <= bin;
     }
