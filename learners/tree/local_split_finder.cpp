@@ -13,7 +13,8 @@ std::vector<std::uint8_t> route_rows(const bin_matrix& bins, std::size_t f,
     constexpr std::size_t ahead = 16; // scattered rows: fetch ahead
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (i + ahead < rows.size())
-        __builtin_prefetch(&b[static_cast<std::size_t>(rows[i + ahead]) * m + f]);
+        __builtin_prefetch(
+            &b[static_cast<std::size_t>(rows[i + ahead]) * m + f]);
       int v = b[static_cast<std::size_t>(rows[i]) * m + f];
       out[i] = v == missing ? default_left : v <= bin;
     }
@@ -25,9 +26,8 @@ std::vector<std::uint8_t> route_rows(const bin_matrix& bins, std::size_t f,
 local_split_finder::local_split_finder(const bin_matrix& bins,
                                        const quantile_cuts& cuts,
                                        const tree_params& p, int threads)
-  : bins_(bins), cuts_(cuts), params_(p), threads_(threads),
-    hists_(bins.layout().slots()) {
-}
+    : bins_(bins), cuts_(cuts), params_(p), threads_(threads),
+      hists_(bins.layout().slots()) {}
 
 void local_split_finder::start_tree() {
   hists_.clear();
@@ -49,8 +49,8 @@ local_split_finder::decide(std::span<const node_request> frontier,
     for (std::size_t k = 0; k < frontier.size(); ++k)
       out[k].split = shared;
   } else {
-#pragma omp parallel for schedule(dynamic, 1) \
-  num_threads(threads_for(frontier.size() * bins_.layout().slots(), threads_))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(                     \
+    threads_for(frontier.size() * bins_.layout().slots(), threads_))
     for (std::size_t k = 0; k < frontier.size(); ++k)
       out[k].split = best_split(params_, bins_.layout(),
                                 hists_.of(frontier[k].node), frontier[k].sum);
@@ -58,8 +58,8 @@ local_split_finder::decide(std::span<const node_request> frontier,
   std::size_t total_rows = 0;
   for (auto& n : frontier)
     total_rows += n.rows.size();
-#pragma omp parallel for num_threads(threads_for(total_rows, threads_)) \
-  schedule(dynamic, 1)
+#pragma omp parallel for num_threads(threads_for(total_rows, threads_))        \
+    schedule(dynamic, 1)
   for (std::size_t k = 0; k < frontier.size(); ++k) {
     auto& d = out[k];
     d.node = frontier[k].node;

@@ -17,8 +17,8 @@ int regression_tree::depth() const {
 
 std::size_t regression_tree::leaves() const {
   return static_cast<std::size_t>(
-    std::count_if(nodes.begin(), nodes.end(),
-                  [](const tree_node& n) { return n.is_leaf(); }));
+      std::count_if(nodes.begin(), nodes.end(),
+                    [](const tree_node& n) { return n.is_leaf(); }));
 }
 
 } // namespace veil::learners

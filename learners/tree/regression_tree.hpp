@@ -20,13 +20,11 @@ struct tree_node {
   /// Leaf: the value added to the margin (eta times the weight).
   /// Inner node: the unscaled weight it would have as a leaf.
   float value = 0;
-  float gain = 0;        ///< loss reduction of the split (0 for a leaf)
-  double sum_hess = 0;   ///< hessian sum of the node's training rows
+  float gain = 0;         ///< loss reduction of the split (0 for a leaf)
+  double sum_hess = 0;    ///< hessian sum of the node's training rows
   std::int32_t owner = 0; ///< the party that holds this split's feature
 
-  bool is_leaf() const {
-    return left < 0;
-  }
+  bool is_leaf() const { return left < 0; }
 };
 
 /// A binary regression tree; node 0 is the root.

@@ -21,13 +21,11 @@ grad_sum sum_gradients(std::span<const grad_pair> grads,
   return s;
 }
 
-tree_grower::tree_grower(const tree_params& p,
-                         std::span<const grad_pair> grads,
+tree_grower::tree_grower(const tree_params& p, std::span<const grad_pair> grads,
                          std::vector<std::uint32_t> rows, int threads)
-  : params_(p), grads_(grads), threads_(std::max(threads, 1)),
-    rows_(std::move(rows)) {
-  scratch_.resize(rows_.size());
-  auto root = add_node(-1, 0, rows_.size(), sum_gradients(grads_, rows_));
+    : params_(p), grads_(grads), threads_(std::max(threads, 1)),
+      partition_(std::move(rows)) {
+  auto root = add_node(-1, sum_gradients(grads_, partition_.rows_of(0)));
   node_request req;
   req.node = root;
   req.sum = sums_[root];
@@ -35,15 +33,13 @@ tree_grower::tree_grower(const tree_params& p,
   frontier_.push_back(req);
 }
 
-std::int32_t tree_grower::add_node(std::int32_t parent, std::size_t begin,
-                                   std::size_t end, const grad_sum& sum) {
+std::int32_t tree_grower::add_node(std::int32_t parent, const grad_sum& sum) {
   auto id = static_cast<std::int32_t>(tree_.nodes.size());
   tree_node n;
   n.parent = parent;
   n.sum_hess = sum.h;
   n.value = static_cast<float>(params_.eta * calc_weight(params_, sum));
   tree_.nodes.push_back(n);
-  ranges_.emplace_back(begin, end);
   sums_.push_back(sum);
   depth_.push_back(parent < 0 ? 0 : depth_[parent] + 1);
   return id;
@@ -61,10 +57,9 @@ bool tree_grower::accepts(const split_decision& d) const {
 
 void tree_grower::apply(std::span<const split_decision> decisions) {
   if (decisions.size() != frontier_.size())
-    throw std::invalid_argument("tree_grower: expected " +
-                                std::to_string(frontier_.size()) +
-                                " decisions, got " +
-                                std::to_string(decisions.size()));
+    throw std::invalid_argument(
+        "tree_grower: expected " + std::to_string(frontier_.size()) +
+        " decisions, got " + std::to_string(decisions.size()));
   // Match decisions to frontier nodes and check them before changing state.
   std::vector<const split_decision*> by_node(frontier_.size(), nullptr);
   for (const auto& d : decisions) {
@@ -79,11 +74,10 @@ void tree_grower::apply(std::span<const split_decision> decisions) {
       throw std::invalid_argument("tree_grower: two decisions for node " +
                                   std::to_string(d.node));
     if (accepts(d) && d.goes_left.size() != it->rows.size())
-      throw std::invalid_argument("tree_grower: node " +
-                                  std::to_string(d.node) + " has " +
-                                  std::to_string(it->rows.size()) +
-                                  " rows, goes_left has " +
-                                  std::to_string(d.goes_left.size()));
+      throw std::invalid_argument(
+          "tree_grower: node " + std::to_string(d.node) + " has " +
+          std::to_string(it->rows.size()) + " rows, goes_left has " +
+          std::to_string(d.goes_left.size()));
     by_node[k] = &d;
   }
   if (params_.oblivious) {
@@ -97,29 +91,17 @@ void tree_grower::apply(std::span<const split_decision> decisions) {
       return;
     }
   }
-  // Stable partition of each split node's rows: left rows first, in order.
-  std::vector<std::size_t> left_count(frontier_.size(), 0);
-  std::size_t total_rows = 0;
-  for (auto& n : frontier_)
-    total_rows += n.rows.size();
-#pragma omp parallel for num_threads(threads_for(total_rows, threads_)) \
-  schedule(dynamic, 1)
+  // Children ids are handed out in frontier order, left then right.
+  std::vector<node_split> splits;
+  auto next_id = static_cast<std::int32_t>(tree_.nodes.size());
   for (std::size_t k = 0; k < frontier_.size(); ++k) {
     const auto& d = *by_node[k];
     if (!accepts(d))
       continue;
-    auto [b, e] = ranges_[frontier_[k].node];
-    std::size_t l = b, r = 0;
-    for (std::size_t i = 0; i < e - b; ++i) {
-      if (d.goes_left[i])
-        rows_[l++] = rows_[b + i];
-      else
-        scratch_[b + r++] = rows_[b + i];
-    }
-    std::copy(scratch_.begin() + b, scratch_.begin() + b + r,
-              rows_.begin() + l);
-    left_count[k] = l - b;
+    splits.push_back({frontier_[k].node, next_id, next_id + 1, d.goes_left});
+    next_id += 2;
   }
+  partition_.split(splits, threads_);
   std::vector<node_request> next;
   for (std::size_t k = 0; k < frontier_.size(); ++k) {
     const auto& d = *by_node[k];
@@ -128,12 +110,15 @@ void tree_grower::apply(std::span<const split_decision> decisions) {
       make_leaf(id);
       continue;
     }
-    auto [b, e] = ranges_[id];
-    auto mid = b + left_count[k];
-    grad_sum ls = sum_gradients(grads_, {rows_.data() + b, rows_.data() + mid});
+    auto lsize = partition_.size(static_cast<std::int32_t>(tree_.nodes.size()));
+    auto rsize =
+        partition_.size(static_cast<std::int32_t>(tree_.nodes.size()) + 1);
+    grad_sum ls = sum_gradients(
+        grads_,
+        partition_.rows_of(static_cast<std::int32_t>(tree_.nodes.size())));
     grad_sum rs = sums_[id] - ls;
-    auto lid = add_node(id, b, mid, ls);
-    auto rid = add_node(id, mid, e, rs);
+    auto lid = add_node(id, ls);
+    auto rid = add_node(id, rs);
     auto& n = tree_.nodes[id];
     n.left = lid;
     n.right = rid;
@@ -152,7 +137,7 @@ void tree_grower::apply(std::span<const split_decision> decisions) {
       continue;
     }
     // Of two siblings, the smaller one is built and the other derived.
-    bool left_builds = (mid - b) <= (e - mid);
+    bool left_builds = lsize <= rsize;
     auto request = [&](std::int32_t child, std::int32_t sib, bool builds) {
       node_request req;
       req.node = child;
@@ -166,7 +151,8 @@ void tree_grower::apply(std::span<const split_decision> decisions) {
     request(lid, rid, left_builds);
     request(rid, lid, !left_builds);
   }
-  // Row spans are taken after all partitions, as they point into rows_.
+  // Row spans are taken after all partitions, as they point into the
+  // partition.
   for (auto& req : next)
     req.rows = rows_of(req.node);
   frontier_ = std::move(next);

@@ -8,6 +8,7 @@
 #include "learners/split/split.hpp"
 #include "learners/tree/node_request.hpp"
 #include "learners/tree/regression_tree.hpp"
+#include "learners/tree/row_partition.hpp"
 #include "learners/tree/tree_params.hpp"
 
 namespace veil::learners {
@@ -37,43 +38,35 @@ public:
   tree_grower(const tree_params& p, std::span<const grad_pair> grads,
               std::vector<std::uint32_t> rows, int threads = 1);
 
-  bool done() const {
-    return frontier_.empty();
-  }
-  std::span<const node_request> frontier() const {
-    return frontier_;
-  }
+  bool done() const { return frontier_.empty(); }
+  std::span<const node_request> frontier() const { return frontier_; }
 
   /// Applies one decision per frontier node (any order). Throws
   /// std::invalid_argument when a decision is missing, duplicated, or its
   /// goes_left has the wrong length.
   void apply(std::span<const split_decision> decisions);
 
-  const regression_tree& tree() const {
-    return tree_;
-  }
-  regression_tree take_tree() {
-    return std::move(tree_);
-  }
+  /// Whether apply() would split the node of `d` (else it makes a leaf):
+  /// a valid split that gains more than rounding noise and gamma. Callers
+  /// ask a feature's owner for goes_left only for these.
+  bool accepts(const split_decision& d) const;
+
+  const regression_tree& tree() const { return tree_; }
+  regression_tree take_tree() { return std::move(tree_); }
 
   /// Rows of node `id` (a leaf, once done()).
   std::span<const std::uint32_t> rows_of(std::int32_t id) const {
-    auto [b, e] = ranges_[id];
-    return {rows_.data() + b, rows_.data() + e};
+    return partition_.rows_of(id);
   }
 
 private:
-  std::int32_t add_node(std::int32_t parent, std::size_t begin,
-                        std::size_t end, const grad_sum& sum);
+  std::int32_t add_node(std::int32_t parent, const grad_sum& sum);
   void make_leaf(std::int32_t id);
-  bool accepts(const split_decision& d) const;
 
   tree_params params_;
   std::span<const grad_pair> grads_;
   int threads_;
-  std::vector<std::uint32_t> rows_;
-  std::vector<std::uint32_t> scratch_;
-  std::vector<std::pair<std::size_t, std::size_t>> ranges_;
+  row_partition partition_;
   std::vector<grad_sum> sums_;
   std::vector<int> depth_;
   std::vector<node_request> frontier_;

@@ -1,0 +1,530 @@
+#include "protocols/plain/active_party.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "learners/input_error.hpp"
+#include "learners/split/split.hpp"
+#include "learners/tree/local_split_finder.hpp"
+
+namespace veil::protocols::plain {
+
+using learners::grad_pair;
+using learners::grad_sum;
+using learners::node_request;
+using learners::split_candidate;
+using learners::split_decision;
+
+namespace {
+
+protocol_error refuse(const char* step, std::string reason) {
+  return {step, std::move(reason)};
+}
+
+} // namespace
+
+active_party::active_party(const learners::booster_params& p,
+                           learners::dataset own,
+                           std::vector<party_id> passives)
+    : params_(p), objective_(p.objective, p.num_class), own_(std::move(own)),
+      passives_(std::move(passives)) {
+  params_.validate();
+  if (!own_.has_labels())
+    throw input_error("the active party holds no labels");
+  objective_.check_labels(own_.labels());
+  for (auto q : passives_)
+    if (q <= 0)
+      throw std::invalid_argument("passive party ids must be positive");
+  own_cuts_ =
+      learners::quantile_cuts::compute(own_, params_.max_bin, params_.threads);
+  own_bins_ = learners::bin_matrix(own_, own_cuts_, params_.threads);
+  own_hists_ = learners::histogram_set(own_bins_.layout().slots());
+  layouts_.resize(passives_.size());
+  offsets_.resize(passives_.size());
+  waiting_.assign(passives_.size(), false);
+  model_.objective = params_.objective;
+  model_.num_class = objective_.outputs() > 1 ? params_.num_class : 1;
+  model_.weak_learner = params_.tree.oblivious ? "decision_table" : "tree";
+  if (std::isnan(params_.base_score)) {
+    model_.base_margin = objective_.initial_margin(own_.labels());
+  } else {
+    double m = params_.base_score;
+    if (params_.objective == learners::objective_kind::binary_logistic)
+      m = std::log(m / (1 - m));
+    model_.base_margin.assign(objective_.outputs(), m);
+  }
+}
+
+std::size_t active_party::party_index(party_id p) const {
+  auto it = std::find(passives_.begin(), passives_.end(), p);
+  return it == passives_.end()
+             ? passives_.size()
+             : static_cast<std::size_t>(it - passives_.begin());
+}
+
+std::int32_t active_party::feature_offset(party_id p) const {
+  if (p == 0)
+    return 0;
+  return offsets_.at(party_index(p));
+}
+
+std::int32_t active_party::total_features() const {
+  auto n = static_cast<std::int32_t>(own_.features());
+  for (auto& l : layouts_)
+    n += static_cast<std::int32_t>(l.features());
+  return n;
+}
+
+std::span<const grad_pair> active_party::class_grads() const {
+  auto n = own_.rows();
+  return {grads_.data() + static_cast<std::size_t>(class_) * n, n};
+}
+
+outbox active_party::start() {
+  outbox out;
+  if (passives_.empty()) {
+    model_.feature_names = own_.feature_names();
+    return begin_round();
+  }
+  for (auto q : passives_)
+    out.push_back({q, setup{params_.max_bin, params_.threads}});
+  std::fill(waiting_.begin(), waiting_.end(), true);
+  phase_ = phase::awaiting_setup;
+  return out;
+}
+
+outcome<outbox> active_party::on_message(party_id from, const message& m) {
+  auto k = party_index(from);
+  if (k == passives_.size())
+    return refuse("message", "from unknown party " + std::to_string(from));
+  if (auto* x = std::get_if<failure>(&m))
+    return refuse(x->step.c_str(),
+                  "party " + std::to_string(from) + " failed: " + x->reason);
+  if (!waiting_[k])
+    return refuse(message_name(m),
+                  "party " + std::to_string(from) +
+                      " sent a message that was not asked for");
+  if (auto* x = std::get_if<setup_done>(&m);
+      x && phase_ == phase::awaiting_setup)
+    return on_setup_done(from, *x);
+  if (auto* x = std::get_if<histograms>(&m);
+      x && phase_ == phase::awaiting_histograms)
+    return on_histograms(from, *x);
+  if (auto* x = std::get_if<split_answer>(&m);
+      x && phase_ == phase::awaiting_answers)
+    return on_split_answer(from, *x);
+  if (auto* x = std::get_if<predict_answer>(&m);
+      x && phase_ == phase::predicting)
+    return on_predict_answer(from, *x);
+  return refuse(message_name(m), "unexpected at this step");
+}
+
+outcome<outbox> active_party::on_setup_done(party_id from,
+                                            const setup_done& m) {
+  auto k = party_index(from);
+  for (auto b : m.bins_per_feature)
+    if (b < 0 || b > 65535)
+      return refuse("setup_done", "bin count out of range");
+  layouts_[k] = learners::hist_layout(
+      std::vector<int>(m.bins_per_feature.begin(), m.bins_per_feature.end()));
+  waiting_[k] = false;
+  if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
+    return outbox{};
+  // Global feature numbers: own features first, then each passive party's.
+  // The model names passive features by party and local index only.
+  auto next = static_cast<std::int32_t>(own_.features());
+  model_.feature_names = own_.feature_names();
+  passive_hists_.clear();
+  for (std::size_t i = 0; i < passives_.size(); ++i) {
+    offsets_[i] = next;
+    next += static_cast<std::int32_t>(layouts_[i].features());
+    passive_hists_.emplace_back(layouts_[i].slots());
+    for (std::size_t j = 0; j < layouts_[i].features(); ++j)
+      model_.feature_names.push_back("party" + std::to_string(passives_[i]) +
+                                     ":" + std::to_string(j));
+  }
+  return begin_round();
+}
+
+outbox active_party::begin_round() {
+  auto n = own_.rows();
+  auto k = static_cast<std::size_t>(objective_.outputs());
+  if (margins_.empty()) {
+    margins_.resize(n * k);
+    for (std::size_t c = 0; c < k; ++c)
+      std::fill(margins_.begin() + c * n, margins_.begin() + (c + 1) * n,
+                model_.base_margin[c]);
+    grads_.resize(n * k);
+  }
+  objective_.gradients(own_.labels(), margins_, grads_, params_.threads);
+  class_ = 0;
+  return begin_tree();
+}
+
+outbox active_party::begin_tree() {
+  ++tree_;
+  depth_ = 0;
+  std::vector<std::uint32_t> rows(own_.rows());
+  std::iota(rows.begin(), rows.end(), 0u);
+  grower_.emplace(params_.tree, class_grads(), std::move(rows),
+                  params_.threads);
+  own_hists_.clear();
+  for (auto& h : passive_hists_)
+    h.clear();
+  outbox out;
+  auto g = class_grads();
+  for (auto q : passives_)
+    out.push_back({q, tree_start{tree_, {g.begin(), g.end()}}});
+  auto more = open_level({});
+  out.insert(out.end(), std::make_move_iterator(more.begin()),
+             std::make_move_iterator(more.end()));
+  return out;
+}
+
+outbox active_party::open_level(std::vector<split_outcome> splits) {
+  auto frontier = grower_->frontier();
+  outbox out;
+  level_request req;
+  req.tree = tree_;
+  req.depth = depth_;
+  req.splits = std::move(splits);
+  for (const auto& n : frontier)
+    if (n.build)
+      req.build.push_back(n.node);
+  for (auto q : passives_)
+    out.push_back({q, req});
+  own_hists_.compute(own_bins_, class_grads(), frontier, params_.threads);
+  if (passives_.empty())
+    return evaluate();
+  std::fill(waiting_.begin(), waiting_.end(), true);
+  phase_ = phase::awaiting_histograms;
+  return out;
+}
+
+outcome<outbox> active_party::on_histograms(party_id from,
+                                            const histograms& m) {
+  auto k = party_index(from);
+  if (m.tree != tree_ || m.depth != depth_)
+    return refuse("histograms", "not for the current level");
+  auto frontier = grower_->frontier();
+  std::vector<std::int32_t> want;
+  for (const auto& n : frontier)
+    if (n.build)
+      want.push_back(n.node);
+  if (m.nodes != want)
+    return refuse("histograms", "nodes differ from those asked for");
+  auto slots = layouts_[k].slots();
+  if (m.sums.size() != want.size() * static_cast<std::size_t>(slots))
+    return refuse("histograms", "wrong histogram size");
+  for (const auto& s : m.sums)
+    if (!std::isfinite(s.g) || !std::isfinite(s.h))
+      return refuse("histograms", "a sum is not finite");
+  auto& hs = passive_hists_[k];
+  for (std::size_t i = 0; i < want.size(); ++i)
+    hs.put(want[i],
+           {m.sums.begin() + i * slots, m.sums.begin() + (i + 1) * slots});
+  for (const auto& n : frontier)
+    if (!n.build)
+      hs.derive(n.node, n.parent, n.sibling);
+  hs.retain(frontier);
+  waiting_[k] = false;
+  if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
+    return outbox{};
+  return evaluate();
+}
+
+outbox active_party::evaluate() {
+  auto frontier = grower_->frontier();
+  const auto& tp = params_.tree;
+  decisions_.assign(frontier.size(), {});
+  decision_owner_.assign(frontier.size(), 0);
+  // Best over every party's features; `better_than` breaks ties by global
+  // feature index, so the order of parties does not matter.
+  auto consider = [&](std::size_t i, split_candidate c, std::int32_t offset,
+                      party_id owner) {
+    if (!c.valid())
+      return;
+    c.feature += offset;
+    if (c.better_than(decisions_[i].split)) {
+      decisions_[i].split = c;
+      decision_owner_[i] = owner;
+    }
+  };
+  if (tp.oblivious) {
+    std::vector<grad_sum> sums;
+    for (const auto& n : frontier)
+      sums.push_back(n.sum);
+    auto shared = [&](const learners::histogram_set& hs,
+                      const learners::hist_layout& layout) {
+      std::vector<std::span<const grad_sum>> h;
+      for (const auto& n : frontier)
+        h.push_back(hs.of(n.node));
+      return learners::best_shared_split(tp, layout, h, sums);
+    };
+    split_candidate best = shared(own_hists_, own_bins_.layout());
+    party_id owner = 0;
+    for (std::size_t k = 0; k < passives_.size(); ++k) {
+      auto c = shared(passive_hists_[k], layouts_[k]);
+      if (!c.valid())
+        continue;
+      c.feature += offsets_[k];
+      if (c.better_than(best)) {
+        best = c;
+        owner = passives_[k];
+      }
+    }
+    for (std::size_t i = 0; i < frontier.size(); ++i) {
+      decisions_[i].split = best;
+      decision_owner_[i] = owner;
+    }
+  } else {
+    for (std::size_t i = 0; i < frontier.size(); ++i) {
+      const auto& n = frontier[i];
+      consider(i,
+               learners::best_split(tp, own_bins_.layout(),
+                                    own_hists_.of(n.node), n.sum),
+               0, 0);
+      for (std::size_t k = 0; k < passives_.size(); ++k)
+        consider(i,
+                 learners::best_split(tp, layouts_[k],
+                                      passive_hists_[k].of(n.node), n.sum),
+                 offsets_[k], passives_[k]);
+    }
+  }
+  // Route own splits here; ask each passive owner for the rest, one query
+  // per party.
+  std::vector<split_query> queries(passives_.size());
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    auto& d = decisions_[i];
+    d.node = frontier[i].node;
+    d.owner = decision_owner_[i];
+    if (!grower_->accepts(d))
+      continue;
+    d.feature = d.split.feature;
+    if (d.owner == 0) {
+      d.threshold = own_cuts_.threshold(d.split.feature, d.split.bin);
+      d.goes_left =
+          learners::route_rows(own_bins_, d.split.feature, d.split.bin,
+                               d.split.default_left, frontier[i].rows);
+    } else {
+      d.threshold = std::numeric_limits<float>::quiet_NaN();
+      auto k = party_index(d.owner);
+      auto& q = queries[k];
+      q.tree = tree_;
+      q.depth = depth_;
+      q.nodes.push_back(d.node);
+      q.features.push_back(d.split.feature - offsets_[k]);
+      q.bins.push_back(d.split.bin);
+      q.default_left.push_back(d.split.default_left);
+    }
+  }
+  outbox out;
+  std::fill(waiting_.begin(), waiting_.end(), false);
+  for (std::size_t k = 0; k < passives_.size(); ++k)
+    if (!queries[k].nodes.empty()) {
+      out.push_back({passives_[k], std::move(queries[k])});
+      waiting_[k] = true;
+    }
+  if (out.empty())
+    return finish_level();
+  phase_ = phase::awaiting_answers;
+  return out;
+}
+
+outcome<outbox> active_party::on_split_answer(party_id from,
+                                              const split_answer& m) {
+  auto k = party_index(from);
+  if (m.tree != tree_ || m.depth != depth_)
+    return refuse("split_answer", "not for the current level");
+  auto frontier = grower_->frontier();
+  std::vector<std::int32_t> asked;
+  for (std::size_t i = 0; i < frontier.size(); ++i)
+    if (decisions_[i].owner == from && grower_->accepts(decisions_[i]))
+      asked.push_back(frontier[i].node);
+  if (m.nodes != asked)
+    return refuse("split_answer", "nodes differ from those asked for");
+  std::size_t need = 0;
+  for (std::size_t i = 0; i < frontier.size(); ++i)
+    if (decisions_[i].owner == from && grower_->accepts(decisions_[i]))
+      need += packed_size(frontier[i].rows.size());
+  if (m.goes_left_bits.size() != need)
+    return refuse("split_answer", "wrong number of bits");
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    if (decisions_[i].owner != from || !grower_->accepts(decisions_[i]))
+      continue;
+    auto rows = frontier[i].rows.size();
+    decisions_[i].goes_left = unpack_bits(m.goes_left_bits, offset, rows);
+    offset += packed_size(rows);
+  }
+  waiting_[k] = false;
+  if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
+    return outbox{};
+  return finish_level();
+}
+
+outbox active_party::finish_level() {
+  std::vector<std::int32_t> split_nodes;
+  for (const auto& d : decisions_)
+    if (grower_->accepts(d))
+      split_nodes.push_back(d.node);
+  // Keep the flags: the passive parties mirror the partition from them.
+  std::vector<std::vector<std::uint8_t>> flags;
+  for (const auto& d : decisions_)
+    if (grower_->accepts(d))
+      flags.push_back(d.goes_left);
+  grower_->apply(decisions_);
+  const auto& nodes = grower_->tree().nodes;
+  std::vector<split_outcome> outcomes;
+  for (std::size_t i = 0; i < split_nodes.size(); ++i) {
+    auto id = split_nodes[i];
+    if (nodes[id].is_leaf())
+      continue; // an oblivious level that did not split after all
+    outcomes.push_back(
+        {id, nodes[id].left, nodes[id].right, pack_bits(flags[i])});
+    const auto& n = nodes[id];
+    if (n.owner == 0)
+      own_splits_[{tree_, id}] = {n.feature, n.threshold, n.default_left};
+  }
+  if (grower_->done())
+    return finish_tree();
+  ++depth_;
+  return open_level(std::move(outcomes));
+}
+
+outbox active_party::finish_tree() {
+  auto n = own_.rows();
+  const auto& tree = grower_->tree();
+  for (std::size_t id = 0; id < tree.nodes.size(); ++id) {
+    if (!tree.nodes[id].is_leaf())
+      continue;
+    double v = tree.nodes[id].value;
+    for (auto r : grower_->rows_of(static_cast<std::int32_t>(id)))
+      margins_[static_cast<std::size_t>(class_) * n + r] += v;
+  }
+  auto t = grower_->take_tree();
+  t.target = class_;
+  model_.trees.push_back(std::move(t));
+  grower_.reset();
+  if (++class_ < objective_.outputs())
+    return begin_tree();
+  if (++round_ < params_.rounds)
+    return begin_round();
+  phase_ = phase::trained;
+  std::fill(waiting_.begin(), waiting_.end(), false);
+  return outbox{};
+}
+
+outbox active_party::start_predict(learners::dataset own_eval) {
+  if (phase_ != phase::trained && phase_ != phase::predicted)
+    throw std::logic_error("active_party: predict before training ended");
+  if (own_eval.features() != own_.features())
+    throw input_error("the prediction data of the active party has " +
+                      std::to_string(own_eval.features()) +
+                      " features, the training data had " +
+                      std::to_string(own_.features()));
+  eval_ = std::move(own_eval);
+  positions_.assign(model_.trees.size() * eval_.rows(), 0);
+  predict_depth_ = 0;
+  phase_ = phase::predicting;
+  return predict_step();
+}
+
+outbox active_party::predict_step() {
+  auto n = eval_.rows();
+  // Walk own splits as far as they go; collect rows waiting at a passive
+  // party's split, grouped by (tree, node).
+  std::vector<std::map<std::pair<std::int32_t, std::int32_t>,
+                       std::vector<std::uint32_t>>>
+      groups(passives_.size());
+  for (std::size_t t = 0; t < model_.trees.size(); ++t) {
+    const auto& nodes = model_.trees[t].nodes;
+    for (std::size_t i = 0; i < n; ++i) {
+      auto& pos = positions_[t * n + i];
+      while (!nodes[pos].is_leaf() && nodes[pos].owner == 0) {
+        const auto& nd = nodes[pos];
+        float x = eval_.value(i, static_cast<std::size_t>(nd.feature));
+        bool left =
+            learners::is_missing(x) ? nd.default_left : x < nd.threshold;
+        pos = left ? nd.left : nd.right;
+      }
+      if (!nodes[pos].is_leaf())
+        groups[party_index(nodes[pos].owner)]
+              [{static_cast<std::int32_t>(t), pos}]
+                  .push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  outbox out;
+  queries_.assign(passives_.size(), {});
+  std::fill(waiting_.begin(), waiting_.end(), false);
+  for (std::size_t k = 0; k < passives_.size(); ++k) {
+    if (groups[k].empty())
+      continue;
+    auto& q = queries_[k];
+    q.depth = predict_depth_;
+    q.offsets.push_back(0);
+    for (auto& [key, rows] : groups[k]) {
+      q.trees.push_back(key.first);
+      q.nodes.push_back(key.second);
+      q.rows.insert(q.rows.end(), rows.begin(), rows.end());
+      q.offsets.push_back(static_cast<std::uint32_t>(q.rows.size()));
+    }
+    out.push_back({passives_[k], q});
+    waiting_[k] = true;
+  }
+  if (!out.empty()) {
+    ++predict_depth_;
+    return out;
+  }
+  // Every row of every tree is at a leaf: sum as model::predict_margin does.
+  auto k = static_cast<std::size_t>(objective_.outputs());
+  predicted_.assign(n * k, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<float> acc(k);
+    for (std::size_t c = 0; c < k; ++c)
+      acc[c] = static_cast<float>(model_.base_margin[c]);
+    for (std::size_t t = 0; t < model_.trees.size(); ++t) {
+      const auto& tree = model_.trees[t];
+      acc[static_cast<std::size_t>(tree.target)] +=
+          tree.nodes[positions_[t * n + i]].value;
+    }
+    for (std::size_t c = 0; c < k; ++c)
+      predicted_[c * n + i] = acc[c];
+  }
+  phase_ = phase::predicted;
+  return outbox{};
+}
+
+outcome<outbox> active_party::on_predict_answer(party_id from,
+                                                const predict_answer& m) {
+  auto k = party_index(from);
+  const auto& q = queries_[k];
+  if (m.depth != q.depth)
+    return refuse("predict_answer", "not for the current step");
+  std::size_t need = 0;
+  for (std::size_t g = 0; g < q.nodes.size(); ++g)
+    need += packed_size(q.offsets[g + 1] - q.offsets[g]);
+  if (m.goes_left_bits.size() != need)
+    return refuse("predict_answer", "wrong number of bits");
+  auto n = eval_.rows();
+  std::size_t offset = 0;
+  for (std::size_t g = 0; g < q.nodes.size(); ++g) {
+    auto count = q.offsets[g + 1] - q.offsets[g];
+    auto left = unpack_bits(m.goes_left_bits, offset, count);
+    offset += packed_size(count);
+    const auto& nd = model_.trees[q.trees[g]].nodes[q.nodes[g]];
+    for (std::size_t j = 0; j < count; ++j) {
+      auto i = q.rows[q.offsets[g] + j];
+      positions_[static_cast<std::size_t>(q.trees[g]) * n + i] =
+          left[j] ? nd.left : nd.right;
+    }
+  }
+  waiting_[k] = false;
+  if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
+    return outbox{};
+  return predict_step();
+}
+
+} // namespace veil::protocols::plain

@@ -1,0 +1,124 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "learners/binning/bin_matrix.hpp"
+#include "learners/binning/quantile_cuts.hpp"
+#include "learners/boost/booster.hpp"
+#include "learners/boost/model.hpp"
+#include "learners/hist/histogram.hpp"
+#include "learners/tree/tree_grower.hpp"
+#include "protocols/outcome.hpp"
+#include "protocols/plain/passive_party.hpp"
+#include "protocols/plain/wire.hpp"
+
+namespace veil::protocols::plain {
+
+/// Party A of plaintext vertical federated XGBoost: holds the labels (and
+/// maybe features). Computes gradients, sends them to the passive parties,
+/// gathers their histograms, picks every split, asks the winning feature's
+/// owner to split the rows, and keeps the tree structure and leaf weights.
+/// A state machine: no I/O, no clock.
+///
+/// Features are numbered globally party by party (the active party's first,
+/// then each passive party's in the order given), and ties between equal
+/// gains go to the lower global index: with the columns of one table dealt
+/// out in order, the trees equal centralized training's.
+class active_party {
+public:
+  /// `own` holds this party's columns and the labels; `passives` the ids
+  /// of the passive parties (all != 0).
+  active_party(const learners::booster_params& p, learners::dataset own,
+               std::vector<party_id> passives);
+
+  /// Starts training: setup to every passive party.
+  outbox start();
+
+  /// Handles one message from a passive party.
+  outcome<outbox> on_message(party_id from, const message& m);
+
+  bool training_done() const { return phase_ == phase::trained; }
+
+  /// The federated model: structure and leaf values. A passive party's
+  /// split has owner = its id, feature = its global index, and a NaN
+  /// threshold: the threshold stays with the owner.
+  const learners::model& model() const { return model_; }
+  /// The splits on the active party's own features.
+  const split_table& own_splits() const { return own_splits_; }
+  /// Global index of each party's first feature, by party id.
+  std::int32_t feature_offset(party_id p) const;
+  std::int32_t total_features() const;
+
+  /// Starts federated prediction of `own_eval` (the active party's
+  /// columns of the rows to predict; the passive parties hold theirs).
+  outbox start_predict(learners::dataset own_eval);
+
+  bool predict_done() const { return phase_ == phase::predicted; }
+  /// Margins of the predicted rows, output-major (as model::predict_margin).
+  const std::vector<double>& predicted_margins() const { return predicted_; }
+
+  /// Bytes this role has computed per message type (sent).
+  std::size_t training_rows() const { return own_.rows(); }
+
+private:
+  enum class phase {
+    idle,
+    awaiting_setup,
+    awaiting_histograms,
+    awaiting_answers,
+    trained,
+    predicting,
+    predicted
+  };
+
+  outcome<outbox> on_setup_done(party_id from, const setup_done& m);
+  outcome<outbox> on_histograms(party_id from, const histograms& m);
+  outcome<outbox> on_split_answer(party_id from, const split_answer& m);
+  outcome<outbox> on_predict_answer(party_id from, const predict_answer& m);
+
+  outbox begin_round();
+  outbox begin_tree();
+  outbox open_level(std::vector<split_outcome> splits);
+  outbox evaluate();
+  outbox finish_level();
+  outbox finish_tree();
+  outbox predict_step();
+  std::size_t party_index(party_id p) const;
+  std::span<const learners::grad_pair> class_grads() const;
+
+  learners::booster_params params_;
+  learners::objective objective_;
+  learners::dataset own_;
+  std::vector<party_id> passives_;
+  learners::quantile_cuts own_cuts_;
+  learners::bin_matrix own_bins_;
+  std::vector<learners::hist_layout> layouts_; // by passive index
+  std::vector<std::int32_t> offsets_;          // by passive index
+  learners::histogram_set own_hists_{0};
+  std::vector<learners::histogram_set> passive_hists_;
+  std::vector<bool> waiting_; // by passive index
+
+  phase phase_ = phase::idle;
+  learners::model model_;
+  std::vector<double> margins_;
+  std::vector<learners::grad_pair> grads_;
+  int round_ = 0;
+  int class_ = 0;
+  std::int32_t tree_ = -1;
+  std::int32_t depth_ = 0;
+  std::optional<learners::tree_grower> grower_;
+  std::vector<learners::split_decision> decisions_;
+  std::vector<party_id> decision_owner_; // by frontier index; 0 = own
+  split_table own_splits_;
+
+  // Prediction.
+  learners::dataset eval_;
+  std::vector<std::int32_t> positions_; // tree-major: t * rows + i
+  std::vector<predict_query> queries_;  // by passive index
+  std::vector<double> predicted_;
+  std::int32_t predict_depth_ = 0;
+};
+
+} // namespace veil::protocols::plain

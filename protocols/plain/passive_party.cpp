@@ -1,0 +1,188 @@
+#include "protocols/plain/passive_party.hpp"
+
+#include <numeric>
+
+#include "learners/hist/histogram.hpp"
+#include "learners/input_error.hpp"
+
+namespace veil::protocols::plain {
+
+namespace {
+
+protocol_error refuse(const char* step, std::string reason) {
+  return {step, std::move(reason)};
+}
+
+} // namespace
+
+std::vector<std::uint8_t> route(const learners::dataset& d,
+                                const owned_split& s,
+                                std::span<const std::uint32_t> rows) {
+  std::vector<std::uint8_t> out(rows.size());
+  auto col = d.column(static_cast<std::size_t>(s.feature));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    float x = col[rows[i]];
+    out[i] = learners::is_missing(x) ? s.default_left : x < s.threshold;
+  }
+  return out;
+}
+
+passive_party::passive_party(learners::dataset train)
+    : train_(std::move(train)) {}
+
+outcome<outbox> passive_party::on_message(party_id from, const message& m) {
+  if (from != 0)
+    return refuse("message", "only the active party (0) may send to a "
+                             "passive party, got party " +
+                                 std::to_string(from));
+  if (auto* x = std::get_if<setup>(&m))
+    return on_setup(*x);
+  if (auto* x = std::get_if<tree_start>(&m))
+    return on_tree_start(*x);
+  if (auto* x = std::get_if<level_request>(&m))
+    return on_level(*x);
+  if (auto* x = std::get_if<split_query>(&m))
+    return on_split_query(*x);
+  if (auto* x = std::get_if<predict_query>(&m))
+    return on_predict(*x);
+  return refuse("message", std::string("a passive party does not expect ") +
+                               message_name(m));
+}
+
+outcome<outbox> passive_party::on_setup(const setup& m) {
+  if (m.max_bin < 2 || m.max_bin > 65535 || m.threads < 1)
+    return refuse("setup", "max_bin or threads out of range");
+  threads_ = m.threads;
+  try {
+    cuts_ = learners::quantile_cuts::compute(train_, m.max_bin, threads_);
+  } catch (const input_error& e) {
+    return refuse("setup", e.what());
+  }
+  bins_ = learners::bin_matrix(train_, cuts_, threads_);
+  ready_ = true;
+  setup_done reply;
+  for (std::size_t f = 0; f < cuts_.features(); ++f)
+    reply.bins_per_feature.push_back(cuts_.bins(f));
+  return outbox{{0, std::move(reply)}};
+}
+
+outcome<outbox> passive_party::on_tree_start(const tree_start& m) {
+  if (!ready_)
+    return refuse("tree_start", "no setup received yet");
+  if (m.grads.size() != train_.rows())
+    return refuse("tree_start", "expected " + std::to_string(train_.rows()) +
+                                    " gradient pairs, got " +
+                                    std::to_string(m.grads.size()));
+  if (m.tree < 0 || m.tree <= tree_)
+    return refuse("tree_start", "tree ids must increase");
+  tree_ = m.tree;
+  depth_ = -1;
+  grads_ = m.grads;
+  std::vector<std::uint32_t> rows(train_.rows());
+  std::iota(rows.begin(), rows.end(), 0u);
+  partition_ = learners::row_partition(std::move(rows));
+  return outbox{};
+}
+
+outcome<outbox> passive_party::on_level(const level_request& m) {
+  if (m.tree != tree_)
+    return refuse("level_request", "for tree " + std::to_string(m.tree) +
+                                       ", current tree is " +
+                                       std::to_string(tree_));
+  if (m.depth != depth_ + 1)
+    return refuse("level_request", "levels must come in order");
+  depth_ = m.depth;
+  std::vector<std::vector<std::uint8_t>> flags;
+  std::vector<learners::node_split> splits;
+  for (const auto& s : m.splits) {
+    if (!partition_.contains(s.node))
+      return refuse("level_request",
+                    "split of unknown node " + std::to_string(s.node));
+    auto n = partition_.size(s.node);
+    if (s.goes_left_bits.size() != packed_size(n))
+      return refuse("level_request", "split of node " + std::to_string(s.node) +
+                                         " has the wrong number of bits");
+    flags.push_back(unpack_bits(s.goes_left_bits, 0, n));
+  }
+  for (std::size_t k = 0; k < m.splits.size(); ++k)
+    splits.push_back(
+        {m.splits[k].node, m.splits[k].left, m.splits[k].right, flags[k]});
+  try {
+    partition_.split(splits, threads_);
+  } catch (const std::invalid_argument& e) {
+    return refuse("level_request", e.what());
+  }
+  if (m.last)
+    return outbox{};
+  histograms reply;
+  reply.tree = m.tree;
+  reply.depth = m.depth;
+  auto slots = bins_.layout().slots();
+  reply.sums.assign(m.build.size() * slots, {});
+  for (std::size_t k = 0; k < m.build.size(); ++k) {
+    auto node = m.build[k];
+    if (!partition_.contains(node))
+      return refuse("level_request",
+                    "histogram of unknown node " + std::to_string(node));
+    reply.nodes.push_back(node);
+    learners::build_histogram(
+        bins_, grads_, partition_.rows_of(node),
+        std::span<learners::grad_sum>(reply.sums.data() + k * slots, slots),
+        threads_);
+  }
+  return outbox{{0, std::move(reply)}};
+}
+
+outcome<outbox> passive_party::on_split_query(const split_query& m) {
+  auto k = m.nodes.size();
+  if (m.tree != tree_ || m.depth != depth_)
+    return refuse("split_query", "not for the current level");
+  if (m.features.size() != k || m.bins.size() != k ||
+      m.default_left.size() != k)
+    return refuse("split_query", "field lengths differ");
+  split_answer reply;
+  reply.tree = m.tree;
+  reply.depth = m.depth;
+  for (std::size_t i = 0; i < k; ++i) {
+    auto f = m.features[i];
+    if (f < 0 || static_cast<std::size_t>(f) >= train_.features())
+      return refuse("split_query", "feature index out of range");
+    if (m.bins[i] < 0 || m.bins[i] >= cuts_.bins(f))
+      return refuse("split_query", "bin out of range");
+    if (!partition_.contains(m.nodes[i]))
+      return refuse("split_query", "unknown node");
+    owned_split s{f, cuts_.threshold(f, m.bins[i]), m.default_left[i] != 0};
+    splits_[{m.tree, m.nodes[i]}] = s;
+    reply.nodes.push_back(m.nodes[i]);
+    append_bits(reply.goes_left_bits,
+                route(train_, s, partition_.rows_of(m.nodes[i])));
+  }
+  return outbox{{0, std::move(reply)}};
+}
+
+outcome<outbox> passive_party::on_predict(const predict_query& m) {
+  auto k = m.nodes.size();
+  if (m.trees.size() != k || m.offsets.size() != k + 1 ||
+      (k > 0 && m.offsets.back() != m.rows.size()))
+    return refuse("predict_query", "field lengths differ");
+  predict_answer reply;
+  reply.depth = m.depth;
+  for (std::size_t i = 0; i < k; ++i) {
+    auto it = splits_.find({m.trees[i], m.nodes[i]});
+    if (it == splits_.end())
+      return refuse("predict_query", "no split of this party at tree " +
+                                         std::to_string(m.trees[i]) + " node " +
+                                         std::to_string(m.nodes[i]));
+    if (m.offsets[i] > m.offsets[i + 1])
+      return refuse("predict_query", "offsets decrease");
+    std::span<const std::uint32_t> rows(m.rows.data() + m.offsets[i],
+                                        m.offsets[i + 1] - m.offsets[i]);
+    for (auto r : rows)
+      if (r >= predict_.rows())
+        return refuse("predict_query", "row out of range");
+    append_bits(reply.goes_left_bits, route(predict_, it->second, rows));
+  }
+  return outbox{{0, std::move(reply)}};
+}
+
+} // namespace veil::protocols::plain

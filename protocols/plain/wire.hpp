@@ -1,0 +1,145 @@
+#pragma once
+
+// The messages of plaintext vertical federated XGBoost (SecureBoost's
+// message pattern, no encryption): the baseline every paper measures
+// against. Plain structs, no CAF: messages/plain.hpp binds them to the wire.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "learners/hist/gradients.hpp"
+
+namespace veil::protocols::plain {
+
+/// A party's index in the session; the active party (labels) is 0.
+using party_id = std::int32_t;
+
+/// What a passive party needs to bin and grow: its share of the booster
+/// settings. Sent once by the active party.
+struct setup {
+  std::int32_t max_bin = 256;
+  std::int32_t threads = 1;
+};
+
+/// Sent by a passive party after setup: how many bins each of its features
+/// has, so that the active party can read its histograms.
+struct setup_done {
+  std::vector<std::int32_t> bins_per_feature;
+};
+
+/// Starts tree `tree`: the gradient pairs of every training row (in plain:
+/// this protocol protects nothing).
+struct tree_start {
+  std::int32_t tree = 0;
+  std::vector<learners::grad_pair> grads;
+};
+
+/// One split of the previous level: the rows of `node` go to `left`
+/// or `right`, one bit per row of the node in row order (LSB first).
+struct split_outcome {
+  std::int32_t node = 0;
+  std::int32_t left = 0;
+  std::int32_t right = 0;
+  std::vector<std::uint8_t> goes_left_bits;
+};
+
+/// Opens a level: apply `splits` (the previous level's), then send the
+/// histograms of the nodes in `build`. `last` ends the tree instead (the
+/// splits still apply, for prediction bookkeeping; no histograms wanted).
+struct level_request {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<split_outcome> splits;
+  std::vector<std::int32_t> build;
+  bool last = false;
+};
+
+/// Per-bin gradient sums of all the sender's features for each node of
+/// level_request::build, node after node (the layout of its bins).
+struct histograms {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> nodes;
+  std::vector<learners::grad_sum> sums;
+};
+
+/// The owner of each winning feature is asked to split: node, its local
+/// feature, left iff bin <= `bins[k]`, missing left iff default_left[k].
+struct split_query {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> nodes;
+  std::vector<std::int32_t> features;
+  std::vector<std::int32_t> bins;
+  std::vector<std::uint8_t> default_left;
+};
+
+/// The owner's answer: for each queried node, one bit per row (LSB first),
+/// concatenated; each node's bits start on a byte boundary.
+struct split_answer {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> nodes;
+  std::vector<std::uint8_t> goes_left_bits;
+};
+
+/// Federated prediction, one tree level at a time: for each (tree, node)
+/// the rows to route; rows of node k are rows[offsets[k] .. offsets[k+1]).
+struct predict_query {
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> trees;
+  std::vector<std::int32_t> nodes;
+  std::vector<std::uint32_t> offsets;
+  std::vector<std::uint32_t> rows;
+};
+
+/// The owner's decisions: one bit per queried row (LSB first), each
+/// (tree, node) group starting on a byte boundary.
+struct predict_answer {
+  std::int32_t depth = 0;
+  std::vector<std::uint8_t> goes_left_bits;
+};
+
+/// A peer refused a message: what and why (never data values).
+struct failure {
+  std::string step;
+  std::string reason;
+};
+
+using message = std::variant<setup, setup_done, tree_start, level_request,
+                             histograms, split_query, split_answer,
+                             predict_query, predict_answer, failure>;
+
+/// A message and its destination.
+struct envelope {
+  party_id to = 0;
+  message msg;
+};
+
+using outbox = std::vector<envelope>;
+
+/// Name of a message type, for byte accounting and errors.
+const char* message_name(const message& m);
+
+/// Payload bytes of a message as the wire carries it (vectors as raw
+/// blocks plus a length each; scalars at their size).
+std::size_t payload_bytes(const message& m);
+
+/// Packs 0/1 flags into bits, LSB first.
+std::vector<std::uint8_t> pack_bits(const std::vector<std::uint8_t>& flags);
+/// Appends `flags` packed to `out`, starting on a byte boundary.
+void append_bits(std::vector<std::uint8_t>& out,
+                 std::span<const std::uint8_t> flags);
+/// Unpacks `count` flags starting at byte `offset` of `bits`.
+std::vector<std::uint8_t> unpack_bits(std::span<const std::uint8_t> bits,
+                                      std::size_t offset, std::size_t count);
+/// Bytes that `count` packed flags occupy.
+inline std::size_t packed_size(std::size_t count) {
+  return (count + 7) / 8;
+}
+
+} // namespace veil::protocols::plain
