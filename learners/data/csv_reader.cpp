@@ -803,26 +803,23 @@ void write_csv(const dataset& d, const std::string& path,
       fail(path + ": cannot write: feature name " + shown(name) +
            " appears twice");
   }
-  if (d.has_labels()) {
-    if (d.labels().size() != d.rows())
-      fail(path + ": cannot write: " + std::to_string(d.labels().size()) +
-           " labels for " + std::to_string(d.rows()) + " rows");
-    if (label_name.empty())
-      fail(path + ": cannot write: the label name is empty");
-    if (!names.insert(label_name).second)
-      fail(path + ": cannot write: label name " + shown(label_name) +
-           " is also a feature name");
-  }
-  if (d.has_ids()) {
-    if (d.ids().size() != d.rows())
-      fail(path + ": cannot write: " + std::to_string(d.ids().size()) +
-           " ids for " + std::to_string(d.rows()) + " rows");
-    if (id_name.empty())
-      fail(path + ": cannot write: the id name is empty");
-    if (!names.insert(id_name).second)
-      fail(path + ": cannot write: id name " + shown(id_name) +
-           " is also a feature or label name");
-  }
+  // The label and id columns: one value a row, and a name of their own
+  // (`earlier` says which columns came before).
+  auto check_column = [&](const char* what, std::size_t values,
+                          const std::string& name, const char* earlier) {
+    if (values != d.rows())
+      fail(path + ": cannot write: " + std::to_string(values) + " " + what +
+           "s for " + std::to_string(d.rows()) + " rows");
+    if (name.empty())
+      fail(path + ": cannot write: the " + what + " name is empty");
+    if (!names.insert(name).second)
+      fail(path + ": cannot write: " + what + " name " + shown(name) +
+           " is also a " + earlier + " name");
+  };
+  if (d.has_labels())
+    check_column("label", d.labels().size(), label_name, "feature");
+  if (d.has_ids())
+    check_column("id", d.ids().size(), id_name, "feature or label");
   for (std::size_t j = 0; j < d.features(); ++j)
     for (std::size_t i = 0; i < d.rows(); ++i)
       if (std::isinf(d.value(i, j)))

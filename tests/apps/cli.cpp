@@ -9,7 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace fs = std::filesystem;
+using veil::test::temp_dir;
 
 namespace {
 
@@ -19,7 +22,7 @@ struct outcome {
 };
 
 /// Runs `veil ARGS` and captures stdout and stderr together.
-outcome veil(const std::string& args) {
+outcome run_veil(const std::string& args) {
   std::string cmd = std::string(VEIL_BINARY_DIR) + "/veil " + args + " 2>&1";
   outcome r;
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -32,26 +35,6 @@ outcome veil(const std::string& args) {
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
 }
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    path = fs::temp_directory_path() /
-           ("veil_cli_test_" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    fs::remove_all(path);
-  }
-  std::string file(const std::string& name, const std::string& text) const {
-    auto p = (path / name).string();
-    std::ofstream(p) << text;
-    return p;
-  }
-  std::string operator/(const std::string& name) const {
-    return (path / name).string();
-  }
-};
 
 bool contains(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
@@ -72,11 +55,11 @@ BOOST_AUTO_TEST_SUITE(cli)
 
 BOOST_AUTO_TEST_CASE(help_is_complete) {
   for (auto sub : {"", "train ", "predict ", "export ", "generate "}) {
-    auto r = veil(std::string(sub) + "--help");
+    auto r = run_veil(std::string(sub) + "--help");
     BOOST_TEST(r.status == 0);
     BOOST_TEST(!r.output.empty());
   }
-  auto r = veil("train --help");
+  auto r = run_veil("train --help");
   for (auto flag : {"--data", "--test", "--label", "--id", "--objective",
                     "--trees", "--depth", "--eta", "--lambda", "--max-bin",
                     "--threads", "--seed", "--model-out", "--set", "--report"})
@@ -86,14 +69,14 @@ BOOST_AUTO_TEST_CASE(help_is_complete) {
 BOOST_AUTO_TEST_CASE(train_report_and_predict) {
   temp_dir dir;
   auto data = dir.file("d.csv", small_csv());
-  auto r = veil("train --data " + data + " --trees 5 --depth 3 --threads 1 " +
-                "--model-out " + (dir / "m.json") + " --report " +
-                (dir / "r.json"));
+  auto r = run_veil("train --data " + data +
+                    " --trees 5 --depth 3 --threads 1 " + "--model-out " +
+                    (dir / "m.json") + " --report " + (dir / "r.json"));
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   nlohmann::json rep;
   std::ifstream(dir / "r.json") >> rep;
-  for (auto key : {"protocol", "rows", "features", "metrics", "train_seconds",
-                   "privacy"})
+  for (auto key :
+       {"protocol", "rows", "features", "metrics", "train_seconds", "privacy"})
     BOOST_TEST(rep.contains(key), "report lacks " << key);
   BOOST_TEST(rep["protocol"] == "centralized");
   BOOST_TEST(rep["rows"] == 200);
@@ -101,8 +84,8 @@ BOOST_AUTO_TEST_CASE(train_report_and_predict) {
   BOOST_TEST(rep["privacy"]["mechanism"] == "none");
   for (auto key : {"auc", "accuracy", "logloss"})
     BOOST_TEST(rep["metrics"].contains(key));
-  auto p = veil("predict --model " + (dir / "m.json") + " --data " + data +
-                " --label label --out " + (dir / "p.csv"));
+  auto p = run_veil("predict --model " + (dir / "m.json") + " --data " + data +
+                    " --label label --out " + (dir / "p.csv"));
   BOOST_REQUIRE_MESSAGE(p.status == 0, p.output);
   BOOST_TEST(contains(p.output, "auc"));
   std::ifstream in(dir / "p.csv");
@@ -116,9 +99,10 @@ BOOST_AUTO_TEST_CASE(train_report_and_predict) {
 BOOST_AUTO_TEST_CASE(regression_report_has_rmse) {
   temp_dir dir;
   auto data = dir.file("d.csv", small_csv());
-  auto r = veil("train --data " + data +
-                " --objective reg:squarederror --trees 3 --threads 1 "
-                "--report " + (dir / "r.json"));
+  auto r = run_veil("train --data " + data +
+                    " --objective reg:squarederror --trees 3 --threads 1 "
+                    "--report " +
+                    (dir / "r.json"));
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   nlohmann::json rep;
   std::ifstream(dir / "r.json") >> rep;
@@ -128,42 +112,43 @@ BOOST_AUTO_TEST_CASE(regression_report_has_rmse) {
 
 BOOST_AUTO_TEST_CASE(bad_input_names_file_line_and_field) {
   temp_dir dir;
-  auto missing = veil("train --data " + (dir / "nope.csv"));
+  auto missing = run_veil("train --data " + (dir / "nope.csv"));
   BOOST_TEST(missing.status == 2);
   BOOST_TEST(contains(missing.output, "nope.csv"));
 
   auto bad = dir.file("bad.csv", "a,b,label\n1,2,0\n3,x,1\n");
-  auto r = veil("train --data " + bad);
+  auto r = run_veil("train --data " + bad);
   BOOST_TEST(r.status == 2);
   BOOST_TEST(contains(r.output, "bad.csv"));
   BOOST_TEST(contains(r.output, ":3"));
   BOOST_TEST(contains(r.output, "\"b\""));
 
   auto short_row = dir.file("short.csv", "a,b,label\n1,2,0\n3,1\n");
-  r = veil("train --data " + short_row);
+  r = run_veil("train --data " + short_row);
   BOOST_TEST(r.status == 2);
   BOOST_TEST(contains(r.output, "short.csv:3"));
 
+  // Good data, a bad option: the message names what is wrong.
   auto good = dir.file("good.csv", small_csv());
-  r = veil("train --data " + good + " --label target");
-  BOOST_TEST(r.status == 2);
-  BOOST_TEST(contains(r.output, "target"));
-
-  r = veil("train --data " + good + " --set no_such_thing=1");
-  BOOST_TEST(r.status == 2);
-  BOOST_TEST(contains(r.output, "no_such_thing"));
-
-  r = veil("train --data " + good + " --depth 0");
-  BOOST_TEST(r.status == 2);
-  BOOST_TEST(contains(r.output, "max_depth"));
-
-  r = veil("train --data " + good + " --objective binary:hinge");
-  BOOST_TEST(r.status == 2);
-  BOOST_TEST(contains(r.output, "binary:hinge"));
+  struct bad_option {
+    const char* option;
+    const char* named;
+  };
+  for (auto [option, named] :
+       {bad_option{"--label target", "target"},
+        bad_option{"--set no_such_thing=1", "no_such_thing"},
+        bad_option{"--depth 0", "max_depth"},
+        bad_option{"--objective binary:hinge", "binary:hinge"}}) {
+    BOOST_TEST_CONTEXT(option) {
+      r = run_veil("train --data " + good + " " + option);
+      BOOST_TEST(r.status == 2);
+      BOOST_TEST(contains(r.output, named));
+    }
+  }
 
   // Nothing is half-written when training fails.
-  r = veil("train --data " + bad + " --model-out " + (dir / "m.json") +
-           " --report " + (dir / "r.json"));
+  r = run_veil("train --data " + bad + " --model-out " + (dir / "m.json") +
+               " --report " + (dir / "r.json"));
   BOOST_TEST(!fs::exists(dir / "m.json"));
   BOOST_TEST(!fs::exists(dir / "r.json"));
 }
@@ -172,7 +157,7 @@ BOOST_AUTO_TEST_CASE(bad_model_file_is_refused) {
   temp_dir dir;
   auto m = dir.file("m.json", "{\"format\": \"veil-model\", \"version\": 1}");
   auto d = dir.file("d.csv", small_csv());
-  auto r = veil("predict --model " + m + " --data " + d);
+  auto r = run_veil("predict --model " + m + " --data " + d);
   BOOST_TEST(r.status == 2);
   BOOST_TEST(contains(r.output, "m.json"));
   BOOST_TEST(contains(r.output, "objective"));

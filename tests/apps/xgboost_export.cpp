@@ -6,11 +6,11 @@
 
 #include "learners/boost/booster.hpp"
 #include "learners/input_error.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -19,12 +19,12 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
 using namespace veil::learners;
 using nlohmann::json;
+using veil::test::temp_dir;
 
 namespace {
 
@@ -45,27 +45,6 @@ bool have_xgboost() {
       return;                                                                  \
     }                                                                          \
   } while (false)
-
-/// A fresh folder for each test case, removed afterwards.
-struct temp_dir {
-  fs::path dir;
-
-  temp_dir() {
-    static std::atomic<int> counter{0};
-    dir = fs::temp_directory_path() /
-          ("veil-xgb-export-test-" + std::to_string(::getpid()) + "-" +
-           std::to_string(counter++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string path(const std::string& name) const {
-    return (dir / name).string();
-  }
-};
 
 std::string quote(const std::string& s) {
   std::string out = "'";
@@ -541,7 +520,7 @@ BOOST_AUTO_TEST_CASE(schema_matches_what_xgboost_saves) {
   }
   std::string output;
   BOOST_REQUIRE_MESSAGE(
-      run(python + " " + quote(script) + " " + quote(tmp.dir.string()), tmp,
+      run(python + " " + quote(script) + " " + quote(tmp.dir().string()), tmp,
           output) == 0,
       output);
   struct kind {

@@ -12,10 +12,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <sys/wait.h>
 
 #include "learners/boost/booster.hpp"
 #include "learners/data/csv_reader.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace veil::learners;
 namespace fs = std::filesystem;
@@ -33,13 +35,10 @@ struct reference_run {
 };
 
 /// Trains XGBoost on `d` with `params` ("key=value ...").
-reference_run xgboost_model(const dataset& d, const std::string& params,
-                            const std::string& tag) {
-  auto dir = fs::temp_directory_path() /
-             ("veil_xgb_trees_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  auto data = (dir / (tag + ".csv")).string();
-  auto out = (dir / (tag + ".json")).string();
+reference_run xgboost_model(const dataset& d, const std::string& params) {
+  veil::test::temp_dir tmp;
+  auto data = tmp.path("data.csv");
+  auto out = tmp.path("model.json");
   write_csv(d, data);
   auto cmd = "/usr/bin/python3 " + std::string(VEIL_SOURCE_DIR) +
              "/scripts/xgboost_reference.py " + data + " " + out + " " + params;
@@ -53,7 +52,6 @@ reference_run xgboost_model(const dataset& d, const std::string& params,
                           "xgboost_reference.py failed: " << cmd);
     std::ifstream(out) >> r.model;
   }
-  fs::remove_all(dir);
   return r;
 }
 
@@ -101,17 +99,28 @@ void compare_models(const json& x, const model& m, double eta,
   }
 }
 
-dataset read_shared(const std::string& name) {
+/// Shared dataset `name` with its label column, or nothing (the test is
+/// skipped) when it is not there.
+std::optional<dataset> read_shared(const std::string& name) {
+  if (!fs::exists(shared_file(name))) {
+    BOOST_TEST_MESSAGE("skipped: " << name << " is not there");
+    return std::nullopt;
+  }
   read_options o;
   o.label = "label";
   return read_csv(shared_file(name), o);
 }
 
-bool have(const std::string& name) {
-  if (fs::exists(shared_file(name)))
-    return true;
-  BOOST_TEST_MESSAGE("skipped: " << name << " is not there");
-  return false;
+/// Trains Veil with `p` and XGBoost with `xgboost_params` (the same
+/// parameters, as xgboost_reference.py takes them) on `d`, and checks that
+/// the trees are equal; `margin_scale` as in compare_models.
+void check_same_trees(const dataset& d, const booster_params& p,
+                      const std::string& xgboost_params,
+                      double margin_scale = 1) {
+  auto x = xgboost_model(d, xgboost_params);
+  if (x.skipped)
+    return;
+  compare_models(x.model, train(d, nullptr, p).model, p.tree.eta, margin_scale);
 }
 
 } // namespace
@@ -119,34 +128,30 @@ bool have(const std::string& name) {
 BOOST_AUTO_TEST_SUITE(xgboost_trees)
 
 BOOST_AUTO_TEST_CASE(binary_digits) {
-  if (!have("sklearn_digits.csv.gz"))
-    return;
   auto d = read_shared("sklearn_digits.csv.gz");
-  for (auto& y : d.labels())
+  if (!d)
+    return;
+  for (auto& y : d->labels())
     y = y == 3 ? 1.0f : 0.0f;
   booster_params p;
   p.rounds = 10;
   p.tree.max_depth = 4;
   p.base_score = 0.5;
-  auto x = xgboost_model(d,
-                         "objective=binary:logistic max_depth=4 eta=0.3 "
-                         "base_score=0.5 max_bin=256 rounds=10",
-                         "digits");
-  if (x.skipped)
-    return;
-  compare_models(x.model, train(d, nullptr, p).model, 0.3);
+  check_same_trees(*d, p,
+                   "objective=binary:logistic max_depth=4 eta=0.3 "
+                   "base_score=0.5 max_bin=256 rounds=10");
 }
 
 BOOST_AUTO_TEST_CASE(binary_with_missing_values) {
-  if (!have("breast_cancer_wisconsin.csv.gz"))
-    return;
   auto d = read_shared("breast_cancer_wisconsin.csv.gz");
+  if (!d)
+    return;
   // Missing values in a pattern that depends on the row and the feature, so
   // that learned default directions differ between nodes.
-  for (std::size_t i = 0; i < d.rows(); ++i)
-    for (std::size_t f = 0; f < d.features(); ++f)
+  for (std::size_t i = 0; i < d->rows(); ++i)
+    for (std::size_t f = 0; f < d->features(); ++f)
       if ((i * 7 + f * 3) % 11 == 0)
-        d.value(i, f) = missing_value;
+        d->value(i, f) = missing_value;
   booster_params p;
   p.rounds = 10;
   p.tree.max_depth = 5;
@@ -154,20 +159,16 @@ BOOST_AUTO_TEST_CASE(binary_with_missing_values) {
   p.tree.min_child_weight = 0.5;
   p.max_bin = 1024; // above the 547 distinct values: exact cuts in both
   p.base_score = 0.5;
-  auto x = xgboost_model(d,
-                         "objective=binary:logistic max_depth=5 eta=0.3 "
-                         "lambda=2 min_child_weight=0.5 base_score=0.5 "
-                         "max_bin=1024 rounds=10",
-                         "cancer");
-  if (x.skipped)
-    return;
-  compare_models(x.model, train(d, nullptr, p).model, 0.3);
+  check_same_trees(*d, p,
+                   "objective=binary:logistic max_depth=5 eta=0.3 "
+                   "lambda=2 min_child_weight=0.5 base_score=0.5 "
+                   "max_bin=1024 rounds=10");
 }
 
 BOOST_AUTO_TEST_CASE(regression) {
-  if (!have("ccpp.csv.gz"))
-    return;
   auto d = read_shared("ccpp.csv.gz");
+  if (!d)
+    return;
   booster_params p;
   p.objective = objective_kind::reg_squarederror;
   p.rounds = 10;
@@ -175,33 +176,26 @@ BOOST_AUTO_TEST_CASE(regression) {
   p.tree.eta = 0.1;
   p.max_bin = 8192;       // above the 4546 distinct values
   p.base_score = 454.375; // exact in float, as XGBoost stores it
-  auto x = xgboost_model(d,
-                         "objective=reg:squarederror max_depth=6 eta=0.1 "
-                         "base_score=454.375 max_bin=8192 rounds=10",
-                         "ccpp");
-  if (x.skipped)
-    return;
-  compare_models(x.model, train(d, nullptr, p).model, 0.1, 500);
+  check_same_trees(*d, p,
+                   "objective=reg:squarederror max_depth=6 eta=0.1 "
+                   "base_score=454.375 max_bin=8192 rounds=10",
+                   500);
 }
 
 BOOST_AUTO_TEST_CASE(multiclass) {
-  if (!have("sklearn_digits.csv.gz"))
-    return;
   auto d = read_shared("sklearn_digits.csv.gz");
+  if (!d)
+    return;
   booster_params p;
   p.objective = objective_kind::multi_softmax;
   p.num_class = 10;
   p.rounds = 3;
   p.tree.max_depth = 3;
   p.base_score = 0.5;
-  auto x = xgboost_model(d,
-                         "objective=multi:softprob num_class=10 "
-                         "max_depth=3 eta=0.3 base_score=0.5 max_bin=256 "
-                         "rounds=3",
-                         "digits10");
-  if (x.skipped)
-    return;
-  compare_models(x.model, train(d, nullptr, p).model, 0.3);
+  check_same_trees(*d, p,
+                   "objective=multi:softprob num_class=10 "
+                   "max_depth=3 eta=0.3 base_score=0.5 max_bin=256 "
+                   "rounds=3");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "learners/data/dataset.hpp"
@@ -97,6 +98,20 @@ inline std::vector<learners::grad_pair> random_gradients(std::size_t n,
     gp.h = static_cast<float>(r.uniform(0.05, 1));
   }
   return out;
+}
+
+/// A random dataset with random gradients for its rows.
+struct data_and_gradients {
+  learners::dataset d;
+  std::vector<learners::grad_pair> grads;
+};
+
+/// random_dataset(spec), with random_gradients drawn from spec.seed + 1.
+inline data_and_gradients
+random_data_and_gradients(const random_data_spec& spec) {
+  auto d = random_dataset(spec);
+  auto grads = random_gradients(spec.rows, spec.seed + 1);
+  return {std::move(d), std::move(grads)};
 }
 
 /// 0, 1, ..., n-1.

@@ -67,12 +67,10 @@ BOOST_AUTO_TEST_SUITE(binning)
 BOOST_AUTO_TEST_SUITE(bin_matrix)
 
 BOOST_AUTO_TEST_CASE(narrow_storage_and_missing_slot) {
-  veil::test::random_data_spec spec;
-  spec.rows = 500;
-  spec.features = 4;
-  spec.missing_rate = 0.15;
-  spec.seed = veil::test::binning_seed + 20;
-  auto d = veil::test::random_dataset(spec);
+  auto d = veil::test::random_dataset({.rows = 500,
+                                       .features = 4,
+                                       .missing_rate = 0.15,
+                                       .seed = veil::test::binning_seed + 20});
   auto q = vl::quantile_cuts::compute(d, 16);
   vl::bin_matrix m(d, q);
   BOOST_CHECK(!m.wide());
@@ -144,12 +142,10 @@ BOOST_AUTO_TEST_CASE(boundary_between_narrow_and_wide) {
 
 BOOST_AUTO_TEST_CASE(wide_storage) {
   // Feature 0 has ~1000 bins, feature 1 a handful: one wide matrix.
-  veil::test::random_data_spec spec;
-  spec.rows = 3000;
-  spec.features = 2;
-  spec.missing_rate = 0.1;
-  spec.seed = veil::test::binning_seed + 21;
-  auto d = veil::test::random_dataset(spec);
+  auto d = veil::test::random_dataset({.rows = 3000,
+                                       .features = 2,
+                                       .missing_rate = 0.1,
+                                       .seed = veil::test::binning_seed + 21});
   for (std::size_t i = 0; i < d.rows(); ++i)
     if (!std::isnan(d.value(i, 1)))
       d.value(i, 1) = std::floor(d.value(i, 1) / 4);
@@ -176,11 +172,8 @@ BOOST_AUTO_TEST_CASE(wide_storage) {
 
 BOOST_AUTO_TEST_CASE(threads_give_the_same_matrix) {
   // rows * features * 8 >= 2^17: two threads are used.
-  veil::test::random_data_spec spec;
-  spec.rows = 5000;
-  spec.features = 6;
-  spec.seed = veil::test::binning_seed + 22;
-  auto d = veil::test::random_dataset(spec);
+  auto d = veil::test::random_dataset(
+      {.rows = 5000, .features = 6, .seed = veil::test::binning_seed + 22});
   auto q = vl::quantile_cuts::compute(d, 64);
   vl::bin_matrix m1(d, q, 1);
   vl::bin_matrix m2(d, q, 2);

@@ -171,13 +171,12 @@ BOOST_AUTO_TEST_CASE(many_values_drop_the_minimum_and_repeats) {
 
 BOOST_AUTO_TEST_CASE(many_values_match_sorted_sample_quantiles) {
   for (std::size_t levels : {0, 40, 300}) {
-    veil::test::random_data_spec spec;
-    spec.rows = 1000;
-    spec.features = 1;
-    spec.levels = levels;
-    spec.missing_rate = 0.2;
-    spec.seed = veil::test::binning_seed + levels;
-    auto d = veil::test::random_dataset(spec);
+    auto d =
+        veil::test::random_dataset({.rows = 1000,
+                                    .features = 1,
+                                    .missing_rate = 0.2,
+                                    .levels = levels,
+                                    .seed = veil::test::binning_seed + levels});
     std::vector<float> values(d.column(0).begin(), d.column(0).end());
     for (int max_bin : {2, 3, 16, 32, 256}) {
       BOOST_TEST_CONTEXT("levels " << levels << ", max_bin " << max_bin) {
@@ -204,12 +203,10 @@ BOOST_AUTO_TEST_CASE(many_values_match_sorted_sample_quantiles) {
 }
 
 BOOST_AUTO_TEST_CASE(bin_of_agrees_with_the_cuts) {
-  veil::test::random_data_spec spec;
-  spec.rows = 2000;
-  spec.features = 1;
-  spec.missing_rate = 0.05;
-  spec.seed = veil::test::binning_seed;
-  auto d = veil::test::random_dataset(spec);
+  auto d = veil::test::random_dataset({.rows = 2000,
+                                       .features = 1,
+                                       .missing_rate = 0.05,
+                                       .seed = veil::test::binning_seed});
   auto q = vl::quantile_cuts::compute(d, 64);
   auto cuts = to_vector(q.cuts(0));
   BOOST_REQUIRE_EQUAL(q.bins(0), static_cast<int>(cuts.size()));
@@ -274,11 +271,8 @@ BOOST_AUTO_TEST_CASE(invalid_max_bin_throws) {
 
 BOOST_AUTO_TEST_CASE(several_features_and_threads) {
   // Enough work (rows * features * 16 >= 2^17) for two threads.
-  veil::test::random_data_spec spec;
-  spec.rows = 4000;
-  spec.features = 4;
-  spec.seed = veil::test::binning_seed + 7;
-  auto d = veil::test::random_dataset(spec);
+  auto d = veil::test::random_dataset(
+      {.rows = 4000, .features = 4, .seed = veil::test::binning_seed + 7});
   // Feature 3 takes few values.
   for (std::size_t i = 0; i < d.rows(); ++i)
     if (!std::isnan(d.value(i, 3)))

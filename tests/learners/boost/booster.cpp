@@ -14,6 +14,7 @@
 #include "learners/data/synthetic.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace veil::learners;
 namespace fs = std::filesystem;
@@ -219,10 +220,10 @@ BOOST_AUTO_TEST_CASE(saved_model_predicts_the_same) {
   p.rounds = 10;
   p.threads = 1;
   auto r = train(d, nullptr, p);
-  auto path = (fs::temp_directory_path() / "veil_booster_model.json").string();
+  veil::test::temp_dir tmp;
+  auto path = tmp.path("model.json");
   save_model(r.model, path);
   auto back = load_model(path);
-  fs::remove(path);
   auto a = r.model.predict_margin(d);
   auto b = back.predict_margin(d);
   BOOST_REQUIRE_EQUAL(a.size(), b.size());

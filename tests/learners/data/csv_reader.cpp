@@ -1,10 +1,10 @@
 #include "learners/data/csv_reader.hpp"
 
-#include "learners/input_error.hpp"
+#include "tests/support/errors.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -14,43 +14,18 @@
 #include <iterator>
 #include <random>
 #include <string>
-#include <unistd.h>
 #include <vector>
 #include <zlib.h>
 
 namespace fs = std::filesystem;
 using namespace veil::learners;
+using veil::test::error_of;
 
 namespace {
 
-/// A fresh folder for each test case, removed afterwards.
-struct temp_dir {
-  fs::path dir;
-
-  temp_dir() {
-    static std::atomic<int> counter{0};
-    dir = fs::temp_directory_path() /
-          ("veil-csv-test-" + std::to_string(::getpid()) + "-" +
-           std::to_string(counter++));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-
-  std::string path(const std::string& name) const {
-    return (dir / name).string();
-  }
-
-  /// Writes `contents` as is.
-  std::string file(const std::string& name, std::string_view contents) const {
-    std::ofstream out(path(name), std::ios::binary);
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    return path(name);
-  }
-
+/// A fresh folder for each test case, removed afterwards, with gzip
+/// writing and reading back on top.
+struct csv_dir : veil::test::temp_dir {
   /// Writes `contents` gzip-compressed.
   std::string gz_file(const std::string& name,
                       std::string_view contents) const {
@@ -69,20 +44,9 @@ struct temp_dir {
 
   std::size_t entries() const {
     return static_cast<std::size_t>(
-        std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+        std::distance(fs::directory_iterator(dir()), fs::directory_iterator()));
   }
 };
-
-/// The message of the veil::input_error that `f` throws.
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const veil::input_error& e) {
-    return e.what();
-  }
-  BOOST_FAIL("expected a veil::input_error");
-  return {};
-}
 
 /// Checks that `f` throws an input_error whose message contains every part.
 void check_error(const std::function<void()>& f,
@@ -107,7 +71,7 @@ bool same_bits(float a, float b) {
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(data)
-BOOST_FIXTURE_TEST_SUITE(csv_reader, temp_dir)
+BOOST_FIXTURE_TEST_SUITE(csv_reader, csv_dir)
 
 BOOST_AUTO_TEST_CASE(reads_plain_csv_with_label) {
   auto p = file("data.csv", "a,b,label\n1,2.5,0\n-3,+4e2,1\n");

@@ -1,6 +1,6 @@
 #include "learners/data/synthetic.hpp"
 
-#include "learners/input_error.hpp"
+#include "tests/support/errors.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -13,6 +13,7 @@
 #include <vector>
 
 using namespace veil::learners;
+using veil::test::error_of;
 
 namespace {
 
@@ -120,16 +121,6 @@ fit(const dataset& d, const std::vector<std::size_t>& cols) {
     worst = std::max(worst, std::abs(pred - d.labels()[i]));
   }
   return {w, worst};
-}
-
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const veil::input_error& e) {
-    return e.what();
-  }
-  BOOST_FAIL("expected a veil::input_error");
-  return {};
 }
 
 } // namespace

@@ -18,25 +18,19 @@ using veil::test::all_rows;
 
 namespace {
 
-/// A dataset with its cuts and bin matrix.
-struct fixture_data {
-  dataset d;
+/// A random dataset and gradients, with the data's cuts and bin matrix.
+struct fixture_data : veil::test::data_and_gradients {
   quantile_cuts cuts;
   bin_matrix bins;
-  std::vector<grad_pair> grads;
 
   fixture_data(std::size_t rows, std::size_t features, int max_bin,
-               std::uint64_t seed) {
-    veil::test::random_data_spec spec;
-    spec.rows = rows;
-    spec.features = features;
-    spec.missing_rate = 0.1;
-    spec.seed = seed;
-    d = veil::test::random_dataset(spec);
-    cuts = quantile_cuts::compute(d, max_bin);
-    bins = bin_matrix(d, cuts);
-    grads = veil::test::random_gradients(rows, seed + 1);
-  }
+               std::uint64_t seed)
+      : data_and_gradients(
+            veil::test::random_data_and_gradients({.rows = rows,
+                                                   .features = features,
+                                                   .missing_rate = 0.1,
+                                                   .seed = seed})),
+        cuts(quantile_cuts::compute(d, max_bin)), bins(d, cuts) {}
 };
 
 /// The bin of every (row, feature), counted from the raw values and the cuts
@@ -119,6 +113,27 @@ void split_rows(const fixture_data& x, std::span<const std::uint32_t> all,
     float v = x.d.value(r, 0);
     (std::isnan(v) || v < t ? left : right).push_back(r);
   }
+}
+
+/// The level of the two children of `parent`: first `derived`, whose
+/// histogram comes from its parent's and sibling's, then `built`, whose
+/// histogram is built from its rows.
+std::vector<node_request> children(std::int32_t parent, std::int32_t derived,
+                                   std::span<const std::uint32_t> derived_rows,
+                                   std::int32_t built,
+                                   std::span<const std::uint32_t> built_rows) {
+  node_request d, b;
+  d.node = derived;
+  d.parent = parent;
+  d.sibling = built;
+  d.rows = derived_rows;
+  d.build = false;
+  b.node = built;
+  b.parent = parent;
+  b.sibling = derived;
+  b.rows = built_rows;
+  b.build = true;
+  return {d, b};
 }
 
 } // namespace
@@ -252,18 +267,7 @@ BOOST_AUTO_TEST_CASE(histogram_set_builds_and_derives) {
   // Depth 1: node 1 (x0 < 0 or missing) derived, node 2 built.
   std::vector<std::uint32_t> rows1, rows2;
   split_rows(x, root_rows, 0.0f, rows1, rows2);
-  node_request n1, n2;
-  n1.node = 1;
-  n1.parent = 0;
-  n1.sibling = 2;
-  n1.rows = rows1;
-  n1.build = false;
-  n2.node = 2;
-  n2.parent = 0;
-  n2.sibling = 1;
-  n2.rows = rows2;
-  n2.build = true;
-  level = {n1, n2};
+  level = children(0, 1, rows1, 2, rows2);
   hs.compute(x.bins, x.grads, level, 1);
   check_close(hs.of(1), brute_force(x, ref, rows1), 1e-9);
   check_close(hs.of(2), brute_force(x, ref, rows2), 1e-9);
@@ -275,18 +279,7 @@ BOOST_AUTO_TEST_CASE(histogram_set_builds_and_derives) {
   // leaf. Buffers of dropped histograms are reused and must start at zero.
   std::vector<std::uint32_t> rows3, rows4;
   split_rows(x, rows2, 5.0f, rows3, rows4);
-  node_request n3, n4;
-  n3.node = 3;
-  n3.parent = 2;
-  n3.sibling = 4;
-  n3.rows = rows3;
-  n3.build = true;
-  n4.node = 4;
-  n4.parent = 2;
-  n4.sibling = 3;
-  n4.rows = rows4;
-  n4.build = false;
-  level = {n4, n3}; // any order
+  level = children(2, 4, rows4, 3, rows3); // node 4 before 3: any order
   hs.compute(x.bins, x.grads, level, 1);
   check_close(hs.of(3), brute_force(x, ref, rows3), 1e-9);
   check_close(hs.of(4), brute_force(x, ref, rows4), 1e-9);

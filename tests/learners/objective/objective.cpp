@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 // The suite is called objective too: spell the class with its namespace.
@@ -31,24 +32,26 @@ double squared_loss(double y, double m) {
   return 0.5 * (m - y) * (m - y);
 }
 
-/// -log softmax(m)[y] = log sum_c e^{m_c} - m_y, with the max taken out.
-double softmax_loss(int y, const std::vector<double>& m) {
+/// The largest margin mx and z = sum_c e^{m_c - mx}: softmax's normalizer
+/// with the max taken out, so that nothing overflows.
+std::pair<double, double> max_and_normalizer(const std::vector<double>& m) {
   double mx = m[0];
   for (double v : m)
     mx = std::max(mx, v);
   double z = 0;
   for (double v : m)
     z += std::exp(v - mx);
+  return {mx, z};
+}
+
+/// -log softmax(m)[y] = log sum_c e^{m_c} - m_y, with the max taken out.
+double softmax_loss(int y, const std::vector<double>& m) {
+  auto [mx, z] = max_and_normalizer(m);
   return mx + std::log(z) - m[static_cast<std::size_t>(y)];
 }
 
 std::vector<double> softmax(const std::vector<double>& m) {
-  double mx = m[0];
-  for (double v : m)
-    mx = std::max(mx, v);
-  double z = 0;
-  for (double v : m)
-    z += std::exp(v - mx);
+  auto [mx, z] = max_and_normalizer(m);
   std::vector<double> p;
   for (double v : m)
     p.push_back(std::exp(v - mx) / z);

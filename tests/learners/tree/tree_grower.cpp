@@ -251,13 +251,11 @@ BOOST_AUTO_TEST_CASE(no_gain_makes_a_leaf) {
 }
 
 BOOST_AUTO_TEST_CASE(max_depth_and_row_partition) {
-  veil::test::random_data_spec spec;
-  spec.rows = 600;
-  spec.features = 4;
-  spec.missing_rate = 0.1;
-  spec.seed = veil::test::tree_seed + 1;
-  auto d = veil::test::random_dataset(spec);
-  auto grads = veil::test::random_gradients(d.rows(), spec.seed + 1);
+  auto [d, grads] = veil::test::random_data_and_gradients(
+      {.rows = 600,
+       .features = 4,
+       .missing_rate = 0.1,
+       .seed = veil::test::tree_seed + 1});
   for (int max_depth : {1, 2, 4}) {
     BOOST_TEST_CONTEXT("max_depth " << max_depth) {
       auto p = params(max_depth);
@@ -279,13 +277,11 @@ BOOST_AUTO_TEST_CASE(max_depth_and_row_partition) {
 }
 
 BOOST_AUTO_TEST_CASE(oblivious_tree_is_complete_and_shares_splits) {
-  veil::test::random_data_spec spec;
-  spec.rows = 500;
-  spec.features = 3;
-  spec.missing_rate = 0.1;
-  spec.seed = veil::test::tree_seed + 2;
-  auto d = veil::test::random_dataset(spec);
-  auto grads = veil::test::random_gradients(d.rows(), spec.seed + 1);
+  auto [d, grads] = veil::test::random_data_and_gradients(
+      {.rows = 500,
+       .features = 3,
+       .missing_rate = 0.1,
+       .seed = veil::test::tree_seed + 2});
   auto p = params(3);
   p.oblivious = true;
   p.min_child_weight = 0;
@@ -317,13 +313,11 @@ BOOST_AUTO_TEST_CASE(oblivious_tree_is_complete_and_shares_splits) {
 BOOST_AUTO_TEST_CASE(two_threads_grow_the_same_tree) {
   // 140000 rows: enough work for two threads in binning, histograms and
   // row partitioning.
-  veil::test::random_data_spec spec;
-  spec.rows = 140000;
-  spec.features = 2;
-  spec.missing_rate = 0.1;
-  spec.seed = veil::test::tree_seed + 3;
-  auto d = veil::test::random_dataset(spec);
-  auto grads = veil::test::random_gradients(d.rows(), spec.seed + 1);
+  auto [d, grads] = veil::test::random_data_and_gradients(
+      {.rows = 140000,
+       .features = 2,
+       .missing_rate = 0.1,
+       .seed = veil::test::tree_seed + 3});
   auto p = params(3);
   grown one(d, grads, p, 64, 1);
   grown two(d, grads, p, 64, 2);
