@@ -12,8 +12,8 @@ namespace veil::learners {
 inline int threads_for(std::size_t work, int threads) {
   constexpr std::size_t min_work_per_thread = 1 << 16;
   auto useful = std::max<std::size_t>(work / min_work_per_thread, 1);
-  return static_cast<int>(
-    std::min<std::size_t>(useful, static_cast<std::size_t>(std::max(threads, 1))));
+  return static_cast<int>(std::min<std::size_t>(
+      useful, static_cast<std::size_t>(std::max(threads, 1))));
 }
 
 } // namespace veil::learners

@@ -42,38 +42,39 @@ const std::map<std::string, setter>& setters() {
   using P = learners::booster_params;
   using S = const std::string&;
   static const std::map<std::string, setter> table = {
-    {"max_depth", [](P& p, S k, S v) { p.tree.max_depth = to_int(k, v); }},
-    {"depth", [](P& p, S k, S v) { p.tree.max_depth = to_int(k, v); }},
-    {"eta", [](P& p, S k, S v) { p.tree.eta = to_double(k, v); }},
-    {"learning_rate", [](P& p, S k, S v) { p.tree.eta = to_double(k, v); }},
-    {"lambda", [](P& p, S k, S v) { p.tree.lambda = to_double(k, v); }},
-    {"reg_lambda", [](P& p, S k, S v) { p.tree.lambda = to_double(k, v); }},
-    {"gamma", [](P& p, S k, S v) { p.tree.gamma = to_double(k, v); }},
-    {"min_split_loss", [](P& p, S k, S v) { p.tree.gamma = to_double(k, v); }},
-    {"min_child_weight",
-     [](P& p, S k, S v) { p.tree.min_child_weight = to_double(k, v); }},
-    {"max_bin", [](P& p, S k, S v) { p.max_bin = to_int(k, v); }},
-    {"base_score", [](P& p, S k, S v) { p.base_score = to_double(k, v); }},
-    {"num_class", [](P& p, S k, S v) { p.num_class = to_int(k, v); }},
-    {"threads", [](P& p, S k, S v) { p.threads = to_int(k, v); }},
-    {"nthread", [](P& p, S k, S v) { p.threads = to_int(k, v); }},
-    {"trees", [](P& p, S k, S v) { p.rounds = to_int(k, v); }},
-    {"num_boost_round", [](P& p, S k, S v) { p.rounds = to_int(k, v); }},
-    {"early_stopping_rounds",
-     [](P& p, S k, S v) { p.early_stopping_rounds = to_int(k, v); }},
-    {"eval_train", [](P& p, S k, S v) { p.eval_train = to_bool(k, v); }},
-    {"objective",
-     [](P& p, S, S v) { p.objective = learners::parse_objective(v); }},
-    {"weak_learner",
-     [](P& p, S k, S v) {
-       if (v == "tree")
-         p.tree.oblivious = false;
-       else if (v == "decision_table")
-         p.tree.oblivious = true;
-       else
-         throw input_error("--set " + k + "=" + v +
-                           ": expected tree or decision_table");
-     }},
+      {"max_depth", [](P& p, S k, S v) { p.tree.max_depth = to_int(k, v); }},
+      {"depth", [](P& p, S k, S v) { p.tree.max_depth = to_int(k, v); }},
+      {"eta", [](P& p, S k, S v) { p.tree.eta = to_double(k, v); }},
+      {"learning_rate", [](P& p, S k, S v) { p.tree.eta = to_double(k, v); }},
+      {"lambda", [](P& p, S k, S v) { p.tree.lambda = to_double(k, v); }},
+      {"reg_lambda", [](P& p, S k, S v) { p.tree.lambda = to_double(k, v); }},
+      {"gamma", [](P& p, S k, S v) { p.tree.gamma = to_double(k, v); }},
+      {"min_split_loss",
+       [](P& p, S k, S v) { p.tree.gamma = to_double(k, v); }},
+      {"min_child_weight",
+       [](P& p, S k, S v) { p.tree.min_child_weight = to_double(k, v); }},
+      {"max_bin", [](P& p, S k, S v) { p.max_bin = to_int(k, v); }},
+      {"base_score", [](P& p, S k, S v) { p.base_score = to_double(k, v); }},
+      {"num_class", [](P& p, S k, S v) { p.num_class = to_int(k, v); }},
+      {"threads", [](P& p, S k, S v) { p.threads = to_int(k, v); }},
+      {"nthread", [](P& p, S k, S v) { p.threads = to_int(k, v); }},
+      {"trees", [](P& p, S k, S v) { p.rounds = to_int(k, v); }},
+      {"num_boost_round", [](P& p, S k, S v) { p.rounds = to_int(k, v); }},
+      {"early_stopping_rounds",
+       [](P& p, S k, S v) { p.early_stopping_rounds = to_int(k, v); }},
+      {"eval_train", [](P& p, S k, S v) { p.eval_train = to_bool(k, v); }},
+      {"objective",
+       [](P& p, S, S v) { p.objective = learners::parse_objective(v); }},
+      {"weak_learner",
+       [](P& p, S k, S v) {
+         if (v == "tree")
+           p.tree.oblivious = false;
+         else if (v == "decision_table")
+           p.tree.oblivious = true;
+         else
+           throw input_error("--set " + k + "=" + v +
+                             ": expected tree or decision_table");
+       }},
   };
   return table;
 }

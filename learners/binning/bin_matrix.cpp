@@ -14,26 +14,24 @@ void fill_bins(const dataset& d, const quantile_cuts& cuts,
   out.assign(n * m, 0);
   // Column by column: each thread writes a strided column of the row-major
   // matrix, and the binary search is over one feature's cuts at a time.
-#pragma omp parallel for num_threads(threads_for(n * m * 8, threads)) \
-  schedule(dynamic, 1)
+#pragma omp parallel for num_threads(threads_for(n* m * 8, threads))           \
+    schedule(dynamic, 1)
   for (std::size_t f = 0; f < m; ++f) {
     auto col = d.column(f);
     auto c = cuts.cuts(f);
     auto missing = static_cast<T>(layout.bins(f));
     for (std::size_t i = 0; i < n; ++i) {
       float x = col[i];
-      out[i * m + f] = is_missing(x) || c.empty()
-                         ? missing
-                         : static_cast<T>(bin_in(c, x));
+      out[i * m + f] =
+          is_missing(x) || c.empty() ? missing : static_cast<T>(bin_in(c, x));
     }
   }
 }
 
 } // namespace
 
-bin_matrix::bin_matrix(const dataset& d, const quantile_cuts& cuts,
-                       int threads)
-  : rows_(d.rows()), features_(d.features()) {
+bin_matrix::bin_matrix(const dataset& d, const quantile_cuts& cuts, int threads)
+    : rows_(d.rows()), features_(d.features()) {
   std::vector<int> bins(features_);
   for (std::size_t f = 0; f < features_; ++f)
     bins[f] = cuts.bins(f);

@@ -21,24 +21,12 @@ public:
 
   bin_matrix(const dataset& d, const quantile_cuts& cuts, int threads = 1);
 
-  std::size_t rows() const {
-    return rows_;
-  }
-  std::size_t features() const {
-    return features_;
-  }
-  const hist_layout& layout() const {
-    return layout_;
-  }
-  bool wide() const {
-    return !bins16_.empty();
-  }
-  std::span<const std::uint8_t> narrow_bins() const {
-    return bins8_;
-  }
-  std::span<const std::uint16_t> wide_bins() const {
-    return bins16_;
-  }
+  std::size_t rows() const { return rows_; }
+  std::size_t features() const { return features_; }
+  const hist_layout& layout() const { return layout_; }
+  bool wide() const { return !bins16_.empty(); }
+  std::span<const std::uint8_t> narrow_bins() const { return bins8_; }
+  std::span<const std::uint16_t> wide_bins() const { return bins16_; }
   /// Bin of (row, f); equal to layout().bins(f) when the value is missing.
   int bin(std::size_t row, std::size_t f) const {
     auto i = row * features_ + f;

@@ -100,8 +100,8 @@ quantile_cuts quantile_cuts::compute(const dataset& d, int max_bin,
     throw input_error("max_bin must be between 2 and 65535, got " +
                       std::to_string(max_bin));
   std::vector<std::vector<float>> per_feature(d.features());
-#pragma omp parallel for schedule(dynamic, 1) \
-  num_threads(threads_for(d.rows() * d.features() * 16, threads))
+#pragma omp parallel for schedule(dynamic, 1)                                  \
+    num_threads(threads_for(d.rows() * d.features() * 16, threads))
   for (std::size_t j = 0; j < d.features(); ++j)
     per_feature[j] = column_cuts(d.column(j), max_bin);
   return from_columns(per_feature);

@@ -43,19 +43,19 @@ void booster_params::validate() const {
   tree.validate();
   require(rounds >= 1 && rounds <= 100000,
           "parameter trees = " + std::to_string(rounds) +
-            " is out of range: expected 1 to 100000");
+              " is out of range: expected 1 to 100000");
   require(max_bin >= 2 && max_bin <= 65535,
           "parameter max_bin = " + std::to_string(max_bin) +
-            " is out of range: expected 2 to 65535");
+              " is out of range: expected 2 to 65535");
   require(threads >= 1 && threads <= 1024,
           "parameter threads = " + std::to_string(threads) +
-            " is out of range: expected 1 to 1024");
+              " is out of range: expected 1 to 1024");
   require(early_stopping_rounds >= 0,
           "parameter early_stopping_rounds must be >= 0");
   if (objective == objective_kind::multi_softmax)
     require(num_class >= 2 && num_class <= 10000,
             "parameter num_class = " + std::to_string(num_class) +
-              " is out of range: multi:softmax needs 2 to 10000 classes");
+                " is out of range: multi:softmax needs 2 to 10000 classes");
   if (!std::isnan(base_score)) {
     if (objective == objective_kind::binary_logistic)
       require(base_score > 0 && base_score < 1,
@@ -141,8 +141,8 @@ training_result train(const dataset& train_set, const dataset* valid,
       t.target = static_cast<int>(c);
       if (evaluate_valid) {
         auto vn = valid_aligned.rows();
-#pragma omp parallel for num_threads(threads_for(vn * 8, p.threads)) \
-  schedule(static)
+#pragma omp parallel for num_threads(threads_for(vn * 8, p.threads))           \
+    schedule(static)
         for (std::size_t i = 0; i < vn; ++i)
           valid_margins[c * vn + i] += t.predict(valid_aligned, i);
       }
@@ -162,8 +162,8 @@ training_result train(const dataset& train_set, const dataset* valid,
       on_round(info);
     if (p.early_stopping_rounds > 0 && valid) {
       double score = info.valid.at(metric);
-      bool better = round == 1 || (larger_better ? score > best_score
-                                                 : score < best_score);
+      bool better = round == 1 ||
+                    (larger_better ? score > best_score : score < best_score);
       if (better) {
         best_score = score;
         since_best = 0;

@@ -60,9 +60,8 @@ struct training_result {
 /// Centralized gradient boosting: bins the training set once, then grows
 /// `rounds` trees (or decision tables) per output. `valid`, when given, is
 /// evaluated every round if `on_round` is set or early stopping is on.
-training_result train(const dataset& train, const dataset* valid,
-                      const booster_params& p,
-                      const std::function<void(const round_info&)>& on_round =
-                        {});
+training_result
+train(const dataset& train, const dataset* valid, const booster_params& p,
+      const std::function<void(const round_info&)>& on_round = {});
 
 } // namespace veil::learners

@@ -34,15 +34,14 @@ std::vector<double> model::predict_margin(const dataset& input,
   auto k = static_cast<std::size_t>(outputs());
   std::vector<double> out(n * k);
   for (std::size_t c = 0; c < k; ++c)
-    std::fill(out.begin() + c * n, out.begin() + (c + 1) * n,
-              base_margin[c]);
+    std::fill(out.begin() + c * n, out.begin() + (c + 1) * n, base_margin[c]);
   // Accumulate in float, tree by tree, as XGBoost does, so that an exported
   // model predicts the same margins to the last bits. Rows go in blocks so
   // that a tree's walk reads nearby values of each (column-major) feature.
   constexpr std::size_t block = 256;
   auto blocks = (n + block - 1) / block;
-#pragma omp parallel for schedule(static) \
-  num_threads(threads_for(n * trees.size() * 8, threads))
+#pragma omp parallel for schedule(static)                                      \
+    num_threads(threads_for(n* trees.size() * 8, threads))
   for (std::size_t bi = 0; bi < blocks; ++bi) {
     std::size_t lo = bi * block, hi = std::min(n, lo + block);
     std::vector<float> acc((hi - lo) * k);

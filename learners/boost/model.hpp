@@ -24,9 +24,7 @@ public:
   learners::objective make_objective() const {
     return learners::objective(objective, num_class);
   }
-  int outputs() const {
-    return make_objective().outputs();
-  }
+  int outputs() const { return make_objective().outputs(); }
   std::size_t rounds() const {
     return trees.size() / static_cast<std::size_t>(outputs());
   }

@@ -25,17 +25,11 @@ public:
 
   /// An all-missing dataset of the given shape.
   dataset(std::size_t rows, std::vector<std::string> feature_names)
-    : rows_(rows),
-      feature_names_(std::move(feature_names)),
-      values_(rows_ * feature_names_.size(), missing_value) {
-  }
+      : rows_(rows), feature_names_(std::move(feature_names)),
+        values_(rows_ * feature_names_.size(), missing_value) {}
 
-  std::size_t rows() const {
-    return rows_;
-  }
-  std::size_t features() const {
-    return feature_names_.size();
-  }
+  std::size_t rows() const { return rows_; }
+  std::size_t features() const { return feature_names_.size(); }
   const std::vector<std::string>& feature_names() const {
     return feature_names_;
   }
@@ -53,27 +47,15 @@ public:
     return values_[j * rows_ + row];
   }
 
-  bool has_labels() const {
-    return !labels_.empty();
-  }
+  bool has_labels() const { return !labels_.empty(); }
   /// One label per row, or empty when this dataset holds none.
-  std::vector<float>& labels() {
-    return labels_;
-  }
-  const std::vector<float>& labels() const {
-    return labels_;
-  }
+  std::vector<float>& labels() { return labels_; }
+  const std::vector<float>& labels() const { return labels_; }
 
-  bool has_ids() const {
-    return !ids_.empty();
-  }
+  bool has_ids() const { return !ids_.empty(); }
   /// One sample id per row, or empty when no id column was named.
-  std::vector<std::string>& ids() {
-    return ids_;
-  }
-  const std::vector<std::string>& ids() const {
-    return ids_;
-  }
+  std::vector<std::string>& ids() { return ids_; }
+  const std::vector<std::string>& ids() const { return ids_; }
 
   /// Index of the feature called `name`, or -1.
   long feature_index(const std::string& name) const {

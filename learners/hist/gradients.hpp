@@ -29,9 +29,7 @@ struct grad_sum {
     a.h -= b.h;
     return a;
   }
-  friend grad_sum operator+(grad_sum a, const grad_sum& b) {
-    return a += b;
-  }
+  friend grad_sum operator+(grad_sum a, const grad_sum& b) { return a += b; }
   friend bool operator==(const grad_sum&, const grad_sum&) = default;
 };
 

@@ -22,9 +22,7 @@ public:
   std::size_t features() const {
     return offsets_.empty() ? 0 : offsets_.size() - 1;
   }
-  std::uint32_t offset(std::size_t f) const {
-    return offsets_[f];
-  }
+  std::uint32_t offset(std::size_t f) const { return offsets_[f]; }
   /// Non-missing bins of feature f.
   int bins(std::size_t f) const {
     return static_cast<int>(offsets_[f + 1] - offsets_[f]) - 1;
@@ -33,9 +31,7 @@ public:
   std::uint32_t missing_slot(std::size_t f) const {
     return offsets_[f + 1] - 1;
   }
-  std::uint32_t slots() const {
-    return offsets_.empty() ? 0 : offsets_.back();
-  }
+  std::uint32_t slots() const { return offsets_.empty() ? 0 : offsets_.back(); }
 
 private:
   std::vector<std::uint32_t> offsets_;

@@ -28,8 +28,7 @@ void subtract_histogram(std::span<const grad_sum> parent,
 /// it while the subtraction trick still needs them.
 class histogram_set {
 public:
-  explicit histogram_set(std::uint32_t slots) : slots_(slots) {
-  }
+  explicit histogram_set(std::uint32_t slots) : slots_(slots) {}
 
   /// Computes the histogram of every requested node: built from the rows
   /// where `build` is set, else the parent's minus the sibling's. Then drops
@@ -47,9 +46,7 @@ public:
   void retain(std::span<const node_request> keep);
 
   std::span<const grad_sum> of(std::int32_t node) const;
-  bool contains(std::int32_t node) const {
-    return hists_.count(node) > 0;
-  }
+  bool contains(std::int32_t node) const { return hists_.count(node) > 0; }
   void clear();
 
 private:

@@ -101,30 +101,29 @@ std::map<std::string, double> evaluate(const objective& obj,
                                        std::span<const float> labels,
                                        std::span<const double> predictions) {
   switch (obj.kind()) {
-    case objective_kind::binary_logistic:
-      return {{"auc", auc(labels, predictions)},
-              {"accuracy", binary_accuracy(labels, predictions)},
-              {"logloss", logloss(labels, predictions)}};
-    case objective_kind::reg_squarederror:
-      return {{"rmse", rmse(labels, predictions)},
-              {"mse", mse(labels, predictions)}};
-    case objective_kind::multi_softmax:
-      return {{"accuracy",
-               multiclass_accuracy(labels, predictions, obj.num_class())},
-              {"logloss",
-               multiclass_logloss(labels, predictions, obj.num_class())}};
+  case objective_kind::binary_logistic:
+    return {{"auc", auc(labels, predictions)},
+            {"accuracy", binary_accuracy(labels, predictions)},
+            {"logloss", logloss(labels, predictions)}};
+  case objective_kind::reg_squarederror:
+    return {{"rmse", rmse(labels, predictions)},
+            {"mse", mse(labels, predictions)}};
+  case objective_kind::multi_softmax:
+    return {
+        {"accuracy", multiclass_accuracy(labels, predictions, obj.num_class())},
+        {"logloss", multiclass_logloss(labels, predictions, obj.num_class())}};
   }
   return {};
 }
 
 std::pair<std::string, bool> default_metric(const objective& obj) {
   switch (obj.kind()) {
-    case objective_kind::binary_logistic:
-      return {"auc", true};
-    case objective_kind::reg_squarederror:
-      return {"rmse", false};
-    case objective_kind::multi_softmax:
-      return {"logloss", false};
+  case objective_kind::binary_logistic:
+    return {"auc", true};
+  case objective_kind::reg_squarederror:
+    return {"rmse", false};
+  case objective_kind::multi_softmax:
+    return {"logloss", false};
   }
   return {"auc", true};
 }

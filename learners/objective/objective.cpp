@@ -20,12 +20,12 @@ double sigmoid(double x) {
 
 std::string to_string(objective_kind k) {
   switch (k) {
-    case objective_kind::binary_logistic:
-      return "binary:logistic";
-    case objective_kind::reg_squarederror:
-      return "reg:squarederror";
-    case objective_kind::multi_softmax:
-      return "multi:softmax";
+  case objective_kind::binary_logistic:
+    return "binary:logistic";
+  case objective_kind::reg_squarederror:
+    return "reg:squarederror";
+  case objective_kind::multi_softmax:
+    return "multi:softmax";
   }
   return "?";
 }
@@ -43,8 +43,8 @@ objective_kind parse_objective(const std::string& name) {
 }
 
 objective::objective(objective_kind kind, int num_class)
-  : kind_(kind), num_class_(kind == objective_kind::multi_softmax ? num_class
-                                                                   : 1) {
+    : kind_(kind),
+      num_class_(kind == objective_kind::multi_softmax ? num_class : 1) {
   if (kind == objective_kind::multi_softmax && num_class < 2)
     throw input_error("multi:softmax needs num_class >= 2, got " +
                       std::to_string(num_class));
@@ -63,8 +63,8 @@ void objective::check_labels(std::span<const float> labels) const {
       want = "an integer class in [0, num_class)";
     }
     if (!ok)
-      throw input_error("label of data row " + std::to_string(i + 1) +
-                        " is " + std::to_string(y) + "; " + to_string(kind_) +
+      throw input_error("label of data row " + std::to_string(i + 1) + " is " +
+                        std::to_string(y) + "; " + to_string(kind_) +
                         " expects " + want);
   }
 }
@@ -74,42 +74,42 @@ void objective::gradients(std::span<const float> labels,
                           std::span<grad_pair> out, int threads) const {
   auto n = labels.size();
   switch (kind_) {
-    case objective_kind::binary_logistic:
-#pragma omp parallel for num_threads(threads_for(n * outputs(), threads)) \
-  schedule(static)
-      for (std::size_t i = 0; i < n; ++i) {
-        double p = sigmoid(margins[i]);
-        out[i] = {static_cast<float>(p - labels[i]),
-                  std::max(static_cast<float>(p * (1 - p)), min_hessian)};
-      }
-      break;
-    case objective_kind::reg_squarederror:
-#pragma omp parallel for num_threads(threads_for(n * outputs(), threads)) \
-  schedule(static)
-      for (std::size_t i = 0; i < n; ++i)
-        out[i] = {static_cast<float>(margins[i] - labels[i]), 1.0f};
-      break;
-    case objective_kind::multi_softmax: {
-      auto k = static_cast<std::size_t>(num_class_);
-#pragma omp parallel for num_threads(threads_for(n * outputs(), threads)) \
-  schedule(static)
-      for (std::size_t i = 0; i < n; ++i) {
-        double mx = margins[i];
-        for (std::size_t c = 1; c < k; ++c)
-          mx = std::max(mx, margins[c * n + i]);
-        double z = 0;
-        for (std::size_t c = 0; c < k; ++c)
-          z += std::exp(margins[c * n + i] - mx);
-        for (std::size_t c = 0; c < k; ++c) {
-          double p = std::exp(margins[c * n + i] - mx) / z;
-          double y = labels[i] == static_cast<float>(c) ? 1.0 : 0.0;
-          out[c * n + i] = {
+  case objective_kind::binary_logistic:
+#pragma omp parallel for num_threads(threads_for(n* outputs(), threads))       \
+    schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      double p = sigmoid(margins[i]);
+      out[i] = {static_cast<float>(p - labels[i]),
+                std::max(static_cast<float>(p * (1 - p)), min_hessian)};
+    }
+    break;
+  case objective_kind::reg_squarederror:
+#pragma omp parallel for num_threads(threads_for(n* outputs(), threads))       \
+    schedule(static)
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = {static_cast<float>(margins[i] - labels[i]), 1.0f};
+    break;
+  case objective_kind::multi_softmax: {
+    auto k = static_cast<std::size_t>(num_class_);
+#pragma omp parallel for num_threads(threads_for(n* outputs(), threads))       \
+    schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      double mx = margins[i];
+      for (std::size_t c = 1; c < k; ++c)
+        mx = std::max(mx, margins[c * n + i]);
+      double z = 0;
+      for (std::size_t c = 0; c < k; ++c)
+        z += std::exp(margins[c * n + i] - mx);
+      for (std::size_t c = 0; c < k; ++c) {
+        double p = std::exp(margins[c * n + i] - mx) / z;
+        double y = labels[i] == static_cast<float>(c) ? 1.0 : 0.0;
+        out[c * n + i] = {
             static_cast<float>(p - y),
             std::max(static_cast<float>(2.0 * p * (1.0 - p)), min_hessian)};
-        }
       }
-      break;
     }
+    break;
+  }
   }
 }
 
@@ -117,29 +117,29 @@ std::vector<double>
 objective::initial_margin(std::span<const float> labels) const {
   auto n = static_cast<double>(std::max<std::size_t>(labels.size(), 1));
   switch (kind_) {
-    case objective_kind::binary_logistic: {
-      double pos = 0;
-      for (float y : labels)
-        pos += y;
-      // Clamp so that a one-class training set gives a finite margin.
-      double p = std::clamp(pos / n, 1e-6, 1 - 1e-6);
-      return {std::log(p / (1 - p))};
-    }
-    case objective_kind::reg_squarederror: {
-      double s = 0;
-      for (float y : labels)
-        s += y;
-      return {s / n};
-    }
-    case objective_kind::multi_softmax: {
-      std::vector<double> count(num_class_, 0);
-      for (float y : labels)
-        count[static_cast<std::size_t>(y)] += 1;
-      std::vector<double> out(num_class_);
-      for (int c = 0; c < num_class_; ++c)
-        out[c] = std::log(std::max(count[c] / n, 1e-6));
-      return out;
-    }
+  case objective_kind::binary_logistic: {
+    double pos = 0;
+    for (float y : labels)
+      pos += y;
+    // Clamp so that a one-class training set gives a finite margin.
+    double p = std::clamp(pos / n, 1e-6, 1 - 1e-6);
+    return {std::log(p / (1 - p))};
+  }
+  case objective_kind::reg_squarederror: {
+    double s = 0;
+    for (float y : labels)
+      s += y;
+    return {s / n};
+  }
+  case objective_kind::multi_softmax: {
+    std::vector<double> count(num_class_, 0);
+    for (float y : labels)
+      count[static_cast<std::size_t>(y)] += 1;
+    std::vector<double> out(num_class_);
+    for (int c = 0; c < num_class_; ++c)
+      out[c] = std::log(std::max(count[c] / n, 1e-6));
+    return out;
+  }
   }
   return {0.0};
 }

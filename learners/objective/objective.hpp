@@ -21,16 +21,12 @@ class objective {
 public:
   objective(objective_kind kind, int num_class = 1);
 
-  objective_kind kind() const {
-    return kind_;
-  }
+  objective_kind kind() const { return kind_; }
   /// Number of margins per row: num_class for softmax, else 1.
   int outputs() const {
     return kind_ == objective_kind::multi_softmax ? num_class_ : 1;
   }
-  int num_class() const {
-    return num_class_;
-  }
+  int num_class() const { return num_class_; }
   bool is_classification() const {
     return kind_ != objective_kind::reg_squarederror;
   }
@@ -41,9 +37,8 @@ public:
   void check_labels(std::span<const float> labels) const;
 
   /// Gradient pairs at `margins` (n * outputs()), written to `out` (same).
-  void gradients(std::span<const float> labels,
-                 std::span<const double> margins, std::span<grad_pair> out,
-                 int threads = 1) const;
+  void gradients(std::span<const float> labels, std::span<const double> margins,
+                 std::span<grad_pair> out, int threads = 1) const;
 
   /// The margin that best fits the labels with no trees: logit of the
   /// positive rate, the mean, or log class frequencies.

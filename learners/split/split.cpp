@@ -47,23 +47,21 @@ split_candidate best_split(const tree_params& p, const hist_layout& layout,
   split_candidate best;
   double parent_gain = calc_gain(p, node_sum);
   for (std::size_t f = 0; f < layout.features(); ++f) {
-    enumerate_feature(layout, hist, f, node_sum, has_missing(layout, hist, f),
-                      [&](int bin, bool dl, const grad_sum& l,
-                          const grad_sum& r) {
-                        if (l.h < p.min_child_weight ||
-                            r.h < p.min_child_weight)
-                          return;
-                        split_candidate c;
-                        c.gain = split_gain(calc_gain(p, l) +
-                                            calc_gain(p, r) - parent_gain);
-                        c.feature = static_cast<std::int32_t>(f);
-                        c.bin = bin;
-                        c.default_left = dl;
-                        c.left = l;
-                        c.right = r;
-                        if (c.better_than(best))
-                          best = c;
-                      });
+    enumerate_feature(
+        layout, hist, f, node_sum, has_missing(layout, hist, f),
+        [&](int bin, bool dl, const grad_sum& l, const grad_sum& r) {
+          if (l.h < p.min_child_weight || r.h < p.min_child_weight)
+            return;
+          split_candidate c;
+          c.gain = split_gain(calc_gain(p, l) + calc_gain(p, r) - parent_gain);
+          c.feature = static_cast<std::int32_t>(f);
+          c.bin = bin;
+          c.default_left = dl;
+          c.left = l;
+          c.right = r;
+          if (c.better_than(best))
+            best = c;
+        });
   }
   return best;
 }
@@ -95,15 +93,15 @@ best_shared_split(const tree_params& p, const hist_layout& layout,
     // enumerated for all nodes when any node has missing values.
     for (std::size_t k = 0; k < hists.size(); ++k)
       enumerate_feature(
-        layout, hists[k], f, node_sums[k], any_missing,
-        [&](int bin, bool dl, const grad_sum& l, const grad_sum& r) {
-          auto& a = table[2 * static_cast<std::size_t>(bin) + (dl ? 1 : 0)];
-          a.seen = true;
-          a.left += l;
-          a.right += r;
-          if (l.h >= p.min_child_weight && r.h >= p.min_child_weight)
-            a.gain += calc_gain(p, l) + calc_gain(p, r) - parent_gain[k];
-        });
+          layout, hists[k], f, node_sums[k], any_missing,
+          [&](int bin, bool dl, const grad_sum& l, const grad_sum& r) {
+            auto& a = table[2 * static_cast<std::size_t>(bin) + (dl ? 1 : 0)];
+            a.seen = true;
+            a.left += l;
+            a.right += r;
+            if (l.h >= p.min_child_weight && r.h >= p.min_child_weight)
+              a.gain += calc_gain(p, l) + calc_gain(p, r) - parent_gain[k];
+          });
     for (int bin = 0; bin < bins; ++bin) {
       for (int dl = 0; dl <= 1; ++dl) {
         auto& a = table[2 * static_cast<std::size_t>(bin) + dl];

@@ -42,9 +42,7 @@ struct split_candidate {
   grad_sum left;
   grad_sum right;
 
-  bool valid() const {
-    return feature >= 0;
-  }
+  bool valid() const { return feature >= 0; }
 
   /// A strict total order, so that every party picks the same split: higher
   /// gain first; on equal gains the lower feature (XGBoost's and LightGBM's
