@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include "protocols/crypto/sodium.hpp"
+
+namespace veil::protocols::crypto {
+
+/// A uniform random bit generator (std-style) over libsodium's CSPRNG:
+/// every key, mask blinding and noise draw in production comes from here.
+class system_random {
+public:
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() {
+    return std::numeric_limits<result_type>::max();
+  }
+  system_random();
+  result_type operator()();
+};
+
+/// A deterministic generator for tests and reproducible experiments:
+/// ChaCha20 keyed by a 32-byte seed (libsodium's
+/// randombytes_buf_deterministic construction). Programs that use it must
+/// say so loudly: its output is predictable, so noise drawn from it gives no
+/// privacy.
+class seeded_random {
+public:
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() {
+    return std::numeric_limits<result_type>::max();
+  }
+  /// The seed is expanded from a 64-bit number (tests) ...
+  explicit seeded_random(std::uint64_t seed);
+  /// ... or taken as is (a KDF output).
+  explicit seeded_random(const key32& seed);
+  result_type operator()();
+
+private:
+  void refill();
+  key32 key_;
+  std::uint64_t block_ = 0;
+  std::uint64_t buffer_[64];
+  std::size_t used_ = 64;
+};
+
+/// 53-bit uniform double in (0, 1): never 0, so log() is safe.
+template <class Engine>
+double uniform_open01(Engine& rng) {
+  while (true) {
+    auto u = rng() >> 11;
+    if (u != 0)
+      return static_cast<double>(u) * 0x1.0p-53;
+  }
+}
+
+} // namespace veil::protocols::crypto

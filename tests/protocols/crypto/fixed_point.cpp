@@ -1,0 +1,39 @@
+#include <boost/test/unit_test.hpp>
+
+#include "protocols/crypto/fixed_point.hpp"
+#include "protocols/crypto/random.hpp"
+
+using namespace veil::protocols::crypto;
+
+BOOST_AUTO_TEST_SUITE(crypto)
+BOOST_AUTO_TEST_SUITE(fixed_point_encoding)
+
+BOOST_AUTO_TEST_CASE(sums_of_encodings_decode_to_the_sum) {
+  fixed_point fp(32);
+  seeded_random rng(7);
+  std::uint64_t acc = 0;
+  double exact = 0;
+  for (int i = 0; i < 10000; ++i) {
+    double x = (uniform_open01(rng) - 0.5) * 2.0; // (-1, 1): a logistic g
+    acc += *fp.encode(x);
+    exact += std::ldexp(std::round(std::ldexp(x, 32)), -32);
+  }
+  BOOST_TEST(fp.decode(acc) == exact);
+  // Negative values come back negative (centered lift).
+  BOOST_TEST(fp.decode(*fp.encode(-3.25)) == -3.25);
+  BOOST_TEST(fp.decode(*fp.encode(0.0)) == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(overflow_is_refused) {
+  fixed_point fp(32);
+  BOOST_TEST(fp.bound() == 2147483648.0);
+  BOOST_TEST(!fp.encode(2147483648.0).has_value());
+  BOOST_TEST(!fp.encode(std::nan("")).has_value());
+  BOOST_TEST(fp.encode(2147483647.0).has_value());
+  // 45,211 logistic gradients (|g| < 1) fit at F = 32; 2^31 of them do not.
+  BOOST_TEST(fp.fits(45211, 1.0, 100.0));
+  BOOST_TEST(!fp.fits(2147483648.0, 1.0));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()
