@@ -3,18 +3,18 @@
 #include "protocols/crypto/fixed_point.hpp"
 #include "protocols/crypto/random.hpp"
 
-using namespace veil::protocols::crypto;
+namespace vc = veil::protocols::crypto;
 
 BOOST_AUTO_TEST_SUITE(crypto)
-BOOST_AUTO_TEST_SUITE(fixed_point_encoding)
+BOOST_AUTO_TEST_SUITE(fixed_point)
 
 BOOST_AUTO_TEST_CASE(sums_of_encodings_decode_to_the_sum) {
-  fixed_point fp(32);
-  seeded_random rng(7);
+  vc::fixed_point fp(32);
+  vc::seeded_random rng(7);
   std::uint64_t acc = 0;
   double exact = 0;
   for (int i = 0; i < 10000; ++i) {
-    double x = (uniform_open01(rng) - 0.5) * 2.0; // (-1, 1): a logistic g
+    double x = (vc::uniform_open01(rng) - 0.5) * 2.0; // (-1, 1): a logistic g
     acc += *fp.encode(x);
     exact += std::ldexp(std::round(std::ldexp(x, 32)), -32);
   }
@@ -25,7 +25,7 @@ BOOST_AUTO_TEST_CASE(sums_of_encodings_decode_to_the_sum) {
 }
 
 BOOST_AUTO_TEST_CASE(overflow_is_refused) {
-  fixed_point fp(32);
+  vc::fixed_point fp(32);
   BOOST_TEST(fp.bound() == 2147483648.0);
   BOOST_TEST(!fp.encode(2147483648.0).has_value());
   BOOST_TEST(!fp.encode(std::nan("")).has_value());
