@@ -1,0 +1,111 @@
+#pragma once
+
+// The session file of `veil train --config`: which parties take part, where
+// they run, which columns each holds, the protocol and the learner's
+// settings. Plain C++ (no CAF): the runtime turns a session_config into
+// actors. The file format is documented in docs/session.md.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "learners/boost/booster.hpp"
+
+namespace veil::apps {
+
+/// One party of a session: its data and where it runs.
+struct party_config {
+  /// Unique within the session; letters, digits, '_' and '-'.
+  std::string name;
+  /// Training data file. A relative path is resolved against the session
+  /// file's folder and made absolute. A remote party opens it on its own
+  /// node: for a party on another machine, write the path as it is there.
+  std::string data;
+  /// Test data file with the same columns (optional; same resolution).
+  std::string test;
+  /// Id column to join the parties' rows on; empty = rows aligned by
+  /// position. Either every party names one or none does.
+  std::string id;
+  /// Feature columns; empty = every column except the id and the label.
+  std::vector<std::string> features;
+  /// Label column; exactly one party of a session has one.
+  std::string label;
+  /// "local" (spawned in this process) or "HOST:PORT" of a `veil node`.
+  std::string location = "local";
+  /// The parts of a remote location ("[::1]:4242" gives host "::1");
+  /// empty and 0 when local.
+  std::string host;
+  std::uint16_t port = 0;
+
+  bool is_local() const { return location == "local"; }
+};
+
+/// Certificates for TLS between nodes: all three files, or none.
+struct tls_config {
+  std::string certificate; ///< this node's certificate (PEM)
+  std::string key;         ///< its private key (PEM)
+  std::string ca;          ///< the authority that signs every node
+  bool enabled() const {
+    return !certificate.empty() && !key.empty() && !ca.empty();
+  }
+};
+
+/// What a protocol needs from a session.
+struct protocol_info {
+  std::string_view name;
+  /// Needs at least 2 parties (every protocol except "centralized").
+  bool federated = true;
+  /// Keys its [protocol] table may hold besides `name`.
+  std::vector<std::string_view> parameters;
+};
+
+/// Every protocol a session may name: the one place to add a protocol.
+const std::vector<protocol_info>& known_protocols();
+
+/// A whole session, as load_session reads it.
+struct session_config {
+  /// One of known_protocols().
+  std::string protocol = "plain";
+  /// The protocol's own parameters from the [protocol] table, as text
+  /// (numbers in their shortest round-trip form, booleans as true/false).
+  std::map<std::string, std::string> protocol_params;
+  std::vector<party_config> parties;
+  /// From the [learner] table, with the names of `veil train --set`.
+  /// num_class is 0 unless set: infer it from the labels (as `veil train`).
+  learners::booster_params params;
+  /// How long a party may stay silent before the session fails.
+  double timeout_seconds = 60;
+  tls_config tls;
+  /// The session file, as given to load_session, for messages.
+  std::string source;
+
+  /// Index in `parties` of the label holder.
+  std::size_t active_party() const;
+};
+
+/// Parses a TOML session file. Throws veil::input_error naming the file, the
+/// line (where there is one) and the key or party for: TOML syntax errors,
+/// unknown keys or tables, wrong value types, a party without name or data,
+/// duplicate party names, a bad name or location, no label or more than one,
+/// an id column on some parties only, a test file on some parties only,
+/// a feature listed twice, a learner setting that --set refuses or that is
+/// out of range, an unknown protocol or protocol parameter, fewer than 2
+/// parties for a federated protocol, a timeout outside (0, 86400] seconds,
+/// and a [tls] table without all of certificate, key and ca. Does not touch
+/// the data files: see check_local_files.
+session_config load_session(const std::string& path);
+
+/// Applies one command-line override after loading: any `--set` key
+/// (apply_setting), `timeout` (or `timeout_seconds`) in seconds, or
+/// `protocol`. Checks the result as load_session does; throws input_error.
+void apply_override(session_config& c, const std::string& key_equals_value);
+
+/// Checks that the data and test files of the local parties and the TLS
+/// files exist and can be read; throws input_error naming the party (or
+/// [tls] key) and the file. Remote parties' files live on their nodes and
+/// are checked there.
+void check_local_files(const session_config& c);
+
+} // namespace veil::apps
