@@ -1,0 +1,54 @@
+#include "protocols/feverless/bucket_split.hpp"
+
+#include <cmath>
+
+namespace veil::protocols::feverless {
+
+bucket_split best_bucket_split(std::int32_t feature, const bucket_sums& b,
+                               double lambda, double gamma) {
+  bucket_split best;
+  auto z_count = b.g.size();
+  if (z_count < 2)
+    return best;
+  learners::grad_sum total;
+  std::uint64_t rows = 0;
+  for (std::size_t z = 0; z < z_count; ++z) {
+    total.g += b.g[z];
+    total.h += b.h[z];
+    rows += b.count[z];
+  }
+  if (!(total.h + lambda > 0))
+    return best;
+  double parent = (total.g * total.g) / (total.h + lambda);
+  learners::grad_sum left;
+  std::uint64_t left_rows = 0;
+  for (std::size_t z = 0; z + 1 < z_count; ++z) {
+    left.g += b.g[z];
+    left.h += b.h[z];
+    left_rows += b.count[z];
+    if (left_rows == 0 || left_rows == rows)
+      continue;
+    auto right = total - left;
+    if (!(left.h + lambda > 0) || !(right.h + lambda > 0))
+      continue;
+    double bracket = (left.g * left.g) / (left.h + lambda) +
+                     (right.g * right.g) / (right.h + lambda) - parent;
+    double loss_change = static_cast<float>(bracket);
+    double gain = 0.5 * loss_change - gamma;
+    // Noisy hessians just above -lambda can blow a term up: such a
+    // candidate is no candidate (peers refuse an infinite gain).
+    if (!std::isfinite(gain))
+      continue;
+    if (!best.valid() || gain > best.gain) {
+      best.gain = gain;
+      best.loss_change = loss_change;
+      best.feature = feature;
+      best.bucket = static_cast<std::int32_t>(z);
+      best.left = left;
+      best.right = right;
+    }
+  }
+  return best;
+}
+
+} // namespace veil::protocols::feverless

@@ -1,0 +1,1660 @@
+#include "protocols/feverless/client.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <type_traits>
+
+#include "learners/input_error.hpp"
+#include "learners/objective/objective.hpp"
+#include "protocols/crypto/masks.hpp"
+#include "protocols/dp/gaussian.hpp"
+#include "protocols/feverless/qid.hpp"
+
+namespace veil::protocols::feverless {
+
+namespace {
+
+// [D] The lottery's mutable counter is replaced by the agreed tuple
+// (qid, phase, attempt), spec §7.1 and §17 #7: the phase is the tag.
+constexpr std::uint8_t tag_lead = 1;
+constexpr std::uint8_t tag_thresh = 2;
+constexpr std::uint8_t tag_noise = 3;
+// The mask salts 0 and 1 of Alg. 5 l.24–25 as KDF contexts (spec §15.1).
+constexpr char ctx_g[9] = "VeilMskG";
+constexpr char ctx_h[9] = "VeilMskH";
+// [D] A query whose threshold nobody beats is redone (Alg. 5 l.16–17);
+// with n - 2 >= 1 candidates each beating a fresh threshold with
+// probability 1/2, 64 attempts fail with probability <= 2^-64 per query.
+constexpr std::uint32_t max_attempts = 64;
+// Every phase is all-to-all, so a peer is at most one phase ahead: at most
+// two of its messages wait here. More is a protocol violation.
+constexpr std::size_t max_backlog = 4;
+// dp::gaussian is Box–Muller on 53-bit uniforms: |draw| <= sqrt(-2 ln
+// 2^-53) = 8.57 standard deviations, a hard bound for the overflow check.
+constexpr double max_gaussian = 8.6;
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+protocol_error refuse(std::string step, std::string reason) {
+  return {std::move(step), std::move(reason)};
+}
+
+std::string party(party_id p) {
+  return "party " + std::to_string(p);
+}
+
+template <class T, class V>
+struct variant_index;
+
+template <class T, class... Ts>
+struct variant_index<T, std::variant<Ts...>> {
+  static constexpr std::size_t value = [] {
+    constexpr bool match[] = {std::is_same_v<T, Ts>...};
+    for (std::size_t i = 0; i < sizeof...(Ts); ++i)
+      if (match[i])
+        return i;
+    return sizeof...(Ts);
+  }();
+};
+
+template <class T>
+constexpr std::size_t index_of = variant_index<T, message>::value;
+
+template <class T>
+const T& as(const std::optional<message>& m) {
+  return std::get<T>(*m);
+}
+
+/// Uniform in [0, n), n > 0, without modulo bias.
+std::uint64_t uniform_below(random_engine& rng, std::uint64_t n) {
+  std::uint64_t t = (0 - n) % n;
+  while (true) {
+    auto x = rng();
+    if (x >= t)
+      return x % n;
+  }
+}
+
+void put_le32(std::vector<std::uint8_t>& b, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+/// What a key announcement signs (see key_announce).
+std::vector<std::uint8_t> announce_bytes(std::uint64_t session, party_id who,
+                                         const key_announce& a) {
+  auto b = crypto::session_key::announcement(
+      session, static_cast<std::uint32_t>(who), a.session_key);
+  b.insert(b.end(), a.params_digest.begin(), a.params_digest.end());
+  put_le32(b, a.rows);
+  put_le32(b, a.labels);
+  put_le32(b, a.features);
+  return b;
+}
+
+bool bad_double(double x) {
+  return std::isnan(x) || x == inf;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+// Construction and setup (Alg. 1, Alg. 3; spec §4)
+
+client::client(const params& p, party_id self, party_id parties,
+               learners::dataset features, label_set labels,
+               std::optional<credentials> creds, random_engine rng)
+    : params_(p), self_(self), n_(parties), data_(std::move(features)),
+      label_rows_(std::move(labels.rows)), labels_(std::move(labels.labels)),
+      creds_(std::move(creds)), rng_(std::move(rng)), fp_(p.frac_bits) {
+  params_.validate();
+  if (parties < 1 || static_cast<std::uint32_t>(parties) > max_qid_sources)
+    throw input_error("feverless: " + std::to_string(parties) +
+                      " clients; expected 1 to 256");
+  if (self < 0 || self >= parties)
+    throw input_error("feverless: client index " + std::to_string(self) +
+                      " is not in [0, " + std::to_string(parties) + ")");
+  if (!rng_)
+    throw input_error("feverless: no random engine given");
+  auto m = data_.rows();
+  if (m == 0)
+    throw input_error("feverless: the training data has no rows");
+  if (m >= (std::size_t{1} << 32) - 1)
+    throw input_error("feverless: the training data has 2^32 rows or more");
+  if (data_.features() >= max_qid_features)
+    throw input_error("feverless: a client may hold at most 4095 features, "
+                      "this one holds " +
+                      std::to_string(data_.features()));
+  // [D] The paper's data have no missing values; its bucket queries have
+  // no slot for them.
+  for (std::size_t j = 0; j < data_.features(); ++j) {
+    auto col = data_.column(j);
+    for (std::size_t i = 0; i < m; ++i)
+      if (learners::is_missing(col[i]))
+        throw input_error("feverless: feature \"" + data_.feature_names()[j] +
+                          "\" has a missing value in data row " +
+                          std::to_string(i + 1) +
+                          "; FEVERLESS does not handle missing values");
+  }
+  data_.labels().clear();
+  if (label_rows_.size() != labels_.size())
+    throw input_error("feverless: " + std::to_string(label_rows_.size()) +
+                      " label rows but " + std::to_string(labels_.size()) +
+                      " labels");
+  own_index_.assign(m, -1);
+  for (std::size_t k = 0; k < label_rows_.size(); ++k) {
+    auto r = label_rows_[k];
+    if (r >= m || (k > 0 && r <= label_rows_[k - 1]))
+      throw input_error("feverless: label rows must be strictly increasing "
+                        "rows of the data; entry " +
+                        std::to_string(k + 1) + " is not");
+    if (labels_[k] != 0 && labels_[k] != 1)
+      throw input_error("feverless: the label of data row " +
+                        std::to_string(r + 1) +
+                        " is not 0 or 1 (binary logistic only)");
+    own_index_[r] = static_cast<std::int32_t>(k);
+  }
+  if (feverless()) {
+    if (!creds_)
+      throw input_error("feverless: feverless mode needs credentials");
+    if (creds_->keys.size() != static_cast<std::size_t>(parties))
+      throw input_error("feverless: expected " + std::to_string(parties) +
+                        " identity keys, got " +
+                        std::to_string(creds_->keys.size()));
+    if (creds_->keys[self] != creds_->identity.public_key_bytes())
+      throw input_error("feverless: identity key " + std::to_string(self) +
+                        " is not this client's");
+  }
+  // Alg. 1 l.2–6: buckets fixed once over the training set (spec §4.5).
+  cuts_ = learners::quantile_cuts::compute(data_, params_.buckets);
+  bins_ = learners::bin_matrix(data_, cuts_);
+  for (std::size_t f = 0; f < data_.features(); ++f)
+    if (cuts_.bins(f) >= 2)
+      query_features_.push_back(static_cast<std::int32_t>(f));
+  if (!fp_.fits(static_cast<double>(m), 1.0))
+    throw input_error("feverless: " + std::to_string(m) +
+                      " rows do not fit the fixed-point range at frac_bits "
+                      "= " +
+                      std::to_string(params_.frac_bits));
+  // Provisional: a total budget needs every client's feature count.
+  calib_ = calibrate(params_, static_cast<std::uint64_t>(params_.trees) *
+                                  params_.max_depth * data_.features());
+  inbox_.resize(n_);
+  got_.resize(n_);
+  redo_by_.assign(n_, 0);
+  model_.objective = learners::objective_kind::binary_logistic;
+  model_.num_class = 1;
+  // [D] XGBoost's base_score 0.5, i.e. margin 0 (spec §4.6).
+  model_.base_margin = {0.0};
+  model_.weak_learner = "tree";
+  margins_.assign(label_rows_.size(), 0.0);
+}
+
+outcome<outbox> client::start() {
+  if (phase_ != phase::idle)
+    throw std::logic_error("feverless::client: started twice");
+  key_announce a;
+  a.rows = static_cast<std::uint32_t>(data_.rows());
+  a.labels = static_cast<std::uint32_t>(label_rows_.size());
+  a.features = static_cast<std::uint32_t>(data_.features());
+  a.params_digest = params_.digest();
+  if (feverless()) {
+    // Alg. 3: a one-time X25519 key per session, from the injected engine.
+    crypto::key32 seed;
+    for (std::size_t i = 0; i < 32; i += 8) {
+      auto w = rng_();
+      std::memcpy(seed.data() + i, &w, 8);
+    }
+    session_key_.emplace(seed);
+    a.session_key = session_key_->public_key_bytes();
+    a.sig = creds_->identity.sign(announce_bytes(params_.session, self_, a));
+  }
+  outbox out;
+  broadcast(out, a);
+  phase_ = phase::announce;
+  auto more = advance();
+  if (!more)
+    return more.error();
+  out.insert(out.end(), std::make_move_iterator(more->begin()),
+             std::make_move_iterator(more->end()));
+  return out;
+}
+
+client::status client::finish_announce(outbox& out) {
+  auto digest = params_.digest();
+  std::uint64_t labels = label_rows_.size();
+  std::uint64_t features = data_.features();
+  peer_ids_.clear();
+  seeds_.clear();
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    const auto& a = as<key_announce>(got_[p]);
+    if (a.rows != data_.rows())
+      return refuse("key_announce",
+                    party(p) + " has " + std::to_string(a.rows) +
+                        " rows, this client " + std::to_string(data_.rows()));
+    if (a.params_digest != digest)
+      return refuse("key_announce",
+                    party(p) + " runs with different parameters");
+    if (a.features >= max_qid_features || a.labels > a.rows)
+      return refuse("key_announce", party(p) + " announced impossible counts");
+    labels += a.labels;
+    features += a.features;
+    if (!feverless())
+      continue;
+    // Alg. 3: verify every signature, abort on failure; then S_{c,c'}.
+    if (!crypto::verify(creds_->keys[p], announce_bytes(params_.session, p, a),
+                        a.sig))
+      return refuse("key_announce",
+                    party(p) + "'s key announcement has a bad signature");
+    auto seed =
+        session_key_->shared_seed(static_cast<std::uint32_t>(self_),
+                                  static_cast<std::uint32_t>(p), a.session_key);
+    if (!seed)
+      return refuse("key_announce",
+                    party(p) + " announced an invalid session key");
+    peer_ids_.push_back(static_cast<std::uint32_t>(p));
+    seeds_.push_back(*seed);
+  }
+  if (labels != data_.rows())
+    return refuse("key_announce",
+                  "the clients hold " + std::to_string(labels) +
+                      " labels for " + std::to_string(data_.rows()) +
+                      " rows: every row's label must be held by exactly one "
+                      "client");
+  // Spec §12.3 caveat 2: a record is in one bucket per (node on its path,
+  // feature): at most NT * d * f queries.
+  auto bound =
+      static_cast<std::uint64_t>(params_.trees) * params_.max_depth * features;
+  calib_ = calibrate(params_, bound);
+  if (feverless()) {
+    // Spec §4.4: max_query_size * max|g| + noise_bound < 2^(63-F); at most
+    // n noise draws enter a sum (k <= n - 2 volunteers, or the n = 2
+    // leader).
+    double extra = n_ * max_gaussian * calib_.sigma *
+                   std::max(params_.sensitivity_g, params_.sensitivity_h);
+    if (!fp_.fits(static_cast<double>(data_.rows()), 1.0, extra))
+      return refuse("key_announce",
+                    "the noise does not fit the fixed-point range; lower "
+                    "frac_bits or raise epsilon");
+  }
+  accountant_.configure(params_, calib_, bound, data_.rows());
+  begin_tree(out);
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// Lockstep delivery
+
+std::size_t client::expected_index() const {
+  switch (phase_) {
+  case phase::announce:
+    return index_of<key_announce>;
+  case phase::query:
+    return index_of<query_batch>;
+  case phase::lead:
+    return index_of<lead_tickets>;
+  case phase::thresh:
+    return index_of<threshold_tickets>;
+  case phase::noise:
+    return index_of<noise_offers>;
+  case phase::notify:
+    return index_of<noise_notice>;
+  case phase::masked:
+    return feverless() ? index_of<masked_sums> : index_of<plain_sums>;
+  case phase::gain:
+    return index_of<best_gains>;
+  case phase::decide:
+    return index_of<node_decisions>;
+  default:
+    return std::variant_size_v<message>;
+  }
+}
+
+const char* client::phase_name() const {
+  switch (phase_) {
+  case phase::idle:
+    return "idle";
+  case phase::announce:
+    return "key_announce";
+  case phase::query:
+    return "query";
+  case phase::lead:
+    return "lead";
+  case phase::thresh:
+    return "thresh";
+  case phase::noise:
+    return "noise";
+  case phase::notify:
+    return "notify";
+  case phase::masked:
+    return feverless() ? "masked" : "plain_sums";
+  case phase::gain:
+    return "gain";
+  case phase::decide:
+    return "split";
+  case phase::trained:
+    return "trained";
+  }
+  return "?";
+}
+
+void client::send(outbox& out, party_id to, message m) {
+  bytes_sent_[message_name(m)] += payload_bytes(m);
+  out.push_back({to, std::move(m)});
+}
+
+void client::broadcast(outbox& out, const message& m) {
+  for (party_id p = 0; p < n_; ++p)
+    if (p != self_)
+      send(out, p, m);
+}
+
+outcome<outbox> client::on_message(party_id from, const message& m) {
+  if (from < 0 || from >= n_ || from == self_)
+    return refuse(message_name(m), "from unknown " + party(from));
+  if (auto* f = std::get_if<failure>(&m))
+    return refuse(f->step, party(from) + " failed: " + f->reason);
+  if (auto* q = std::get_if<predict_query>(&m))
+    return on_predict_query(from, *q);
+  if (auto* a = std::get_if<predict_answer>(&m))
+    return on_predict_answer(from, *a);
+  if (phase_ == phase::trained)
+    return refuse(message_name(m),
+                  party(from) + " sent a training message after training");
+  auto& box = inbox_[from];
+  if (box.size() >= max_backlog)
+    return refuse(message_name(m), party(from) + " is too many steps ahead");
+  box.push_back(m);
+  return advance();
+}
+
+outcome<outbox> client::advance() {
+  outbox out;
+  while (phase_ != phase::idle && phase_ != phase::trained) {
+    bool complete = true;
+    for (party_id p = 0; p < n_; ++p) {
+      if (p == self_ || got_[p])
+        continue;
+      auto& box = inbox_[p];
+      if (box.empty()) {
+        complete = false;
+        continue;
+      }
+      if (box.front().index() != expected_index())
+        return refuse(message_name(box.front()), party(p) + " sent it while " +
+                                                     std::string(phase_name()) +
+                                                     " messages are due");
+      got_[p] = std::move(box.front());
+      box.pop_front();
+    }
+    if (!complete)
+      break;
+    auto err = finish_phase(out);
+    for (auto& g : got_)
+      g.reset();
+    if (err)
+      return *err;
+  }
+  if (phase_ == phase::trained)
+    for (party_id p = 0; p < n_; ++p)
+      if (!inbox_[p].empty())
+        return refuse(message_name(inbox_[p].front()),
+                      party(p) + " sent a training message after training");
+  return out;
+}
+
+client::status client::finish_phase(outbox& out) {
+  switch (phase_) {
+  case phase::announce:
+    return finish_announce(out);
+  case phase::query:
+    return finish_query(out);
+  case phase::lead:
+    return finish_lead(out);
+  case phase::thresh:
+    return finish_thresh(out);
+  case phase::noise:
+    return finish_noise(out);
+  case phase::notify:
+    return finish_notify(out);
+  case phase::masked:
+    return finish_masked(out);
+  case phase::gain:
+    return finish_gain(out);
+  case phase::decide:
+    return finish_decide(out);
+  default:
+    return refuse(phase_name(), "no messages are due");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Trees and levels (Alg. 2)
+
+std::int32_t client::add_node(std::int32_t parent, double weight) {
+  auto id = static_cast<std::int32_t>(building_.nodes.size());
+  learners::tree_node n;
+  n.parent = parent;
+  n.value = static_cast<float>(weight);
+  building_.nodes.push_back(n);
+  pending_weight_.push_back(weight);
+  node_depth_.push_back(parent < 0 ? 0 : node_depth_[parent] + 1);
+  return id;
+}
+
+void client::begin_tree(outbox& out) {
+  ++tree_;
+  depth_ = 0;
+  // Alg. 2 l.5–8: gradients of the labels this client holds (Eq. 2, 3),
+  // with learners' logistic formulas (float g, h >= 1e-16).
+  grads_.resize(label_rows_.size());
+  learners::objective obj(learners::objective_kind::binary_logistic);
+  obj.gradients(labels_, margins_, grads_);
+  if (feverless()) {
+    // Spec §4.4: each g_i, h_i encoded on its own; sums of the integers
+    // are exact.
+    enc_g_.resize(grads_.size());
+    enc_h_.resize(grads_.size());
+    for (std::size_t k = 0; k < grads_.size(); ++k) {
+      enc_g_[k] = fp_.encode(grads_[k].g).value();
+      enc_h_[k] = fp_.encode(grads_[k].h).value();
+    }
+  }
+  building_ = {};
+  pending_weight_.clear();
+  node_depth_.clear();
+  add_node(-1, 0.0);
+  std::vector<std::uint32_t> rows(data_.rows());
+  std::iota(rows.begin(), rows.end(), 0u);
+  partition_ = learners::row_partition(std::move(rows));
+  frontier_ = {0};
+  begin_level(out);
+}
+
+void client::begin_level(outbox& out) {
+  row_node_.assign(data_.rows(), -1);
+  for (auto node : frontier_)
+    for (auto r : partition_.rows_of(node))
+      row_node_[r] = node;
+  // Alg. 2 l.13–18: this client as source. [A] one query per (node,
+  // source, feature, bucket) (spec §6 notes, §17 #12) over the bucket's
+  // rows whose labels it does not hold (mIDs, §17 #11).
+  own_features_.clear();
+  query_batch b;
+  b.tree = tree_;
+  b.depth = depth_;
+  b.offsets.push_back(0);
+  for (std::size_t pos = 0; pos < frontier_.size(); ++pos) {
+    auto node = frontier_[pos];
+    auto rows = partition_.rows_of(node);
+    for (auto f : query_features_) {
+      auto nb = static_cast<std::size_t>(cuts_.bins(f));
+      own_feature of;
+      of.node_pos = pos;
+      of.feature = f;
+      of.count.assign(nb, 0);
+      of.g.assign(nb, 0);
+      of.h.assign(nb, 0);
+      of.query.assign(nb, -1);
+      std::vector<std::uint32_t> miss(nb, 0);
+      for (auto r : rows) {
+        auto z = static_cast<std::size_t>(bins_.bin(r, f));
+        ++of.count[z];
+        auto k = own_index_[r];
+        if (k >= 0) {
+          of.g[z] += grads_[k].g;
+          of.h[z] += grads_[k].h;
+        } else {
+          ++miss[z];
+        }
+      }
+      // [D] A feature whose node rows fill fewer than two buckets has no
+      // candidate with two non-empty children: its sums would be released
+      // for nothing, so it is not queried at this node.
+      auto filled = std::count_if(of.count.begin(), of.count.end(),
+                                  [](std::uint32_t c) { return c > 0; });
+      if (filled < 2)
+        continue;
+      // Missing ids bucket after bucket, each in ascending row order (node
+      // rows are ascending: the partition splits stably).
+      std::vector<std::size_t> at(nb + 1, b.ids.size());
+      for (std::size_t z = 0; z < nb; ++z)
+        at[z + 1] = at[z] + miss[z];
+      b.ids.resize(at[nb]);
+      auto cursor = at;
+      for (auto r : rows)
+        if (own_index_[r] < 0)
+          b.ids[cursor[bins_.bin(r, f)]++] = r;
+      for (std::size_t z = 0; z < nb; ++z) {
+        // [D] Empty mIDs: the source owns every label of the bucket and
+        // needs no query (spec §6 notes).
+        if (miss[z] == 0)
+          continue;
+        auto qid = pack_qid({static_cast<std::uint32_t>(tree_),
+                             static_cast<std::uint32_t>(self_),
+                             static_cast<std::uint32_t>(node),
+                             static_cast<std::uint32_t>(f),
+                             static_cast<std::uint32_t>(z)});
+        of.query[z] = static_cast<std::int32_t>(b.qids.size());
+        b.qids.push_back(qid.value()); // fits: checked in params / ctor
+        b.nodes.push_back(node);
+        b.offsets.push_back(static_cast<std::uint32_t>(at[z + 1]));
+        if (feverless()) {
+          // [D] The lottery nonce r: the source draws 32 random bytes per
+          // query and broadcasts them (spec §7.1, §17 #8).
+          for (int w = 0; w < 4; ++w) {
+            auto x = rng_();
+            for (int i = 0; i < 8; ++i)
+              b.nonces.push_back(static_cast<std::uint8_t>(x >> (8 * i)));
+          }
+        }
+      }
+      own_features_.push_back(std::move(of));
+    }
+  }
+  accountant_.caused(b.qids.size());
+  batches_.assign(n_, {});
+  broadcast(out, b);
+  batches_[self_] = std::move(b);
+  phase_ = phase::query;
+}
+
+client::status client::finish_query(outbox& out) {
+  auto m = data_.rows();
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    batches_[p] = std::move(std::get<query_batch>(*got_[p]));
+    const auto& b = batches_[p];
+    auto k = b.qids.size();
+    if (b.tree != tree_ || b.depth != depth_)
+      return refuse("query", party(p) + "'s queries are for another level");
+    if (b.nodes.size() != k || b.offsets.size() != k + 1 || b.offsets[0] != 0 ||
+        b.offsets.back() != b.ids.size() ||
+        b.nonces.size() != (feverless() ? 32 * k : 0))
+      return refuse("query", party(p) + "'s field lengths differ");
+    for (std::size_t i = 0; i < k; ++i) {
+      if (i > 0 && b.qids[i] <= b.qids[i - 1])
+        return refuse("query",
+                      party(p) + "'s qids are not strictly increasing");
+      auto c = unpack_qid(b.qids[i]);
+      if (c.tree != static_cast<std::uint32_t>(tree_) ||
+          c.source != static_cast<std::uint32_t>(p) ||
+          c.node != static_cast<std::uint32_t>(b.nodes[i]) ||
+          c.bucket >= static_cast<std::uint32_t>(params_.buckets))
+        return refuse("query",
+                      party(p) + " sent a qid that does not match its query");
+      if (!std::binary_search(frontier_.begin(), frontier_.end(), b.nodes[i]))
+        return refuse("query",
+                      party(p) + " queried a node that is not on the frontier");
+      if (b.offsets[i + 1] <= b.offsets[i])
+        return refuse("query", party(p) + " sent a query without ids");
+      for (auto j = b.offsets[i]; j < b.offsets[i + 1]; ++j) {
+        auto id = b.ids[j];
+        if (id >= m || row_node_[id] != b.nodes[i])
+          return refuse("query", party(p) +
+                                     " sent an id that is not a row of the "
+                                     "queried node");
+        if (j > b.offsets[i] && id <= b.ids[j - 1])
+          return refuse("query",
+                        party(p) + "'s ids are not strictly increasing");
+      }
+    }
+  }
+  // The level's queries in canonical order: by source, then the source's
+  // (ascending) order; qids are therefore ascending overall.
+  queries_.clear();
+  first_.assign(n_ + 1, 0);
+  for (party_id p = 0; p < n_; ++p) {
+    first_[p] = queries_.size();
+    const auto& b = batches_[p];
+    for (std::size_t i = 0; i < b.qids.size(); ++i) {
+      level_query q;
+      q.qid = b.qids[i];
+      q.source = p;
+      q.node = b.nodes[i];
+      q.ids = {b.ids.data() + b.offsets[i], b.offsets[i + 1] - b.offsets[i]};
+      q.nonce = feverless() ? b.nonces.data() + 32 * i : nullptr;
+      queries_.push_back(std::move(q));
+      accountant_.count_query(queries_.back().ids);
+    }
+  }
+  first_[n_] = queries_.size();
+  accountant_.answered(queries_.size() - (first_[self_ + 1] - first_[self_]));
+  if (!feverless()) {
+    send_plain(out);
+    phase_ = phase::masked;
+    return {};
+  }
+  if (n_ == 2 || queries_.empty()) {
+    // [D] n = 2 (spec §7.4, §17 #22): Cand is empty, so the only
+    // non-source client leads without an election (one candidate decides
+    // nothing) and draws the single noise itself, with r = 0.
+    for (auto& q : queries_) {
+      q.leader = q.source == 0 ? 1 : 0;
+      if (q.leader != self_)
+        continue;
+      q.noise_g = encode_noise(params_.sensitivity_g * calib_.sigma);
+      q.noise_h = encode_noise(params_.sensitivity_h * calib_.sigma);
+      if (params_.test_hooks) {
+        noise_draws_[q.qid] = {q.noise_g, q.noise_h};
+        selections_[q.qid] = {1, 0, 1};
+      }
+    }
+    send_masked(out);
+    phase_ = phase::masked;
+    return {};
+  }
+  for (auto& q : queries_)
+    q.lottery = lottery_in(q, tag_lead, 0);
+  send_lead(out);
+  phase_ = phase::lead;
+  return {};
+}
+
+namespace {
+
+/// Patches tag and attempt into a lottery input made by
+/// crypto::lottery_input, whose documented layout is tag (1 B) || qid (8 B)
+/// || attempt (4 B LE) || digest of the ids || r.
+void patch_lottery(std::vector<std::uint8_t>& in, std::uint8_t tag,
+                   std::uint32_t attempt) {
+  in[0] = tag;
+  for (int i = 0; i < 4; ++i)
+    in[9 + i] = static_cast<std::uint8_t>(attempt >> (8 * i));
+}
+
+/// Whether patching reproduces crypto::lottery_input (checked once, so a
+/// change of that layout costs speed, never correctness).
+bool patching_works() {
+  static const bool ok = [] {
+    std::array<std::uint8_t, 32> r{};
+    r[3] = 7;
+    std::vector<std::uint32_t> ids = {4, 9};
+    auto in = crypto::lottery_input(tag_lead, 0x0102030405060708, 0, ids, r);
+    patch_lottery(in, tag_noise, 0x01020304);
+    return in == crypto::lottery_input(tag_noise, 0x0102030405060708,
+                                       0x01020304, ids, r);
+  }();
+  return ok;
+}
+
+} // namespace
+
+std::vector<std::uint8_t> client::lottery_in(const level_query& q,
+                                             std::uint8_t tag,
+                                             std::uint32_t attempt) const {
+  // The ids are hashed once per query (they can be long), not per ticket.
+  if (!q.lottery.empty() && patching_works()) {
+    auto in = q.lottery;
+    patch_lottery(in, tag, attempt);
+    return in;
+  }
+  return crypto::lottery_input(tag, q.qid, attempt, q.ids,
+                               std::span<const std::uint8_t, 32>(q.nonce, 32));
+}
+
+std::uint64_t client::encode_noise(double stddev) {
+  // Spec §15.3: noise from the (injected) CSPRNG, encoded once per draw;
+  // the setup checked that any draw fits.
+  return fp_.encode(dp::gaussian(rng_, stddev)).value();
+}
+
+// ---------------------------------------------------------------------------
+// Leader election (Alg. 4, spec §7.3)
+
+void client::send_lead(outbox& out) {
+  // Every client but a query's source draws a ticket over (LEAD, qid, 0,
+  // mIDs, r) and sends it with its signature, so everyone can verify it.
+  my_lead_ = {};
+  my_lead_.tree = tree_;
+  my_lead_.depth = depth_;
+  for (const auto& q : queries_)
+    if (q.source != self_)
+      my_lead_.tickets.push_back(
+          crypto::draw_ticket(creds_->identity, lottery_in(q, tag_lead, 0)));
+  broadcast(out, my_lead_);
+}
+
+client::status client::finish_lead(outbox& out) {
+  auto count = [&](party_id c) { return first_[c + 1] - first_[c]; };
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    const auto& t = as<lead_tickets>(got_[p]);
+    if (t.tree != tree_ || t.depth != depth_)
+      return refuse("lead", party(p) + "'s tickets are for another level");
+    if (t.tickets.size() != queries_.size() - count(p))
+      return refuse("lead", party(p) + " sent the wrong number of tickets");
+  }
+  for (std::size_t i = 0; i < queries_.size(); ++i) {
+    auto& q = queries_[i];
+    auto input = lottery_in(q, tag_lead, 0);
+    party_id best = -1;
+    const crypto::score* best_score = nullptr;
+    // The source never runs; ties go to the lowest index [D] (§7.3 l.7).
+    for (party_id c = 0; c < n_; ++c) {
+      if (c == q.source)
+        continue;
+      const auto& v =
+          c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
+      // Client c's tickets skip its own queries, which all precede query i
+      // when c < source and all follow it otherwise.
+      const auto& t = v[c < q.source ? i - count(c) : i];
+      if (c != self_ && !crypto::check_ticket(creds_->keys[c], input, t))
+        return refuse("lead", party(c) + "'s lottery ticket does not verify");
+      if (best < 0 || crypto::score_greater(t.value, *best_score)) {
+        best = c;
+        best_score = &t.value;
+      }
+    }
+    q.leader = best;
+    q.attempt = 0;
+    q.pending = true;
+  }
+  round_ = 0;
+  round_queries_.clear();
+  return begin_round(out);
+}
+
+// ---------------------------------------------------------------------------
+// Noise injection (Alg. 5 l.1–21, spec §7.4)
+
+client::status client::begin_round(outbox& out) {
+  // Alg. 5 l.2–5: the leader draws a second ticket as the threshold.
+  threshold_tickets t;
+  t.tree = tree_;
+  t.depth = depth_;
+  t.round = round_;
+  for (auto& q : queries_) {
+    if (q.leader != self_ || !q.pending)
+      continue;
+    auto tk = crypto::draw_ticket(creds_->identity,
+                                  lottery_in(q, tag_thresh, q.attempt));
+    q.threshold = tk.value;
+    t.qids.push_back(q.qid);
+    t.attempts.push_back(q.attempt);
+    t.tickets.push_back(tk);
+  }
+  broadcast(out, t);
+  phase_ = phase::thresh;
+  return {};
+}
+
+client::status client::finish_thresh(outbox& out) {
+  auto find = [&](std::uint64_t qid) -> level_query* {
+    auto it = std::lower_bound(
+        queries_.begin(), queries_.end(), qid,
+        [](const level_query& q, std::uint64_t x) { return q.qid < x; });
+    return it != queries_.end() && it->qid == qid ? &*it : nullptr;
+  };
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    const auto& t = as<threshold_tickets>(got_[p]);
+    if (t.tree != tree_ || t.depth != depth_ || t.round != round_)
+      return refuse("thresh", party(p) + "'s thresholds are for another round");
+    auto k = t.qids.size();
+    if (t.attempts.size() != k || t.tickets.size() != k)
+      return refuse("thresh", party(p) + "'s field lengths differ");
+    if (round_ == 0) {
+      // Every query the sender leads, in order, at attempt 0.
+      std::size_t j = 0;
+      for (const auto& q : queries_) {
+        if (q.leader != p)
+          continue;
+        if (j >= k || t.qids[j] != q.qid || t.attempts[j] != 0)
+          return refuse("thresh",
+                        party(p) + " sent thresholds for other queries");
+        ++j;
+      }
+      if (j != k)
+        return refuse("thresh",
+                      party(p) + " sent thresholds for other queries");
+    } else if (k != redo_by_[p]) {
+      return refuse("thresh", party(p) + " redoes " + std::to_string(k) +
+                                  " queries, it announced " +
+                                  std::to_string(redo_by_[p]));
+    }
+    for (std::size_t j = 0; j < k; ++j) {
+      auto* q = find(t.qids[j]);
+      if (!q || q->leader != p || (j > 0 && t.qids[j] <= t.qids[j - 1]))
+        return refuse("thresh", party(p) + " sent a threshold for a query "
+                                           "it does not lead");
+      if (round_ > 0) {
+        // A redo: the query waited in the last round, this client did not
+        // volunteer for it (else it was resolved), next attempt.
+        auto idx = static_cast<std::size_t>(q - queries_.data());
+        if (!std::binary_search(round_queries_.begin(), round_queries_.end(),
+                                idx) ||
+            q->volunteered || t.attempts[j] != q->attempt + 1)
+          return refuse("thresh",
+                        party(p) + " redoes a query that was resolved");
+        q->attempt = t.attempts[j];
+      }
+      if (!crypto::check_ticket(creds_->keys[p],
+                                lottery_in(*q, tag_thresh, q->attempt),
+                                t.tickets[j]))
+        return refuse("thresh",
+                      party(p) + "'s threshold ticket does not verify");
+      q->threshold = t.tickets[j].value;
+      q->pending = true;
+    }
+  }
+  round_queries_.clear();
+  for (std::size_t i = 0; i < queries_.size(); ++i)
+    if (queries_[i].pending)
+      round_queries_.push_back(i);
+  // Alg. 5 l.7–13: each candidate c not in {source, leader} draws a ticket
+  // over (NOISE, qid, attempt); if it beats the threshold it volunteers
+  // noise N(0, Δ²σ²) blinded by a uniform r mod 2^64.
+  std::vector<noise_offers> offers(n_);
+  for (auto& o : offers) {
+    o.tree = tree_;
+    o.depth = depth_;
+    o.round = round_;
+  }
+  for (auto i : round_queries_) {
+    auto& q = queries_[i];
+    if (q.source == self_ || q.leader == self_)
+      continue;
+    auto tk = crypto::draw_ticket(creds_->identity,
+                                  lottery_in(q, tag_noise, q.attempt));
+    bool v = crypto::score_greater(tk.value, q.threshold);
+    auto& o = offers[q.leader];
+    o.volunteer.push_back(v ? 1 : 0);
+    if (!v)
+      continue;
+    // [P] Volunteers draw before they know whether they are selected.
+    q.volunteered = true;
+    q.n_g = encode_noise(params_.sensitivity_g * calib_.sigma);
+    q.n_h = encode_noise(params_.sensitivity_h * calib_.sigma);
+    q.r_g = rng_();
+    q.r_h = rng_();
+    o.tickets.push_back(tk);
+    o.g.push_back(q.n_g + q.r_g);
+    o.h.push_back(q.n_h + q.r_h);
+  }
+  for (party_id p = 0; p < n_; ++p)
+    if (p != self_)
+      send(out, p, std::move(offers[p]));
+  phase_ = phase::noise;
+  return {};
+}
+
+client::status client::finish_noise(outbox& out) {
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    const auto& o = as<noise_offers>(got_[p]);
+    if (o.tree != tree_ || o.depth != depth_ || o.round != round_)
+      return refuse("noise", party(p) + "'s offers are for another round");
+    std::size_t expected = 0;
+    for (auto i : round_queries_)
+      if (queries_[i].leader == self_ && queries_[i].source != p)
+        ++expected;
+    if (o.volunteer.size() != expected)
+      return refuse("noise", party(p) + " sent the wrong number of flags");
+    std::size_t volunteers = 0;
+    for (auto f : o.volunteer) {
+      if (f > 1)
+        return refuse("noise", party(p) + " sent a flag that is not 0 or 1");
+      volunteers += f;
+    }
+    if (o.tickets.size() != volunteers || o.g.size() != volunteers ||
+        o.h.size() != volunteers)
+      return refuse("noise", party(p) + "'s field lengths differ");
+    std::size_t k = 0, v = 0;
+    for (auto i : round_queries_) {
+      auto& q = queries_[i];
+      if (q.leader != self_ || q.source == p)
+        continue;
+      if (!o.volunteer[k++])
+        continue;
+      const auto& tk = o.tickets[v];
+      if (!crypto::check_ticket(creds_->keys[p],
+                                lottery_in(q, tag_noise, q.attempt), tk))
+        return refuse("noise",
+                      party(p) + "'s volunteer ticket does not verify");
+      if (!crypto::score_greater(tk.value, q.threshold))
+        return refuse("noise", party(p) + " volunteered with a ticket below "
+                                          "the threshold");
+      q.offers.push_back({p, o.g[v], o.h[v], false});
+      ++v;
+    }
+  }
+  // Alg. 5 l.14–20: keep k volunteers, uniformly; redo when none.
+  my_redo_ = 0;
+  for (auto i : round_queries_) {
+    auto& q = queries_[i];
+    if (q.leader != self_)
+      continue;
+    auto kh = q.offers.size();
+    if (kh == 0) {
+      if (q.attempt + 1 >= max_attempts)
+        return refuse("noise", "no candidate volunteered in " +
+                                   std::to_string(max_attempts) + " attempts");
+      ++my_redo_;
+      continue;
+    }
+    std::size_t k = 1;
+    if (params_.selection == noise_selection::portion) {
+      // [A] k = ceil(k̂ p) (spec §7.4, §17 #5); the 1e-9 keeps 3 * (1/3)
+      // from rounding up to 2.
+      k = static_cast<std::size_t>(
+          std::ceil(static_cast<double>(kh) * params_.portion - 1e-9));
+      k = std::clamp<std::size_t>(k, 1, kh);
+    }
+    std::vector<std::size_t> idx(kh);
+    std::iota(idx.begin(), idx.end(), 0);
+    for (std::size_t j = 0; j < k; ++j)
+      std::swap(idx[j], idx[j + uniform_below(rng_, kh - j)]);
+    for (std::size_t j = 0; j < k; ++j) {
+      auto& of = q.offers[idx[j]];
+      of.selected = true;
+      // Ñ = sum of the selected blinded draws: the leader never sees a draw
+      // in the clear.
+      q.noise_g += of.g;
+      q.noise_h += of.h;
+    }
+    q.pending = false;
+    if (params_.test_hooks)
+      selections_[q.qid] = {q.attempt + 1, static_cast<std::uint32_t>(kh),
+                            static_cast<std::uint32_t>(k)};
+  }
+  // [D] NOTIFY tells every volunteer, selected or not (spec §7.2), and every
+  // client how many queries are redone.
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    noise_notice nt;
+    nt.tree = tree_;
+    nt.depth = depth_;
+    nt.round = round_;
+    nt.redo = my_redo_;
+    for (auto i : round_queries_) {
+      const auto& q = queries_[i];
+      if (q.leader != self_)
+        continue;
+      for (const auto& of : q.offers)
+        if (of.from == p)
+          nt.selected.push_back(of.selected ? 1 : 0);
+    }
+    send(out, p, std::move(nt));
+  }
+  phase_ = phase::notify;
+  return {};
+}
+
+client::status client::finish_notify(outbox& out) {
+  std::uint64_t redo = my_redo_;
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    const auto& nt = as<noise_notice>(got_[p]);
+    if (nt.tree != tree_ || nt.depth != depth_ || nt.round != round_)
+      return refuse("notify", party(p) + "'s notice is for another round");
+    std::size_t mine = 0, others = 0;
+    for (auto i : round_queries_) {
+      const auto& q = queries_[i];
+      if (q.leader != p)
+        continue;
+      ++(q.volunteered ? mine : others);
+    }
+    if (nt.selected.size() != mine)
+      return refuse("notify", party(p) + " sent the wrong number of flags");
+    if (nt.redo > others)
+      return refuse("notify",
+                    party(p) + " redoes more queries than it may redo");
+    std::size_t k = 0;
+    for (auto i : round_queries_) {
+      auto& q = queries_[i];
+      if (q.leader != p || !q.volunteered)
+        continue;
+      auto s = nt.selected[k++];
+      if (s > 1)
+        return refuse("notify", party(p) + " sent a flag that is not 0 or 1");
+      if (s) {
+        q.selected = true;
+        if (params_.test_hooks)
+          noise_draws_[q.qid] = {q.n_g, q.n_h};
+      }
+    }
+    redo_by_[p] = nt.redo;
+    redo += nt.redo;
+  }
+  if (redo > 0) {
+    // Alg. 5 l.16–17: the leaders of the queries nobody volunteered for
+    // send a new threshold (attempt + 1); everybody runs one more round.
+    ++round_;
+    for (auto i : round_queries_) {
+      auto& q = queries_[i];
+      if (q.leader == self_) {
+        if (q.pending)
+          ++q.attempt;
+      } else {
+        q.pending = false;
+      }
+    }
+    return begin_round(out);
+  }
+  send_masked(out);
+  phase_ = phase::masked;
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// Masked replies (Alg. 5 l.22–37, spec §7.5) and the baselines (§10.5)
+
+void client::send_masked(outbox& out) {
+  // Extension point (mode ahe, not implemented): the AHE baseline keeps
+  // everything up to here and replaces the masks below by Paillier
+  // encryptions of the (leader: noisy) partial sums under the source's key.
+  std::vector<masked_sums> msgs(n_);
+  for (auto& m : msgs) {
+    m.tree = tree_;
+    m.depth = depth_;
+  }
+  own_g_.clear();
+  own_h_.clear();
+  for (const auto& q : queries_) {
+    std::uint64_t g = 0, h = 0;
+    for (auto id : q.ids) {
+      auto k = own_index_[id];
+      if (k >= 0) {
+        g += enc_g_[k];
+        h += enc_h_[k];
+      }
+    }
+    // Every client masks, the source and the leader included (§7.5 [P]):
+    // the pairwise terms cancel only in the sum over all n clients.
+    std::uint64_t mg = 0, mh = 0;
+    crypto::pairwise_mask(static_cast<std::uint32_t>(self_), peer_ids_, seeds_,
+                          q.qid, ctx_g, {&mg, 1});
+    crypto::pairwise_mask(static_cast<std::uint32_t>(self_), peer_ids_, seeds_,
+                          q.qid, ctx_h, {&mh, 1});
+    g += mg;
+    h += mh;
+    // [A] Only selected volunteers subtract their r (§17 #6).
+    if (q.selected) {
+      g -= q.r_g;
+      h -= q.r_h;
+    }
+    if (q.leader == self_) {
+      g += q.noise_g;
+      h += q.noise_h;
+    }
+    if (q.source == self_) {
+      own_g_.push_back(g);
+      own_h_.push_back(h);
+    } else {
+      msgs[q.source].g.push_back(g);
+      msgs[q.source].h.push_back(h);
+    }
+  }
+  for (party_id p = 0; p < n_; ++p)
+    if (p != self_)
+      send(out, p, std::move(msgs[p]));
+}
+
+void client::send_plain(outbox& out) {
+  std::vector<plain_sums> msgs(n_);
+  for (auto& m : msgs) {
+    m.tree = tree_;
+    m.depth = depth_;
+  }
+  bool ldp = params_.protocol == mode::ldp;
+  for (const auto& q : queries_) {
+    if (q.source == self_)
+      continue;
+    double g = 0, h = 0;
+    for (auto id : q.ids) {
+      auto k = own_index_[id];
+      if (k >= 0) {
+        g += grads_[k].g;
+        h += grads_[k].h;
+      }
+    }
+    if (ldp) {
+      // [D] LDP (§10.5): every non-source client noises its own sums with
+      // the same sigma, whether or not it holds any of the ids.
+      g += dp::gaussian(rng_, params_.sensitivity_g * calib_.sigma);
+      h += dp::gaussian(rng_, params_.sensitivity_h * calib_.sigma);
+    }
+    msgs[q.source].g.push_back(g);
+    msgs[q.source].h.push_back(h);
+  }
+  for (party_id p = 0; p < n_; ++p)
+    if (p != self_)
+      send(out, p, std::move(msgs[p]));
+}
+
+client::status client::finish_masked(outbox& out) {
+  auto mine = first_[self_ + 1] - first_[self_];
+  std::vector<double> dg(mine, 0), dh(mine, 0);
+  if (feverless()) {
+    // Spec §7.7: sum_c G^(c) = sum g over mIDs + the selected noise (mod N).
+    auto sg = own_g_, sh = own_h_;
+    for (party_id p = 0; p < n_; ++p) {
+      if (p == self_)
+        continue;
+      const auto& ms = as<masked_sums>(got_[p]);
+      if (ms.tree != tree_ || ms.depth != depth_)
+        return refuse("masked", party(p) + "'s sums are for another level");
+      if (ms.g.size() != mine || ms.h.size() != mine)
+        return refuse("masked", party(p) + " sent sums for " +
+                                    std::to_string(ms.g.size()) +
+                                    " queries, this client asked " +
+                                    std::to_string(mine));
+      for (std::size_t k = 0; k < mine; ++k) {
+        sg[k] += ms.g[k];
+        sh[k] += ms.h[k];
+      }
+    }
+    for (std::size_t k = 0; k < mine; ++k) {
+      dg[k] = fp_.decode(sg[k]);
+      dh[k] = fp_.decode(sh[k]);
+      const auto& q = queries_[first_[self_] + k];
+      // [D] Spec §7.7 backstop: with one reply missing or corrupt the sum
+      // is uniform in Z_N and lands in this range with probability about
+      // 2 bound 2^F / 2^64. (No retry, §10.4: the session aborts.)
+      if (!in_range(dg[k], dh[k], q.ids.size(), noise_draws_max()))
+        return refuse("masked", "the aggregate of a query is out of range: "
+                                "a masked reply is corrupt");
+      if (params_.test_hooks) {
+        traces_.push_back(
+            {q.qid, q.leader,
+             std::vector<std::uint32_t>(q.ids.begin(), q.ids.end()), sg[k],
+             sh[k]});
+      }
+    }
+  } else {
+    for (party_id p = 0; p < n_; ++p) {
+      if (p == self_)
+        continue;
+      const auto& ps = as<plain_sums>(got_[p]);
+      if (ps.tree != tree_ || ps.depth != depth_)
+        return refuse("plain_sums", party(p) + "'s sums are for another level");
+      if (ps.g.size() != mine || ps.h.size() != mine)
+        return refuse("plain_sums", party(p) + " sent sums for " +
+                                        std::to_string(ps.g.size()) +
+                                        " queries, this client asked " +
+                                        std::to_string(mine));
+      bool ldp = params_.protocol == mode::ldp;
+      for (std::size_t k = 0; k < mine; ++k) {
+        // One client's partial sum: |g| < 1, 0 < h <= 1/4 per label, plus
+        // (LDP) one noise draw.
+        if (!in_range(ps.g[k], ps.h[k], queries_[first_[self_] + k].ids.size(),
+                      ldp ? 1 : 0))
+          return refuse("plain_sums", party(p) + " sent a sum that is out "
+                                                 "of range");
+        dg[k] += ps.g[k];
+        dh[k] += ps.h[k];
+      }
+    }
+  }
+  // Spec §7.7, §8.1: bucket sums = decoded part + exact own part; best
+  // split over this client's features (lower feature, then lower bucket
+  // on ties); node totals from the best feature (else the first queried).
+  auto nodes = frontier_.size();
+  best_.assign(nodes, {});
+  totals_.assign(nodes, {});
+  has_totals_.assign(nodes, 0);
+  for (auto& of : own_features_) {
+    for (std::size_t z = 0; z < of.query.size(); ++z)
+      if (of.query[z] >= 0) {
+        of.g[z] += dg[static_cast<std::size_t>(of.query[z])];
+        of.h[z] += dh[static_cast<std::size_t>(of.query[z])];
+      }
+    auto s = best_bucket_split(of.feature, {of.g, of.h, of.count},
+                               params_.lambda, params_.gamma);
+    auto pos = of.node_pos;
+    if (!has_totals_[pos]) {
+      has_totals_[pos] = 1;
+      for (std::size_t z = 0; z < of.g.size(); ++z) {
+        totals_[pos].g += of.g[z];
+        totals_[pos].h += of.h[z];
+      }
+    }
+    if (s.valid() && (!best_[pos].valid() || s.gain > best_[pos].gain)) {
+      best_[pos] = s;
+      totals_[pos] = s.left + s.right;
+    }
+  }
+  // Alg. 2 l.21: only the scalar L^(c) leaves; feature, bucket and
+  // threshold stay private.
+  my_gains_ = {};
+  my_gains_.tree = tree_;
+  my_gains_.depth = depth_;
+  for (std::size_t pos = 0; pos < nodes; ++pos)
+    my_gains_.gains.push_back(best_[pos].valid() ? best_[pos].gain : -inf);
+  my_gains_.has_totals = has_totals_;
+  broadcast(out, my_gains_);
+  phase_ = phase::gain;
+  return {};
+}
+
+int client::noise_draws_max() const {
+  // k <= n - 2 selected volunteers; the n = 2 leader draws once.
+  return std::max(1, n_ - 2);
+}
+
+bool client::in_range(double g, double h, std::size_t ids, int draws) const {
+  auto count = static_cast<double>(ids);
+  double ng = draws * max_gaussian * params_.sensitivity_g * calib_.sigma;
+  double nh = draws * max_gaussian * params_.sensitivity_h * calib_.sigma;
+  // Slack for the fixed-point rounding of each encoded value.
+  double slack = 1e-6 * (count + 1);
+  return std::isfinite(g) && std::isfinite(h) &&
+         std::fabs(g) <= count + ng + slack && h >= -nh - slack &&
+         h <= 0.25 * count + nh + slack;
+}
+
+// ---------------------------------------------------------------------------
+// Global decision, split and leaf weights (Alg. 2 l.23–34, spec §8.2–8.3)
+
+client::status client::finish_gain(outbox& out) {
+  auto nodes = frontier_.size();
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    const auto& g = as<best_gains>(got_[p]);
+    if (g.tree != tree_ || g.depth != depth_)
+      return refuse("gain", party(p) + "'s gains are for another level");
+    if (g.gains.size() != nodes || g.has_totals.size() != nodes)
+      return refuse("gain", party(p) + " sent gains for " +
+                                std::to_string(g.gains.size()) +
+                                " nodes, the level has " +
+                                std::to_string(nodes));
+    for (std::size_t pos = 0; pos < nodes; ++pos)
+      if (bad_double(g.gains[pos]) || g.has_totals[pos] > 1 ||
+          (g.gains[pos] != -inf && !g.has_totals[pos]))
+        return refuse("gain", party(p) + " sent an impossible gain");
+  }
+  auto gains_of = [&](party_id c) -> const best_gains& {
+    return c == self_ ? my_gains_ : as<best_gains>(got_[c]);
+  };
+  plans_.assign(nodes, {});
+  for (std::size_t pos = 0; pos < nodes; ++pos) {
+    auto& plan = plans_[pos];
+    // c* = argmax L^(c), ties to the lowest index [D] (§8.2).
+    double best = -inf;
+    for (party_id c = 0; c < n_; ++c) {
+      double g = gains_of(c).gains[pos];
+      if (plan.splitter < 0 || g > best) {
+        plan.splitter = c;
+        best = g;
+      }
+    }
+    plan.gain = best;
+    // Alg. 2 l.24: a leaf if L_max <= thr_L.
+    plan.split = best > params_.split_threshold;
+    if (plan.split)
+      continue;
+    // [D] §8.3: a stopped node is weighed by c* from its own totals; when
+    // c* has none (no queried feature at the node), by the best client
+    // that has; when none has, the parent splitter's weight stays.
+    double wbest = -inf;
+    for (party_id c = 0; c < n_; ++c) {
+      const auto& g = gains_of(c);
+      if (!g.has_totals[pos])
+        continue;
+      if (plan.weigher < 0 || g.gains[pos] > wbest) {
+        plan.weigher = c;
+        wbest = g.gains[pos];
+      }
+    }
+  }
+  my_decisions_ = {};
+  my_decisions_.tree = tree_;
+  my_decisions_.depth = depth_;
+  for (std::size_t pos = 0; pos < nodes; ++pos) {
+    const auto& plan = plans_[pos];
+    auto node = frontier_[pos];
+    if (plan.split && plan.splitter == self_) {
+      // §8.2: c* splits the node's rows (left iff bucket <= z*) and, as the
+      // parent splitter (§8.3 default), weighs both children from its noisy
+      // sums.
+      const auto& s = best_[pos];
+      auto rows = partition_.rows_of(node);
+      std::vector<std::uint8_t> flags(rows.size());
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        flags[i] = bins_.bin(rows[i], s.feature) <= s.bucket ? 1 : 0;
+      append_bits(my_decisions_.goes_left_bits, flags);
+      my_decisions_.split_nodes.push_back(node);
+      my_decisions_.left_weights.push_back(leaf_weight(s.left, params_.lambda));
+      my_decisions_.right_weights.push_back(
+          leaf_weight(s.right, params_.lambda));
+      own_splits_[{tree_, node}] = {s.feature, s.bucket,
+                                    cuts_.threshold(s.feature, s.bucket)};
+    } else if (!plan.split && plan.weigher == self_) {
+      my_decisions_.leaf_nodes.push_back(node);
+      my_decisions_.leaf_weights.push_back(
+          leaf_weight(totals_[pos], params_.lambda));
+    }
+  }
+  broadcast(out, my_decisions_);
+  phase_ = phase::decide;
+  return {};
+}
+
+client::status client::finish_decide(outbox& out) {
+  auto nodes = frontier_.size();
+  auto decisions_of = [&](party_id c) -> const node_decisions& {
+    return c == self_ ? my_decisions_ : as<node_decisions>(got_[c]);
+  };
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    const auto& d = as<node_decisions>(got_[p]);
+    if (d.tree != tree_ || d.depth != depth_)
+      return refuse("split", party(p) + "'s decisions are for another level");
+    std::vector<std::int32_t> splits, leaves;
+    std::size_t bytes = 0;
+    for (std::size_t pos = 0; pos < nodes; ++pos) {
+      const auto& plan = plans_[pos];
+      if (plan.split && plan.splitter == p) {
+        splits.push_back(frontier_[pos]);
+        bytes += packed_size(partition_.size(frontier_[pos]));
+      } else if (!plan.split && plan.weigher == p) {
+        leaves.push_back(frontier_[pos]);
+      }
+    }
+    if (d.split_nodes != splits || d.leaf_nodes != leaves)
+      return refuse("split", party(p) + " decided other nodes than it won");
+    if (d.goes_left_bits.size() != bytes ||
+        d.left_weights.size() != splits.size() ||
+        d.right_weights.size() != splits.size() ||
+        d.leaf_weights.size() != leaves.size())
+      return refuse("split", party(p) + "'s field lengths differ");
+    for (const auto* v : {&d.left_weights, &d.right_weights, &d.leaf_weights})
+      for (double w : *v)
+        if (!std::isfinite(w))
+          return refuse("split", party(p) + " sent a weight that is not "
+                                            "finite");
+  }
+  struct cursor {
+    std::size_t split = 0, byte = 0, leaf = 0;
+  };
+  std::vector<cursor> at(n_);
+  struct pending_split {
+    std::size_t pos;
+    double left_weight, right_weight;
+  };
+  std::vector<pending_split> todo;
+  std::vector<std::vector<std::uint8_t>> flags;
+  flags.reserve(nodes);
+  std::vector<learners::node_split> splits;
+  auto next_id = static_cast<std::int32_t>(building_.nodes.size());
+  for (std::size_t pos = 0; pos < nodes; ++pos) {
+    const auto& plan = plans_[pos];
+    auto node = frontier_[pos];
+    if (plan.split) {
+      const auto& d = decisions_of(plan.splitter);
+      auto& c = at[plan.splitter];
+      auto rows = partition_.size(node);
+      flags.push_back(unpack_bits(d.goes_left_bits, c.byte, rows));
+      c.byte += packed_size(rows);
+      todo.push_back({pos, d.left_weights[c.split], d.right_weights[c.split]});
+      ++c.split;
+      // Children ids in frontier order, left then right, as learners'
+      // tree_grower hands them out.
+      splits.push_back({node, next_id, next_id + 1, flags.back()});
+      next_id += 2;
+    } else {
+      double w = pending_weight_[node];
+      if (plan.weigher >= 0)
+        w = decisions_of(plan.weigher).leaf_weights[at[plan.weigher].leaf++];
+      auto& n = building_.nodes[node];
+      n.left = n.right = -1;
+      n.value = static_cast<float>(params_.eta * w);
+    }
+  }
+  try {
+    partition_.split(splits);
+  } catch (const std::invalid_argument&) {
+    return refuse("split", "the split bits do not partition the nodes");
+  }
+  std::vector<std::int32_t> next;
+  for (const auto& t : todo) {
+    auto node = frontier_[t.pos];
+    auto lid = add_node(node, t.left_weight);
+    auto rid = add_node(node, t.right_weight);
+    auto& n = building_.nodes[node];
+    n.left = lid;
+    n.right = rid;
+    n.owner = plans_[t.pos].splitter;
+    n.feature = -1;
+    n.bin = -1;
+    n.threshold = std::numeric_limits<float>::quiet_NaN();
+    n.gain = static_cast<float>(2 * (plans_[t.pos].gain + params_.gamma));
+    for (auto child : {lid, rid}) {
+      // A node at depth d is a leaf (§5): its weight is the splitter's.
+      if (node_depth_[child] >= params_.max_depth)
+        building_.nodes[child].value =
+            static_cast<float>(params_.eta * pending_weight_[child]);
+      else
+        next.push_back(child);
+    }
+  }
+  frontier_ = std::move(next);
+  if (frontier_.empty()) {
+    finish_tree(out);
+    return {};
+  }
+  ++depth_;
+  begin_level(out);
+  return {};
+}
+
+void client::finish_tree(outbox& out) {
+  // Alg. 2 l.34: the clients update the margins of the labels they hold.
+  for (std::size_t id = 0; id < building_.nodes.size(); ++id) {
+    const auto& n = building_.nodes[id];
+    if (!n.is_leaf())
+      continue;
+    double v = n.value;
+    for (auto r : partition_.rows_of(static_cast<std::int32_t>(id))) {
+      auto k = own_index_[r];
+      if (k >= 0)
+        margins_[static_cast<std::size_t>(k)] += v;
+    }
+  }
+  model_.trees.push_back(std::move(building_));
+  building_ = {};
+  if (tree_ + 1 < params_.trees) {
+    begin_tree(out);
+    return;
+  }
+  phase_ = phase::trained;
+}
+
+// ---------------------------------------------------------------------------
+// Federated prediction (spec §9)
+
+namespace {
+
+void check_no_missing(const learners::dataset& d, const char* what) {
+  for (std::size_t j = 0; j < d.features(); ++j)
+    for (std::size_t i = 0; i < d.rows(); ++i)
+      if (learners::is_missing(d.value(i, j)))
+        throw input_error(std::string("feverless: the ") + what +
+                          " has a missing value of feature \"" +
+                          d.feature_names()[j] + "\" in data row " +
+                          std::to_string(i + 1));
+}
+
+} // namespace
+
+void client::set_predict_data(learners::dataset d) {
+  if (d.features() != data_.features())
+    throw input_error(
+        "feverless: the prediction data has " + std::to_string(d.features()) +
+        " features, the training data had " + std::to_string(data_.features()));
+  check_no_missing(d, "prediction data");
+  predict_data_ = std::move(d);
+}
+
+outbox client::start_predict(learners::dataset own_eval) {
+  if (!training_done())
+    throw std::logic_error("feverless::client: predict before training ended");
+  if (own_eval.features() != data_.features())
+    throw input_error("feverless: the prediction data has " +
+                      std::to_string(own_eval.features()) +
+                      " features, the training data had " +
+                      std::to_string(data_.features()));
+  check_no_missing(own_eval, "prediction data");
+  eval_ = std::move(own_eval);
+  positions_.assign(model_.trees.size() * eval_.rows(), 0);
+  predict_step_ = 0;
+  predict_phase_ = predict_phase::asking;
+  return predict_step();
+}
+
+outbox client::predict_step() {
+  auto rows = eval_.rows();
+  // Walk own splits as far as they go; group rows waiting at another
+  // client's split by (tree, node).
+  std::vector<std::map<std::pair<std::int32_t, std::int32_t>,
+                       std::vector<std::uint32_t>>>
+      groups(n_);
+  for (std::size_t t = 0; t < model_.trees.size(); ++t) {
+    const auto& nodes = model_.trees[t].nodes;
+    for (std::size_t i = 0; i < rows; ++i) {
+      auto& pos = positions_[t * rows + i];
+      while (!nodes[pos].is_leaf() && nodes[pos].owner == self_) {
+        const auto& s = own_splits_.at({static_cast<std::int32_t>(t), pos});
+        pos = eval_.value(i, static_cast<std::size_t>(s.feature)) < s.threshold
+                  ? nodes[pos].left
+                  : nodes[pos].right;
+      }
+      if (!nodes[pos].is_leaf())
+        groups[nodes[pos].owner][{static_cast<std::int32_t>(t), pos}].push_back(
+            static_cast<std::uint32_t>(i));
+    }
+  }
+  outbox out;
+  asked_.assign(n_, {});
+  waiting_.assign(n_, false);
+  for (party_id p = 0; p < n_; ++p) {
+    if (groups[p].empty())
+      continue;
+    auto& q = asked_[p];
+    q.step = predict_step_;
+    q.offsets.push_back(0);
+    for (auto& [key, rs] : groups[p]) {
+      q.trees.push_back(key.first);
+      q.nodes.push_back(key.second);
+      q.rows.insert(q.rows.end(), rs.begin(), rs.end());
+      q.offsets.push_back(static_cast<std::uint32_t>(q.rows.size()));
+    }
+    send(out, p, q);
+    waiting_[p] = true;
+  }
+  if (!out.empty()) {
+    ++predict_step_;
+    return out;
+  }
+  predicted_.assign(rows, 0);
+  for (std::size_t i = 0; i < rows; ++i) {
+    auto acc = static_cast<float>(model_.base_margin[0]);
+    for (std::size_t t = 0; t < model_.trees.size(); ++t)
+      acc += model_.trees[t].nodes[positions_[t * rows + i]].value;
+    predicted_[i] = acc;
+  }
+  predict_phase_ = predict_phase::done;
+  return out;
+}
+
+outcome<outbox> client::on_predict_query(party_id from,
+                                         const predict_query& m) {
+  auto k = m.nodes.size();
+  if (m.trees.size() != k || m.offsets.size() != k + 1 || m.offsets[0] != 0 ||
+      m.offsets.back() != m.rows.size())
+    return refuse("predict_query", party(from) + "'s field lengths differ");
+  predict_answer reply;
+  reply.step = m.step;
+  for (std::size_t i = 0; i < k; ++i) {
+    auto it = own_splits_.find({m.trees[i], m.nodes[i]});
+    if (it == own_splits_.end())
+      return refuse("predict_query", "no split of this client at tree " +
+                                         std::to_string(m.trees[i]) + " node " +
+                                         std::to_string(m.nodes[i]));
+    if (m.offsets[i] > m.offsets[i + 1])
+      return refuse("predict_query", party(from) + "'s offsets decrease");
+    std::vector<std::uint8_t> flags;
+    for (auto j = m.offsets[i]; j < m.offsets[i + 1]; ++j) {
+      auto r = m.rows[j];
+      if (r >= predict_data_.rows())
+        return refuse("predict_query", party(from) + " asked a row out of "
+                                                     "range");
+      flags.push_back(
+          predict_data_.value(r, static_cast<std::size_t>(it->second.feature)) <
+                  it->second.threshold
+              ? 1
+              : 0);
+    }
+    append_bits(reply.goes_left_bits, flags);
+  }
+  outbox out;
+  send(out, from, std::move(reply));
+  return out;
+}
+
+outcome<outbox> client::on_predict_answer(party_id from,
+                                          const predict_answer& m) {
+  if (predict_phase_ != predict_phase::asking || !waiting_[from])
+    return refuse("predict_answer", party(from) + " answered unasked");
+  const auto& q = asked_[from];
+  if (m.step != q.step)
+    return refuse("predict_answer", party(from) + " answered another step");
+  std::size_t need = 0;
+  for (std::size_t g = 0; g < q.nodes.size(); ++g)
+    need += packed_size(q.offsets[g + 1] - q.offsets[g]);
+  if (m.goes_left_bits.size() != need)
+    return refuse("predict_answer", party(from) + " sent the wrong number of "
+                                                  "bits");
+  auto rows = eval_.rows();
+  std::size_t offset = 0;
+  for (std::size_t g = 0; g < q.nodes.size(); ++g) {
+    auto count = q.offsets[g + 1] - q.offsets[g];
+    auto left = unpack_bits(m.goes_left_bits, offset, count);
+    offset += packed_size(count);
+    const auto& nd = model_.trees[q.trees[g]].nodes[q.nodes[g]];
+    for (std::size_t j = 0; j < count; ++j) {
+      auto i = q.rows[q.offsets[g] + j];
+      positions_[static_cast<std::size_t>(q.trees[g]) * rows + i] =
+          left[j] ? nd.left : nd.right;
+    }
+  }
+  waiting_[from] = false;
+  if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
+    return outbox{};
+  return predict_step();
+}
+
+// ---------------------------------------------------------------------------
+// Test hooks
+
+std::optional<std::uint64_t>
+client::pair_stream(party_id peer, std::uint64_t qid, bool hessian) const {
+  if (!params_.test_hooks)
+    return std::nullopt;
+  for (std::size_t k = 0; k < peer_ids_.size(); ++k) {
+    if (peer_ids_[k] != static_cast<std::uint32_t>(peer))
+      continue;
+    std::uint64_t w = 0;
+    crypto::expand(crypto::derive_key(seeds_[k], qid, hessian ? ctx_h : ctx_g),
+                   {&w, 1});
+    return w;
+  }
+  return std::nullopt;
+}
+
+} // namespace veil::protocols::feverless

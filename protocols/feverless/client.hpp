@@ -1,0 +1,365 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "learners/binning/bin_matrix.hpp"
+#include "learners/binning/quantile_cuts.hpp"
+#include "learners/boost/model.hpp"
+#include "learners/data/dataset.hpp"
+#include "learners/hist/gradients.hpp"
+#include "learners/tree/regression_tree.hpp"
+#include "learners/tree/row_partition.hpp"
+#include "protocols/crypto/fixed_point.hpp"
+#include "protocols/crypto/identity.hpp"
+#include "protocols/crypto/key_agreement.hpp"
+#include "protocols/crypto/lottery.hpp"
+#include "protocols/feverless/accountant.hpp"
+#include "protocols/feverless/bucket_split.hpp"
+#include "protocols/feverless/params.hpp"
+#include "protocols/feverless/wire.hpp"
+#include "protocols/outcome.hpp"
+
+namespace veil::protocols::feverless {
+
+/// The labels a client holds (spec §3, Def. 1): strictly increasing row
+/// indices and their 0/1 labels. Every row's label is held by exactly one
+/// client of the session.
+struct label_set {
+  std::vector<std::uint32_t> rows;
+  std::vector<float> labels;
+};
+
+/// A client's long-term Ed25519 identity and every client's public identity
+/// key, by index (distributed out of band, spec §4.2). Feverless mode only.
+struct credentials {
+  crypto::identity identity;
+  std::vector<crypto::public_key> keys;
+};
+
+/// Where every random draw of a client comes from: session keys, query
+/// nonces, blindings r, Gaussian noise, volunteer selection. Production
+/// passes crypto::system_random; tests pass crypto::seeded_random.
+using random_engine = std::function<std::uint64_t()>;
+
+/// A split this client owns: its feature and threshold never leave it
+/// (spec §8.4).
+struct owned_split {
+  std::int32_t feature = 0; ///< local column
+  std::int32_t bucket = 0;  ///< left iff bucket <= this
+  float threshold = 0;      ///< left iff x < threshold
+};
+
+/// (tree, node) -> the split this client owns there.
+using split_table =
+    std::map<std::pair<std::int32_t, std::int32_t>, owned_split>;
+
+/// A FEVERLESS client (paper Algorithms 1–5, reconstructed in spec
+/// feverless §4–§8): holds feature columns and the labels of some rows, acts
+/// as source client for its own features, as candidate and noise leader for
+/// the queries of the others, and mirrors the public tree. The plain and
+/// LDP baselines of spec §10.5 run through the same class (params::protocol).
+/// A state machine without I/O, clock, threads or logging: it takes one
+/// message and returns the messages it wants sent; all randomness comes from
+/// the injected engine.
+///
+/// Peer input is validated (lengths, ids in range, qids known, signatures)
+/// and refused with a protocol_error; local input (data, parameters) that
+/// cannot work throws veil::input_error from the constructor.
+///
+/// [D] No missing feature values: the paper has none and its bucket
+/// queries have no place for them; the constructor refuses them.
+/// [D] Failure semantics: every expected message must arrive. A missing one
+/// stalls the level and the hosting actor's timeout aborts the session; the
+/// RETRY of spec §10.4 (fresh qid, masks over the live parties) is out of
+/// scope, so qids are never reused.
+class client {
+public:
+  /// @param p        session parameters (identical on every client)
+  /// @param self     this client's index in [0, parties)
+  /// @param parties  n, the number of clients, in [1, 256]
+  /// @param features this client's columns (rows aligned across clients; any
+  ///                 labels in it are ignored); at most 4096 columns
+  /// @param labels   the rows whose labels this client holds
+  /// @param creds    required in feverless mode, ignored otherwise
+  /// @param rng      the randomness source
+  /// @throws veil::input_error on invalid parameters or data
+  client(const params& p, party_id self, party_id parties,
+         learners::dataset features, label_set labels,
+         std::optional<credentials> creds, random_engine rng);
+
+  /// Starts the session: the key announcement to every other client, then
+  /// whatever messages that arrived before start() allow.
+  outcome<outbox> start();
+
+  /// Handles one message from client `from`.
+  outcome<outbox> on_message(party_id from, const message& m);
+
+  bool training_done() const { return phase_ == phase::trained; }
+
+  /// The public model (spec §8.4): structure, owner of each split and leaf
+  /// values (eta * w), identical on every client. Splits carry feature -1
+  /// and a NaN threshold: those stay with their owner (own_splits()).
+  /// Inner nodes hold their (noisy) unscaled weight as value and XGBoost's
+  /// loss change 2 (L_split + gamma) as gain; sum_hess is unknown (0).
+  const learners::model& model() const { return model_; }
+  const split_table& own_splits() const { return own_splits_; }
+
+  /// Noise multiplier per unit sensitivity (0 without noise); final once
+  /// the setup is done (a total budget needs every client's feature count).
+  double sigma() const { return calib_.sigma; }
+  /// The privacy guarantee so far (spec §12.3).
+  privacy_report privacy() const { return accountant_.report(); }
+  /// Non-empty when the stated guarantee is doubtful or absent, e.g. the
+  /// classical calibration with epsilon >= 1, plain mode, or noise off.
+  const std::string& warning() const { return calib_.warning; }
+
+  /// Payload bytes sent so far, by message name.
+  const std::map<std::string, std::size_t>& bytes_sent() const {
+    return bytes_sent_;
+  }
+
+  // --- Federated prediction (spec §9) ---
+
+  /// This client's columns of the rows others may ask about.
+  /// @throws veil::input_error on a column count mismatch or missing values
+  void set_predict_data(learners::dataset d);
+  /// Starts predicting the rows whose columns of this client are
+  /// `own_eval`: walks the public trees, asking each split's owner for the
+  /// directions of the rows at its nodes, level by level.
+  /// @throws std::logic_error before training ended
+  outbox start_predict(learners::dataset own_eval);
+  bool predict_done() const { return predict_phase_ == predict_phase::done; }
+  /// Margins of the predicted rows (base margin 0 + leaf values).
+  const std::vector<double>& predicted_margins() const { return predicted_; }
+
+  // --- Test hooks (params::test_hooks; empty otherwise) ---
+
+  /// A query this client sourced: its leader, missing ids and the raw
+  /// aggregate sum_c G^(c), sum_c H^(c) mod 2^64 before decoding.
+  struct query_trace {
+    std::uint64_t qid = 0;
+    party_id leader = -1;
+    std::vector<std::uint32_t> ids;
+    std::uint64_t raw_g = 0;
+    std::uint64_t raw_h = 0;
+  };
+  const std::vector<query_trace>& traces() const { return traces_; }
+  /// The encoded noise this client drew for each query whose aggregate it
+  /// entered: as a selected volunteer, or as the leader when n = 2.
+  struct noise_draw {
+    std::uint64_t g = 0;
+    std::uint64_t h = 0;
+  };
+  const std::map<std::uint64_t, noise_draw>& noise_draws() const {
+    return noise_draws_;
+  }
+  /// For each query this client led: the attempts it took, the volunteers
+  /// k̂ of the last attempt, and the k it kept.
+  struct selection {
+    std::uint32_t attempts = 0;
+    std::uint32_t volunteers = 0;
+    std::uint32_t selected = 0;
+  };
+  const std::map<std::uint64_t, selection>& selections() const {
+    return selections_;
+  }
+  /// The first word of the mask stream this client shares with `peer` for
+  /// `qid` (PRG(KDF(S, qid, ctx))): what a colluder knows of the peer's
+  /// mask. Empty unless test hooks are on and the setup is done.
+  std::optional<std::uint64_t> pair_stream(party_id peer, std::uint64_t qid,
+                                           bool hessian) const;
+  /// The gradients of this client's labels (label_rows() order).
+  std::span<const learners::grad_pair> own_gradients() const { return grads_; }
+  const std::vector<std::uint32_t>& label_rows() const { return label_rows_; }
+
+private:
+  enum class phase {
+    idle,
+    announce,
+    query,
+    lead,
+    thresh,
+    noise,
+    notify,
+    masked,
+    gain,
+    decide,
+    trained
+  };
+  enum class predict_phase { none, asking, done };
+
+  /// An offer of noise to this client as a leader.
+  struct offer {
+    party_id from = 0;
+    std::uint64_t g = 0;
+    std::uint64_t h = 0;
+    bool selected = false;
+  };
+
+  /// One query of the current level, as every client sees it.
+  struct level_query {
+    std::uint64_t qid = 0;
+    party_id source = 0;
+    std::int32_t node = 0;
+    std::span<const std::uint32_t> ids;
+    const std::uint8_t* nonce = nullptr; // 32 bytes (feverless)
+    std::vector<std::uint8_t> lottery;   // its LEAD lottery input
+    party_id leader = -1;
+    std::uint32_t attempt = 0;
+    bool pending = false; // waits for noise in the current round
+    crypto::score threshold{};
+    // This client as a candidate.
+    bool volunteered = false;
+    bool selected = false;
+    std::uint64_t r_g = 0, r_h = 0; // blindings
+    std::uint64_t n_g = 0, n_h = 0; // encoded noise
+    // This client as the leader.
+    std::vector<offer> offers;
+    std::uint64_t noise_g = 0, noise_h = 0; // Ñ_g, Ñ_h
+  };
+
+  /// The buckets of one own feature at one frontier node.
+  struct own_feature {
+    std::size_t node_pos = 0;
+    std::int32_t feature = 0;
+    std::vector<std::uint32_t> count;
+    std::vector<double> g, h;        // exact own part, then + decoded
+    std::vector<std::int32_t> query; // own query index, or -1
+  };
+
+  /// What the gains decided for a frontier node.
+  struct node_plan {
+    party_id splitter = -1; // argmax of the gains
+    double gain = 0;        // its L_split
+    bool split = false;
+    party_id weigher = -1; // computes a stopped node's weight, -1: none
+  };
+
+  using status = std::optional<protocol_error>;
+
+  bool feverless() const { return params_.protocol == mode::feverless; }
+  int peers() const { return n_ - 1; }
+  std::size_t expected_index() const;
+  const char* phase_name() const;
+  void send(outbox& out, party_id to, message m);
+  void broadcast(outbox& out, const message& m);
+  outcome<outbox> advance();
+  status finish_phase(outbox& out);
+
+  status finish_announce(outbox& out);
+  void begin_tree(outbox& out);
+  void begin_level(outbox& out);
+  status finish_query(outbox& out);
+  void send_lead(outbox& out);
+  status finish_lead(outbox& out);
+  status begin_round(outbox& out);
+  status finish_thresh(outbox& out);
+  status finish_noise(outbox& out);
+  status finish_notify(outbox& out);
+  void send_masked(outbox& out);
+  void send_plain(outbox& out);
+  status finish_masked(outbox& out);
+  status finish_gain(outbox& out);
+  status finish_decide(outbox& out);
+  void finish_tree(outbox& out);
+
+  std::vector<std::uint8_t> lottery_in(const level_query& q, std::uint8_t tag,
+                                       std::uint32_t attempt) const;
+  std::uint64_t encode_noise(double stddev);
+  std::int32_t add_node(std::int32_t parent, double weight);
+  /// Whether a (noisy) sum over `ids` missing ids with up to `draws` noise
+  /// draws is possible: |G| <= ids + noise, -noise <= H <= ids/4 + noise.
+  bool in_range(double g, double h, std::size_t ids, int draws) const;
+  int noise_draws_max() const;
+
+  outcome<outbox> on_predict_query(party_id from, const predict_query& m);
+  outcome<outbox> on_predict_answer(party_id from, const predict_answer& m);
+  outbox predict_step();
+
+  // Configuration.
+  params params_;
+  party_id self_;
+  party_id n_;
+  learners::dataset data_;
+  learners::quantile_cuts cuts_;
+  learners::bin_matrix bins_;
+  std::vector<std::int32_t> query_features_; // own features with >= 2 buckets
+  std::vector<std::uint32_t> label_rows_;
+  std::vector<float> labels_;
+  std::vector<std::int32_t> own_index_; // row -> index in label_rows_, or -1
+  std::optional<credentials> creds_;
+  random_engine rng_;
+  crypto::fixed_point fp_;
+
+  // Setup.
+  std::optional<crypto::session_key> session_key_;
+  std::vector<std::uint32_t> peer_ids_; // the other clients, ascending
+  std::vector<crypto::key32> seeds_;    // pairwise seeds, same order
+  noise_calibration calib_;
+  privacy_accountant accountant_;
+
+  // Lockstep delivery: per peer, messages not yet consumed (FIFO per pair)
+  // and the message of the current phase.
+  phase phase_ = phase::idle;
+  std::vector<std::deque<message>> inbox_;
+  std::vector<std::optional<message>> got_;
+  std::map<std::string, std::size_t> bytes_sent_;
+
+  // Training.
+  learners::model model_;
+  split_table own_splits_;
+  std::vector<double> margins_; // per own label
+  std::vector<learners::grad_pair> grads_;
+  std::vector<std::uint64_t> enc_g_, enc_h_;
+  std::int32_t tree_ = -1;
+  std::int32_t depth_ = 0;
+  learners::regression_tree building_;
+  std::vector<double> pending_weight_; // per node: the splitter's weight
+  std::vector<int> node_depth_;
+  learners::row_partition partition_;
+  std::vector<std::int32_t> frontier_; // ascending node ids
+  std::vector<std::int32_t> row_node_; // row -> its frontier node, or -1
+
+  // The current level.
+  std::vector<query_batch> batches_; // by client
+  std::vector<level_query> queries_; // canonical order (ascending qid)
+  std::vector<std::size_t> first_;   // first query of each client; n + 1
+  std::vector<own_feature> own_features_;
+  std::vector<std::uint64_t> own_g_, own_h_; // own contribution to own qs
+  std::vector<std::size_t> round_queries_;   // pending this round
+  std::uint32_t round_ = 0;
+  std::uint32_t my_redo_ = 0;
+  std::vector<std::uint32_t> redo_by_; // announced per client
+  std::vector<bucket_split> best_;     // per frontier position
+  std::vector<learners::grad_sum> totals_;
+  std::vector<std::uint8_t> has_totals_;
+  lead_tickets my_lead_;
+  best_gains my_gains_;
+  node_decisions my_decisions_;
+  std::vector<node_plan> plans_;
+
+  // Prediction.
+  learners::dataset predict_data_;
+  learners::dataset eval_;
+  predict_phase predict_phase_ = predict_phase::none;
+  std::vector<std::int32_t> positions_; // tree-major
+  std::vector<predict_query> asked_;    // by client
+  std::vector<bool> waiting_;           // by client
+  std::vector<double> predicted_;
+  std::int32_t predict_step_ = 0;
+
+  // Test hooks.
+  std::vector<query_trace> traces_;
+  std::map<std::uint64_t, noise_draw> noise_draws_;
+  std::map<std::uint64_t, selection> selections_;
+};
+
+} // namespace veil::protocols::feverless

@@ -1,0 +1,131 @@
+#pragma once
+
+// The settings of a FEVERLESS session (spec feverless §4.1, §4.7, §15.4).
+// Every client must hold the same params: they are part of the wire
+// protocol, so the clients compare a digest of them at setup.
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace veil::protocols::feverless {
+
+/// Which protocol the role runs. One role class serves all of them, since
+/// they share the training flow of spec §6 (Algorithm 2).
+enum class mode {
+  /// The paper's protocol: pairwise masks (§7.5) and a noise leader elected
+  /// per query (§7.3, §7.4) add one global Gaussian noise per sum.
+  feverless,
+  /// Baseline of spec §10.5: the same flow without keys, masks, election or
+  /// noise; partial sums travel in plaintext (as doubles).
+  plain,
+  /// Baseline of spec §10.5: every non-source client adds its own
+  /// N(0, Δ²σ²) to its plaintext partial sums; no keys, no leader.
+  ldp,
+  // Extension point, not implemented: `ahe` (Paillier-encrypted partial
+  // sums to the source, spec §10.5) keeps the election and noise phases of
+  // `feverless` and replaces the masked phase (see client.cpp, "masked
+  // phase") by encryptions under the source's Paillier key.
+};
+
+/// How sigma follows from (epsilon, delta) of one released sum.
+enum class calibration {
+  /// dp::analytic_sigma: exact for every epsilon (Balle & Wang 2018). The
+  /// default, because the paper's formula does not give its guarantee for
+  /// epsilon >= 1 (spec §12.3, caveat 1).
+  analytic,
+  /// The paper's sqrt(2 ln(1.25/δ))/ε (spec §7.6, with the 1/ε the paper's
+  /// print drops): only proven for ε < 1; the role warns otherwise.
+  classical,
+};
+
+/// How the noise leader keeps volunteers (spec §7.4).
+enum class noise_selection {
+  /// Exactly one uniformly chosen volunteer per query: the paper's main
+  /// experiments ("k = 1"). The default.
+  fixed1,
+  /// k = ceil(k̂ · portion) volunteers chosen uniformly (Alg. 5 l.15).
+  portion,
+};
+
+/// What epsilon and delta mean.
+enum class budget_kind {
+  /// The guarantee of one released sum (G or H of one query): the paper's
+  /// setting (spec §12.3).
+  per_query,
+  /// The guarantee of the whole training for one record; the role derives
+  /// the per-sum noise from the most queries a record can join,
+  /// NT · d · f (spec §12.3, caveat 2).
+  total,
+};
+
+/// How a total budget is divided over the queries (budget_kind::total).
+enum class composition {
+  /// zero-concentrated DP: rho adds up (Bun & Steinke 2016). The default:
+  /// much less noise than basic composition for the same total.
+  zcdp,
+  /// basic composition: epsilons and deltas add up.
+  basic,
+};
+
+/// The parameters of a session. Defaults are spec §4.7's.
+struct params {
+  mode protocol = mode::feverless;
+  /// Session id, signed into every key announcement (spec §4.3).
+  std::uint64_t session = 0;
+
+  // --- Learner (spec §5, §4.7) ---
+  /// NT, the number of trees. [1, 65536] (the qid holds 16 bits of it).
+  int trees = 10;
+  /// d: the root is at depth 0 and a node at depth d is a leaf. [1, 19]
+  /// (the qid holds 20 bits of node id).
+  int max_depth = 6;
+  /// Learning rate eta. (0, 1].
+  double eta = 0.3;
+  /// L2 regularization lambda. >= 0.
+  double lambda = 1.0;
+  /// Per-split penalty gamma of the corrected Eq. 4. >= 0.
+  double gamma = 0.0;
+  /// thr_L: a node whose best L_split is <= this becomes a leaf. Finite.
+  double split_threshold = 0.0;
+  /// B: quantile buckets per feature (learners' max_bin). [2, 256].
+  int buckets = 10;
+
+  // --- Masked arithmetic (spec §4.4) ---
+  /// F: fractional bits of the fixed point mod 2^64. [8, 48].
+  int frac_bits = 32;
+
+  // --- Differential privacy (spec §7.6, §12.3) ---
+  budget_kind budget = budget_kind::per_query;
+  /// Per released sum (per_query) or for the whole training (total). > 0.
+  double epsilon = 2.0;
+  /// Likewise. (0, 1).
+  double delta = 1e-5;
+  /// How a total budget is divided (budget_kind::total only).
+  composition total_split = composition::zcdp;
+  calibration calib = calibration::analytic;
+  /// L2 sensitivities of one record's g and h (logistic loss,
+  /// add/remove-one adjacency; spec §7.6). > 0.
+  double sensitivity_g = 1.0;
+  double sensitivity_h = 0.25;
+  /// false: sigma = 0, no noise at all (tests; gives no privacy).
+  bool noise = true;
+  noise_selection selection = noise_selection::fixed1;
+  /// p of noise_selection::portion. (0, 1].
+  double portion = 0.5;
+
+  /// Test hooks: record noise draws, raw sums and selections (see client).
+  /// Local, not part of the digest; never set it in production.
+  bool test_hooks = false;
+
+  /// Throws veil::input_error naming the first out-of-range field.
+  void validate() const;
+
+  /// BLAKE2b-256 of every field but test_hooks, in a fixed little-endian
+  /// layout: equal params give equal digests on every machine.
+  std::array<std::uint8_t, 32> digest() const;
+};
+
+std::string to_string(mode m);
+
+} // namespace veil::protocols::feverless

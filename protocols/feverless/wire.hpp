@@ -1,0 +1,223 @@
+#pragma once
+
+// The messages of FEVERLESS and its plain / LDP baselines (spec feverless
+// §7.2, §8, §9, §10.5). Plain structs, no CAF: messages/feverless.hpp binds
+// them to the wire.
+//
+// [D] Batching (spec §6 notes, §13.3): all clients act as sources at once,
+// level by level, and every phase sends ONE message per sender per receiver
+// carrying vectors, but every query keeps its own qid, leader, threshold,
+// noise and masks exactly as the per-query protocol of §7.2. Every phase
+// is all-to-all, one message from each client to each other client, even
+// when it carries nothing for that receiver: the redo of the noise step
+// (Alg. 5 l.16–17) needs a barrier that every client can see, and with a
+// fixed message pattern each receiver knows exactly what to wait for (a
+// missing message is a stall that the actor's timeout turns into an abort).
+//
+// Per level the phases are (n = number of clients):
+//   feverless, n >= 3: query, lead, (thresh, noise, notify)+, masked, gain,
+//                      decision
+//   feverless, n = 2:  query, masked, gain, decision   (spec §7.4, n = 2;
+//                      also any level without queries, as all can see)
+//   plain, ldp:        query, plain_sums, gain, decision
+// Within a phase the order of items is canonical: queries are ordered by
+// source, then in the source's order (ascending qid, see qid.hpp), and a
+// message lists items for exactly the queries the receiver can work out.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "protocols/crypto/identity.hpp"
+#include "protocols/crypto/lottery.hpp"
+
+namespace veil::protocols::feverless {
+
+/// A client's index, 0 .. n-1 (the mask signs follow this order).
+using party_id = std::int32_t;
+
+/// Setup (spec §4.3, Alg. 3): the sender's one-time X25519 key, signed
+/// with its long-term Ed25519 identity over
+///   session_key::announcement(session, sender, key) || params_digest ||
+///   rows || labels || features   (4 B LE each).
+/// The counts let every client check the session's shape: the same rows,
+/// labels held summing to the rows, and f = sum of features for the
+/// privacy bound. Plain / LDP: key and sig are zero and unchecked.
+struct key_announce {
+  std::uint32_t rows = 0;
+  std::uint32_t labels = 0;
+  std::uint32_t features = 0;
+  std::array<std::uint8_t, 32> params_digest{};
+  crypto::public_key session_key{};
+  crypto::signature sig{};
+};
+
+/// QUERY (§7.2 row 1), source -> all: the sender's queries of this level.
+/// Query k has id qids[k], node nodes[k], missing ids
+/// ids[offsets[k] .. offsets[k+1]) (strictly increasing rows of the node
+/// whose labels the source does not hold), and the 32-byte lottery nonce
+/// nonces[32k .. 32k+32) drawn from the source's CSPRNG (feverless only).
+struct query_batch {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::uint64_t> qids;
+  std::vector<std::int32_t> nodes;
+  std::vector<std::uint32_t> offsets;
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint8_t> nonces;
+};
+
+/// LEAD (§7.2 row 2, Alg. 4), each client -> all: its lottery ticket for
+/// every query of the level it is not the source of, in canonical order.
+struct lead_tickets {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<crypto::lottery_ticket> tickets;
+};
+
+/// THRESH (§7.2 row 4, Alg. 5 l.2–6), leader -> all: for the queries it
+/// leads that wait for noise in this round, the attempt counter and the
+/// threshold ticket signed over (THRESH, qid, attempt).
+struct threshold_tickets {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::uint32_t round = 0;
+  std::vector<std::uint64_t> qids;
+  std::vector<std::uint32_t> attempts;
+  std::vector<crypto::lottery_ticket> tickets;
+};
+
+/// NOISE (§7.2 row 5, Alg. 5 l.7–13), candidate -> each client: for every
+/// query the receiver leads in this round and the sender is a candidate of
+/// (canonical order), a volunteer flag; for each volunteer (in order) its
+/// ticket over (NOISE, qid, attempt) and enc(n_g) + r_g, enc(n_h) + r_h
+/// mod 2^64. Empty for a receiver that leads nothing the sender may join.
+struct noise_offers {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::uint32_t round = 0;
+  std::vector<std::uint8_t> volunteer;
+  std::vector<crypto::lottery_ticket> tickets;
+  std::vector<std::uint64_t> g;
+  std::vector<std::uint64_t> h;
+};
+
+/// NOTIFY (§7.2 row 6, Alg. 5 l.14–19), leader -> each client: one
+/// selected flag per query of this round the receiver volunteered for
+/// (canonical order), and how many of the leader's queries had no
+/// volunteer and are redone with a new threshold (all clients sum these to
+/// agree whether another round follows).
+struct noise_notice {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::uint32_t round = 0;
+  std::vector<std::uint8_t> selected;
+  std::uint32_t redo = 0;
+};
+
+/// MASKED (§7.2 row 7, Alg. 5 l.22–37), each client -> each source: per
+/// query of the receiver (its order) G^(c), H^(c) mod 2^64.
+struct masked_sums {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::uint64_t> g;
+  std::vector<std::uint64_t> h;
+};
+
+/// Plain / LDP replies (§10.5), each client -> each source: per query of
+/// the receiver its partial sums over the missing ids it holds labels of
+/// (LDP: plus its own Gaussian noise).
+struct plain_sums {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<double> g;
+  std::vector<double> h;
+};
+
+/// GAIN (Alg. 2 l.21), each client -> all: per frontier node (ascending
+/// id) the sender's best L_split (-infinity when it has no valid
+/// candidate) and whether it holds node totals (G, H) to weigh a leaf.
+struct best_gains {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<double> gains;
+  std::vector<std::uint8_t> has_totals;
+};
+
+/// SPLIT (Alg. 2 l.23–33, §8.2–8.3), each client -> all: the nodes it won
+/// and splits, with one goes-left bit per row of the node (the node's row
+/// order, LSB first, each node on a byte boundary) and the noisy weights
+/// w = -G/(H+lambda) of both children; and the leaves it weighs (nodes
+/// that stopped and whose weight it computes from its own totals).
+struct node_decisions {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> split_nodes;
+  std::vector<std::uint8_t> goes_left_bits;
+  std::vector<double> left_weights;
+  std::vector<double> right_weights;
+  std::vector<std::int32_t> leaf_nodes;
+  std::vector<double> leaf_weights;
+};
+
+/// Federated prediction (§9, owner-bit batched), asker -> split owner: for
+/// each (tree, node) the rows to route; rows of group k are
+/// rows[offsets[k] .. offsets[k+1]).
+struct predict_query {
+  std::int32_t step = 0;
+  std::vector<std::int32_t> trees;
+  std::vector<std::int32_t> nodes;
+  std::vector<std::uint32_t> offsets;
+  std::vector<std::uint32_t> rows;
+};
+
+/// The owner's decisions: one bit per queried row (LSB first), each group
+/// on a byte boundary.
+struct predict_answer {
+  std::int32_t step = 0;
+  std::vector<std::uint8_t> goes_left_bits;
+};
+
+/// A peer refused a message: what and why (never data values).
+struct failure {
+  std::string step;
+  std::string reason;
+};
+
+using message =
+    std::variant<key_announce, query_batch, lead_tickets, threshold_tickets,
+                 noise_offers, noise_notice, masked_sums, plain_sums,
+                 best_gains, node_decisions, predict_query, predict_answer,
+                 failure>;
+
+/// A message and its destination.
+struct envelope {
+  party_id to = 0;
+  message msg;
+};
+
+using outbox = std::vector<envelope>;
+
+/// Name of a message type, for byte accounting and errors.
+const char* message_name(const message& m);
+
+/// Payload bytes of a message as the wire carries it (vectors as raw blocks
+/// plus a 4-byte length each; scalars at their size).
+std::size_t payload_bytes(const message& m);
+
+/// Appends `flags` packed to `out` (LSB first), starting on a byte boundary.
+void append_bits(std::vector<std::uint8_t>& out,
+                 std::span<const std::uint8_t> flags);
+/// Unpacks `count` flags starting at byte `offset` of `bits`.
+std::vector<std::uint8_t> unpack_bits(std::span<const std::uint8_t> bits,
+                                      std::size_t offset, std::size_t count);
+/// Bytes that `count` packed flags occupy.
+inline std::size_t packed_size(std::size_t count) {
+  return (count + 7) / 8;
+}
+
+} // namespace veil::protocols::feverless

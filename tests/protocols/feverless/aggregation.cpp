@@ -1,0 +1,269 @@
+// Secure aggregation with a noise leader (spec feverless §7, §16 tests
+// 2, 7, 11, 13): the masks of all clients cancel, so each source's raw sum
+// is the plaintext sum plus exactly the noise of the selected volunteers;
+// fixed1 mode puts one draw in each aggregate, portion mode ceil(k̂ p);
+// queries nobody volunteers for are redone; n = 2 lets the leader draw;
+// and a coalition of n - 2 clients sees an honest client's masked value as
+// uniform noise.
+#include "tests/protocols/feverless/harness.hpp"
+
+#include <map>
+#include <set>
+
+using namespace veil;
+using namespace veil::test::fvl;
+
+namespace {
+
+params hooked(int trees, int depth, std::uint64_t session) {
+  params p;
+  p.trees = trees;
+  p.max_depth = depth;
+  p.epsilon = 2;
+  p.delta = 1e-5;
+  p.session = session;
+  p.test_hooks = true;
+  return p;
+}
+
+/// Checks, for every query of the session, that the source's raw sum minus
+/// the plaintext sum of the encoded gradients over its missing ids equals,
+/// mod 2^64, the sum of the noise integers the clients recorded as entering
+/// that aggregate. Returns the number of draws per qid. Needs one tree, so
+/// that every client's current gradients are those of every query.
+std::map<std::uint64_t, int> check_aggregates(const federation& f) {
+  auto plain = encoded_gradients(f);
+  std::map<std::uint64_t, int> draws;
+  std::size_t bad = 0;
+  for (const auto& source : f.clients) {
+    for (const auto& t : source->traces()) {
+      std::uint64_t pg = 0, ph = 0;
+      for (auto id : t.ids) {
+        pg += plain.g[id];
+        ph += plain.h[id];
+      }
+      std::uint64_t ng = 0, nh = 0;
+      int k = 0;
+      for (const auto& c : f.clients) {
+        auto it = c->noise_draws().find(t.qid);
+        if (it == c->noise_draws().end())
+          continue;
+        ng += it->second.g;
+        nh += it->second.h;
+        ++k;
+      }
+      if (t.raw_g - pg != ng || t.raw_h - ph != nh)
+        ++bad;
+      draws[t.qid] = k;
+    }
+  }
+  BOOST_TEST(bad == 0u);
+  BOOST_TEST(!draws.empty());
+  return draws;
+}
+
+/// Sample standard deviation of the decoded gradient noise of all queries.
+double noise_std(const federation& f) {
+  protocols::crypto::fixed_point fp;
+  double s = 0, s2 = 0;
+  std::size_t n = 0;
+  for (const auto& c : f.clients)
+    for (const auto& [qid, d] : c->noise_draws()) {
+      double x = fp.decode(d.g);
+      s += x;
+      s2 += x * x;
+      ++n;
+    }
+  double mean = s / static_cast<double>(n);
+  return std::sqrt(s2 / static_cast<double>(n) - mean * mean);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(feverless)
+BOOST_AUTO_TEST_SUITE(aggregation)
+
+BOOST_AUTO_TEST_CASE(masks_cancel_leaving_exactly_the_selected_noise) {
+  // n = 4, one tree of depth 3: every query of every level.
+  auto d = synthetic(240, 8, 3);
+  auto f = train_session(d, hooked(1, 3, 1), 4, balanced_owners(240, 4, 1), 1);
+  auto draws = check_aggregates(f);
+  // fixed1: exactly one draw in each aggregate.
+  std::size_t not_one = 0;
+  for (const auto& [qid, k] : draws)
+    not_one += k != 1;
+  BOOST_TEST(not_one == 0u);
+  BOOST_TEST(draws.size() > 200u);
+  // The draws are N(0, (Δ_g σ)^2) with Δ_g = 1.
+  auto sigma = f.clients[0]->sigma();
+  BOOST_TEST(sigma > 1.0);
+  auto s = noise_std(f);
+  BOOST_TEST(s > 0.8 * sigma);
+  BOOST_TEST(s < 1.2 * sigma);
+}
+
+BOOST_AUTO_TEST_CASE(fixed1_puts_one_draw_in_each_aggregate_for_n_3_and_5) {
+  for (std::size_t n : {3u, 5u}) {
+    auto d = synthetic(150, 2 * n, 9);
+    auto f =
+        train_session(d, hooked(1, 2, 2), n, random_owners(150, n, n), 20 + n);
+    auto draws = check_aggregates(f);
+    for (const auto& [qid, k] : draws)
+      BOOST_TEST_REQUIRE(k == 1);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(two_clients_the_leader_draws_the_noise_itself) {
+  // Spec §7.4: no candidates; the non-source client leads and adds its own
+  // draw with r = 0. The identity must still hold.
+  auto d = synthetic(200, 6, 4);
+  auto f = train_session(d, hooked(1, 3, 3), 2, random_owners(200, 2, 4), 3);
+  auto draws = check_aggregates(f);
+  for (const auto& [qid, k] : draws)
+    BOOST_TEST_REQUIRE(k == 1);
+  for (int s = 0; s < 2; ++s)
+    for (const auto& t : f.clients[s]->traces()) {
+      BOOST_TEST_REQUIRE(t.leader == 1 - s);
+      BOOST_TEST_REQUIRE(f.clients[1 - s]->noise_draws().count(t.qid) == 1u);
+      BOOST_TEST_REQUIRE(f.clients[s]->noise_draws().count(t.qid) == 0u);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(portion_mode_keeps_the_ceiling_of_k_hat_times_p) {
+  for (double portion : {0.5, 1.0 / 3}) {
+    auto p = hooked(1, 2, 4);
+    p.selection = noise_selection::portion;
+    p.portion = portion;
+    auto d = synthetic(150, 6, 6);
+    auto f = train_session(d, p, 6, balanced_owners(150, 6, 6), 6);
+    auto draws = check_aggregates(f);
+    std::size_t seen = 0, several = 0;
+    for (const auto& c : f.clients)
+      for (const auto& [qid, s] : c->selections()) {
+        ++seen;
+        auto want = static_cast<std::uint32_t>(
+            std::ceil(s.volunteers * portion - 1e-9));
+        BOOST_TEST_REQUIRE(s.volunteers >= 1u);
+        BOOST_TEST_REQUIRE(s.volunteers <= 4u); // n - 2 candidates
+        BOOST_TEST_REQUIRE(s.selected == want);
+        BOOST_TEST_REQUIRE(draws.at(qid) == static_cast<int>(want));
+        several += s.selected >= 2;
+      }
+    BOOST_TEST(seen == draws.size());
+    if (portion == 0.5)
+      BOOST_TEST(several > 0u); // k̂ = 3 or 4 happened
+  }
+}
+
+BOOST_AUTO_TEST_CASE(queries_nobody_volunteers_for_are_redone) {
+  // n = 3: one candidate per query, who beats a fresh threshold with
+  // probability 1/2, so about half the queries need a second attempt and
+  // some need several.
+  auto d = synthetic(150, 6, 8);
+  auto f = train_session(d, hooked(1, 2, 5), 3, balanced_owners(150, 3, 8), 8);
+  auto draws = check_aggregates(f);
+  std::size_t redone = 0, total = 0;
+  std::uint32_t most = 0;
+  for (const auto& c : f.clients)
+    for (const auto& [qid, s] : c->selections()) {
+      ++total;
+      redone += s.attempts > 1;
+      most = std::max(most, s.attempts);
+      BOOST_TEST_REQUIRE(s.volunteers == 1u);
+      BOOST_TEST_REQUIRE(draws.at(qid) == 1);
+    }
+  BOOST_TEST(total == draws.size());
+  BOOST_TEST(redone > total / 4);
+  BOOST_TEST(redone < 3 * total / 4);
+  BOOST_TEST(most >= 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_coalition_of_n_minus_2_sees_uniform_masked_values) {
+  // n = 4. For each query the coalition is {source, leader} (n - 2 = 2
+  // clients, spec §12.1); the honest client A is the lower of the other
+  // two, B the higher. The coalition knows its pairwise seeds with A, so it
+  // strips their terms from G^(A): v = sum_A g ± PRG(S_{A,B}) (- r_A if A
+  // is a selected volunteer). v must be uniform in Z_{2^64} whatever A's
+  // true partial sum: chi-square on the top 4 bits over all queries, for
+  // the data and for the data with every label flipped (other partial
+  // sums), and the two histograms must agree.
+  constexpr int bins = 16;
+  auto view = [](bool flip) {
+    auto d = synthetic(300, 8, 12);
+    if (flip)
+      for (auto& y : d.labels())
+        y = 1 - y;
+    // One tree: the clients' current gradients are those of every query.
+    auto f =
+        make_federation(d, hooked(1, 3, 6), 4, balanced_owners(300, 4, 12), 12);
+    // masked[(from, to)]: every G^(from), H^(from) sent to source `to`, in
+    // order: level by level, each in the source's query order, as the
+    // source's traces.
+    std::map<std::pair<int, int>, std::vector<std::uint64_t>> mg, mh;
+    run_training(f, 12, [&](int from, int to, message& m) {
+      if (auto* x = std::get_if<masked_sums>(&m)) {
+        auto& g = mg[{from, to}];
+        g.insert(g.end(), x->g.begin(), x->g.end());
+        auto& h = mh[{from, to}];
+        h.insert(h.end(), x->h.begin(), x->h.end());
+      }
+    });
+    auto plain = encoded_gradients(f);
+    std::vector<double> hist(bins, 0);
+    std::size_t exact = 0, checked = 0;
+    for (int s = 0; s < 4; ++s) {
+      const auto& traces = f.clients[s]->traces();
+      for (std::size_t j = 0; j < traces.size(); ++j) {
+        const auto& t = traces[j];
+        std::vector<int> honest;
+        for (int c = 0; c < 4; ++c)
+          if (c != s && c != t.leader)
+            honest.push_back(c);
+        int a = honest[0], b = honest[1];
+        for (bool hess : {false, true}) {
+          auto v = (hess ? mh : mg).at({a, s}).at(j);
+          for (int x : {s, t.leader}) {
+            auto w = *f.clients[x]->pair_stream(a, t.qid, hess);
+            v -= a > x ? w : 0 - w;
+          }
+          hist[v >> 60] += 1;
+          // Sanity of the arithmetic: with B's seed too (n - 1 colluders)
+          // the coalition recovers A's exact partial sum, unless A's
+          // blinding r is in it.
+          auto w = *f.clients[b]->pair_stream(a, t.qid, hess);
+          auto rest = v - (a > b ? w : 0 - w);
+          if (f.clients[a]->noise_draws().count(t.qid))
+            continue;
+          std::uint64_t sum = 0;
+          for (auto id : t.ids)
+            if (f.owner[id] == a)
+              sum += hess ? plain.h[id] : plain.g[id];
+          ++checked;
+          exact += rest == sum;
+        }
+      }
+    }
+    BOOST_TEST(checked > 100u);
+    BOOST_TEST(exact == checked);
+    return hist;
+  };
+  auto h1 = view(false);
+  auto h2 = view(true);
+  double n1 = std::accumulate(h1.begin(), h1.end(), 0.0);
+  double n2 = std::accumulate(h2.begin(), h2.end(), 0.0);
+  BOOST_TEST(n1 > 600);
+  // 15 degrees of freedom: P(chi2 > 37.7) = 0.001.
+  BOOST_TEST(chi_square(h1, std::vector<double>(bins, n1 / bins)) < 37.7);
+  BOOST_TEST(chi_square(h2, std::vector<double>(bins, n2 / bins)) < 37.7);
+  // Homogeneity of the two views (15 degrees of freedom).
+  double x = 0;
+  for (int i = 0; i < bins; ++i) {
+    double e1 = (h1[i] + h2[i]) * n1 / (n1 + n2);
+    double e2 = (h1[i] + h2[i]) * n2 / (n1 + n2);
+    x += (h1[i] - e1) * (h1[i] - e1) / e1 + (h2[i] - e2) * (h2[i] - e2) / e2;
+  }
+  BOOST_TEST(x < 37.7);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()

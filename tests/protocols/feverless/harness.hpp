@@ -1,0 +1,254 @@
+#pragma once
+
+// Sessions of FEVERLESS clients driven through the in-memory pump: one
+// table dealt out by columns (contiguous blocks) and by label owner (one
+// client per row), fixed seeds everywhere.
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "learners/data/csv_reader.hpp"
+#include "learners/data/synthetic.hpp"
+#include "protocols/crypto/fixed_point.hpp"
+#include "protocols/crypto/random.hpp"
+#include "protocols/feverless/client.hpp"
+#include "tests/support/pump.hpp"
+#include "tests/support/random_data.hpp"
+
+namespace veil::test::fvl {
+
+using namespace veil::protocols::feverless;
+using learners::dataset;
+using fvl_pump = test::pump<message, envelope, protocols::outcome<outbox>>;
+
+/// Changes a message in flight (from, to, message), or leaves it.
+using interceptor = std::function<void(int, int, message&)>;
+
+/// Columns [lo, hi) of d, without labels.
+inline dataset columns(const dataset& d, std::size_t lo, std::size_t hi) {
+  std::vector<std::size_t> cols(hi - lo);
+  std::iota(cols.begin(), cols.end(), lo);
+  auto part = d.select_columns(cols);
+  part.labels().clear();
+  return part;
+}
+
+/// n near-equal contiguous column blocks: party p holds [b[p], b[p+1]).
+inline std::vector<std::size_t> even_bounds(std::size_t features,
+                                            std::size_t parties) {
+  std::vector<std::size_t> b;
+  for (std::size_t p = 0; p <= parties; ++p)
+    b.push_back(features * p / parties);
+  return b;
+}
+
+/// The label owner of every row: a random permutation cut into n equal
+/// parts (spec §14.1 [D]).
+inline std::vector<int> balanced_owners(std::size_t rows, std::size_t parties,
+                                        std::uint64_t seed) {
+  std::vector<std::size_t> perm(rows);
+  std::iota(perm.begin(), perm.end(), 0);
+  rng r(seed);
+  for (std::size_t i = rows; i > 1; --i)
+    std::swap(perm[i - 1], perm[r.below(i)]);
+  std::vector<int> owner(rows);
+  for (std::size_t k = 0; k < rows; ++k)
+    owner[perm[k]] = static_cast<int>(k * parties / rows);
+  return owner;
+}
+
+/// Independent uniform owners.
+inline std::vector<int> random_owners(std::size_t rows, std::size_t parties,
+                                      std::uint64_t seed) {
+  rng r(seed);
+  std::vector<int> owner(rows);
+  for (auto& o : owner)
+    o = static_cast<int>(r.below(parties));
+  return owner;
+}
+
+inline label_set labels_of(const dataset& d, const std::vector<int>& owner,
+                           int p) {
+  label_set s;
+  for (std::size_t i = 0; i < d.rows(); ++i)
+    if (owner[i] == p) {
+      s.rows.push_back(static_cast<std::uint32_t>(i));
+      s.labels.push_back(d.labels()[i]);
+    }
+  return s;
+}
+
+inline protocols::crypto::identity identity_of(int p, std::uint64_t seed) {
+  protocols::crypto::key32 k;
+  for (int i = 0; i < 8; ++i)
+    k.data()[i] = static_cast<std::uint8_t>(seed >> (8 * i));
+  k.data()[8] = static_cast<std::uint8_t>(p);
+  k.data()[9] = 0xFE;
+  return protocols::crypto::identity(k);
+}
+
+struct federation {
+  std::vector<std::unique_ptr<client>> clients;
+  std::vector<std::size_t> bounds;
+  std::vector<int> owner;
+};
+
+/// Deals `train` out to `parties` clients (columns by even_bounds unless
+/// given, labels by `owner`); client p draws from seeded_random(seed, p).
+inline federation make_federation(const dataset& train, const params& p,
+                                  std::size_t parties,
+                                  const std::vector<int>& owner,
+                                  std::uint64_t seed,
+                                  std::vector<std::size_t> bounds = {}) {
+  federation f;
+  f.bounds = bounds.empty() ? even_bounds(train.features(), parties) : bounds;
+  f.owner = owner;
+  std::vector<protocols::crypto::public_key> keys;
+  for (std::size_t c = 0; c < parties; ++c)
+    keys.push_back(identity_of(static_cast<int>(c), seed).public_key_bytes());
+  for (std::size_t c = 0; c < parties; ++c) {
+    std::optional<credentials> creds;
+    if (p.protocol == mode::feverless)
+      creds = credentials{identity_of(static_cast<int>(c), seed), keys};
+    f.clients.push_back(std::make_unique<client>(
+        p, static_cast<party_id>(c), static_cast<party_id>(parties),
+        columns(train, f.bounds[c], f.bounds[c + 1]),
+        labels_of(train, owner, static_cast<int>(c)), std::move(creds),
+        random_engine(protocols::crypto::seeded_random(seed * 1000 + c + 1))));
+  }
+  return f;
+}
+
+/// Wires the clients of f into a pump (with an optional interceptor).
+inline void wire(fvl_pump& pump, federation& f, const interceptor& tamper) {
+  for (std::size_t c = 0; c < f.clients.size(); ++c)
+    pump.add(static_cast<int>(c), [&f, c, tamper](int from, const message& m) {
+      if (!tamper)
+        return f.clients[c]->on_message(from, m);
+      auto copy = m;
+      tamper(from, static_cast<int>(c), copy);
+      return f.clients[c]->on_message(from, copy);
+    });
+}
+
+/// Trains every client; throws std::runtime_error when a client refuses.
+inline void run_training(federation& f, std::uint64_t pump_seed,
+                         const interceptor& tamper = {}) {
+  fvl_pump pump(pump_seed);
+  wire(pump, f, tamper);
+  for (std::size_t c = 0; c < f.clients.size(); ++c) {
+    auto out = f.clients[c]->start();
+    if (!out)
+      throw std::runtime_error("start refused: " + out.error().reason);
+    pump.post(static_cast<int>(c), std::move(*out));
+  }
+  pump.run();
+  for (auto& c : f.clients)
+    BOOST_REQUIRE(c->training_done());
+}
+
+inline federation train_session(const dataset& d, const params& p,
+                                std::size_t parties,
+                                const std::vector<int>& owner,
+                                std::uint64_t seed) {
+  auto f = make_federation(d, p, parties, owner, seed);
+  run_training(f, seed + 7);
+  return f;
+}
+
+/// Margins of `test` predicted federatedly, client `asker` asking.
+inline std::vector<double> predict(federation& f, const dataset& test,
+                                   std::size_t asker, std::uint64_t seed) {
+  for (std::size_t c = 0; c < f.clients.size(); ++c)
+    f.clients[c]->set_predict_data(columns(test, f.bounds[c], f.bounds[c + 1]));
+  fvl_pump pump(seed);
+  wire(pump, f, {});
+  pump.post(static_cast<int>(asker),
+            f.clients[asker]->start_predict(
+                columns(test, f.bounds[asker], f.bounds[asker + 1])));
+  pump.run();
+  BOOST_REQUIRE(f.clients[asker]->predict_done());
+  return f.clients[asker]->predicted_margins();
+}
+
+inline double accuracy(const std::vector<double>& margins,
+                       const std::vector<float>& labels) {
+  std::size_t ok = 0;
+  for (std::size_t i = 0; i < margins.size(); ++i)
+    ok += (margins[i] >= 0 ? 1.0f : 0.0f) == labels[i];
+  return static_cast<double>(ok) / static_cast<double>(margins.size());
+}
+
+/// make_classification with half the features informative.
+inline dataset synthetic(std::size_t rows, std::size_t features,
+                         std::uint64_t seed) {
+  learners::classification_spec s;
+  s.rows = rows;
+  s.features = features;
+  s.informative = features / 2;
+  s.redundant = features / 4;
+  s.seed = seed;
+  return learners::make_classification(s);
+}
+
+/// The first `rows` rows of bank_marketing (read once), or an empty dataset
+/// when the file is absent.
+inline dataset bank_marketing(std::size_t rows) {
+  static const dataset all = [] {
+    auto path =
+        std::string(VEIL_SHARED_DIR) + "/datasets/bank_marketing.csv.gz";
+    if (!std::filesystem::exists(path))
+      return dataset{};
+    learners::read_options o;
+    o.label = "label";
+    return learners::read_csv(path, o);
+  }();
+  if (all.rows() == 0)
+    return all;
+  // A fixed spread of rows: the file is ordered by date, so a head would
+  // see only the first months.
+  std::vector<std::size_t> pick;
+  for (std::size_t k = 0; k < rows; ++k)
+    pick.push_back(k * all.rows() / rows);
+  return all.select_rows(pick);
+}
+
+/// Chi-square statistic of counts against expected counts.
+inline double chi_square(const std::vector<double>& observed,
+                         const std::vector<double>& expected) {
+  double x = 0;
+  for (std::size_t i = 0; i < observed.size(); ++i)
+    x +=
+        (observed[i] - expected[i]) * (observed[i] - expected[i]) / expected[i];
+  return x;
+}
+
+/// Sum of enc(g_i), enc(h_i) over `ids`, from every client's labels.
+struct plaintext {
+  std::vector<std::uint64_t> g, h; // by row
+};
+
+inline plaintext encoded_gradients(const federation& f, int frac_bits = 32) {
+  protocols::crypto::fixed_point fp(frac_bits);
+  auto rows = f.owner.size();
+  plaintext out{std::vector<std::uint64_t>(rows),
+                std::vector<std::uint64_t>(rows)};
+  for (const auto& c : f.clients) {
+    auto grads = c->own_gradients();
+    const auto& rs = c->label_rows();
+    for (std::size_t k = 0; k < rs.size(); ++k) {
+      out.g[rs[k]] = fp.encode(grads[k].g).value();
+      out.h[rs[k]] = fp.encode(grads[k].h).value();
+    }
+  }
+  return out;
+}
+
+} // namespace veil::test::fvl

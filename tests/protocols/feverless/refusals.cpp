@@ -1,0 +1,284 @@
+// Peer input is validated and refused with a protocol_error, never a throw
+// or an assert (spec feverless §7.3 verification, ARCHITECTURE "failure
+// semantics"): tampered signatures, wrong lengths, foreign ids, mismatched
+// parameters, messages out of turn. Local input errors throw input_error.
+#include "tests/protocols/feverless/harness.hpp"
+
+#include "tests/support/errors.hpp"
+
+using namespace veil;
+using namespace veil::test::fvl;
+
+namespace {
+
+params small() {
+  params p;
+  p.trees = 1;
+  p.max_depth = 2;
+  p.session = 5;
+  return p;
+}
+
+/// Trains 3 clients with `tamper` applied to the messages; returns the
+/// refusal the pump reports ("" if none).
+std::string refusal(const interceptor& tamper, const params& p = small()) {
+  auto d = synthetic(120, 6, 2);
+  auto f = make_federation(d, p, 3, balanced_owners(120, 3, 2), 2);
+  try {
+    run_training(f, 2, tamper);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+/// Applies `fn` to the first message of type T from `from` to `to`.
+template <class T, class Fn>
+interceptor first(int from, int to, Fn fn) {
+  auto done = std::make_shared<bool>(false);
+  return [=](int f, int t, message& m) {
+    auto* x = std::get_if<T>(&m);
+    if (!x || f != from || t != to || *done)
+      return;
+    if (fn(*x))
+      *done = true;
+  };
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(feverless)
+BOOST_AUTO_TEST_SUITE(refusals)
+
+BOOST_AUTO_TEST_CASE(untampered_sessions_train) {
+  BOOST_TEST(refusal({}) == "");
+}
+
+BOOST_AUTO_TEST_CASE(a_tampered_lead_signature_is_refused) {
+  auto e = refusal(first<lead_tickets>(1, 2, [](lead_tickets& x) {
+    if (x.tickets.empty())
+      return false;
+    x.tickets[0].sig[5] ^= 1;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 2 refused at lead"));
+  BOOST_TEST(contains(e, "party 1's lottery ticket does not verify"));
+}
+
+BOOST_AUTO_TEST_CASE(a_forged_lead_score_is_refused) {
+  // A higher score with the honest signature: H(sig) != score.
+  auto e = refusal(first<lead_tickets>(2, 0, [](lead_tickets& x) {
+    if (x.tickets.empty())
+      return false;
+    x.tickets.back().value.fill(0xFF);
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "refused at lead"));
+}
+
+BOOST_AUTO_TEST_CASE(a_masked_reply_of_the_wrong_length_is_refused) {
+  auto e = refusal(first<masked_sums>(2, 0, [](masked_sums& x) {
+    if (x.g.empty())
+      return false;
+    x.g.pop_back();
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 0 refused at masked"));
+  BOOST_TEST(contains(e, "party 2 sent sums for"));
+}
+
+BOOST_AUTO_TEST_CASE(a_corrupt_masked_value_puts_the_aggregate_out_of_range) {
+  // Spec §7.7 backstop: a flipped high bit makes the decoded sum
+  // impossible (|G| far beyond |mIDs| + the noise bound).
+  auto e = refusal(first<masked_sums>(1, 2, [](masked_sums& x) {
+    if (x.g.empty())
+      return false;
+    x.g[0] ^= std::uint64_t{1} << 62;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 2 refused at masked"));
+  BOOST_TEST(contains(e, "out of range"));
+}
+
+BOOST_AUTO_TEST_CASE(tampered_thresholds_and_volunteers_are_refused) {
+  auto e = refusal(first<threshold_tickets>(0, 1, [](threshold_tickets& x) {
+    if (x.tickets.empty())
+      return false;
+    x.tickets[0].sig[0] ^= 0x80;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 1 refused at thresh"));
+  e = refusal(first<noise_offers>(1, 0, [](noise_offers& x) {
+    if (x.tickets.empty())
+      return false;
+    x.tickets[0].sig[9] ^= 4;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 0 refused at noise"));
+  e = refusal(first<noise_notice>(0, 2, [](noise_notice& x) {
+    x.selected.push_back(1);
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 2 refused at notify"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_key_announcements_are_refused) {
+  auto e = refusal(first<key_announce>(1, 0, [](key_announce& x) {
+    x.sig[0] ^= 1;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "bad signature"));
+  e = refusal(first<key_announce>(2, 1, [](key_announce& x) {
+    x.params_digest[3] ^= 1;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "different parameters"));
+  e = refusal(first<key_announce>(2, 1, [](key_announce& x) {
+    ++x.labels;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "refused at key_announce"));
+}
+
+BOOST_AUTO_TEST_CASE(queries_outside_the_node_or_unordered_are_refused) {
+  auto e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
+    if (x.ids.empty())
+      return false;
+    x.ids[0] = 100000;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "not a row of the queried node"));
+  e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
+    if (x.qids.size() < 2)
+      return false;
+    std::swap(x.qids[0], x.qids[1]);
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "refused at query"));
+  e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
+    x.nonces.pop_back();
+    return true;
+  }));
+  BOOST_TEST(contains(e, "field lengths differ"));
+}
+
+BOOST_AUTO_TEST_CASE(gains_and_decisions_are_checked) {
+  auto e = refusal(first<best_gains>(1, 0, [](best_gains& x) {
+    x.gains[0] = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }));
+  BOOST_TEST(contains(e, "refused at gain"));
+  e = refusal(first<node_decisions>(0, 1, [](node_decisions& x) {
+    if (x.goes_left_bits.empty())
+      return false;
+    x.goes_left_bits.pop_back();
+    return true;
+  }));
+  BOOST_TEST(contains(e, "refused at split"));
+  auto p = small();
+  p.protocol = mode::plain;
+  e = refusal(first<plain_sums>(1, 2,
+                                [](plain_sums& x) {
+                                  if (x.g.empty())
+                                    return false;
+                                  x.g[0] =
+                                      std::numeric_limits<double>::infinity();
+                                  return true;
+                                }),
+              p);
+  BOOST_TEST(contains(e, "refused at plain_sums"));
+}
+
+BOOST_AUTO_TEST_CASE(messages_out_of_turn_or_from_strangers_are_refused) {
+  auto d = synthetic(60, 4, 1);
+  auto f = make_federation(d, small(), 2, balanced_owners(60, 2, 1), 1);
+  auto& c = *f.clients[0];
+  BOOST_REQUIRE(c.start());
+  BOOST_TEST(!c.on_message(0, lead_tickets{}));  // itself
+  BOOST_TEST(!c.on_message(7, lead_tickets{}));  // nobody
+  BOOST_TEST(!c.on_message(-1, lead_tickets{})); // nobody
+  auto r = c.on_message(1, lead_tickets{});      // key_announce is due
+  BOOST_REQUIRE(!r);
+  BOOST_TEST(r.error().step == "lead");
+  auto fail = f.clients[1]->on_message(0, failure{"masked", "test"});
+  BOOST_REQUIRE(!fail);
+  BOOST_TEST(fail.error().step == "masked");
+  // Prediction answers nobody asked for, queries about unknown splits.
+  BOOST_TEST(!f.clients[1]->on_message(0, predict_answer{}));
+  predict_query q;
+  q.trees = {0};
+  q.nodes = {0};
+  q.offsets = {0, 1};
+  q.rows = {0};
+  BOOST_TEST(!f.clients[1]->on_message(0, q));
+}
+
+BOOST_AUTO_TEST_CASE(bad_local_input_throws_input_error) {
+  auto d = synthetic(40, 4, 1);
+  auto cols = columns(d, 0, 4);
+  label_set all{test::all_rows(40), d.labels()};
+  auto make = [&](const params& p, learners::dataset x, label_set l,
+                  std::optional<credentials> c) {
+    client(p, 0, 1, std::move(x), std::move(l), std::move(c),
+           random_engine(protocols::crypto::seeded_random(1)));
+  };
+  auto p = small();
+  p.protocol = mode::plain;
+  auto holes = cols;
+  holes.value(3, 1) = learners::missing_value;
+  auto e = test::error_of([&] { make(p, holes, all, std::nullopt); });
+  BOOST_TEST(contains(e, "missing value"));
+  auto bad = all;
+  bad.labels[4] = 2;
+  e = test::error_of([&] { make(p, cols, bad, std::nullopt); });
+  BOOST_TEST(contains(e, "not 0 or 1"));
+  bad = all;
+  std::swap(bad.rows[0], bad.rows[1]);
+  e = test::error_of([&] { make(p, cols, bad, std::nullopt); });
+  BOOST_TEST(contains(e, "strictly increasing"));
+  p.protocol = mode::feverless;
+  e = test::error_of([&] { make(p, cols, all, std::nullopt); });
+  BOOST_TEST(contains(e, "credentials"));
+  p.buckets = 300;
+  e = test::error_of([&] { make(p, cols, all, std::nullopt); });
+  BOOST_TEST(contains(e, "buckets"));
+}
+
+BOOST_AUTO_TEST_CASE(uncovered_labels_are_refused_at_setup) {
+  // Client 1 drops its labels: the counts no longer add up to the rows.
+  auto d = synthetic(60, 4, 1);
+  auto owner = balanced_owners(60, 2, 1);
+  auto f = make_federation(d, small(), 2, owner, 1);
+  f.clients[1] = std::make_unique<client>(
+      small(), 1, 2, columns(d, 2, 4), label_set{},
+      credentials{identity_of(1, 1),
+                  {identity_of(0, 1).public_key_bytes(),
+                   identity_of(1, 1).public_key_bytes()}},
+      random_engine(protocols::crypto::seeded_random(9)));
+  std::string e;
+  try {
+    run_training(f, 1);
+  } catch (const std::runtime_error& x) {
+    e = x.what();
+  }
+  BOOST_TEST(contains(e, "must be held by exactly one client"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()
