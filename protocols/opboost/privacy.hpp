@@ -1,0 +1,42 @@
+#pragma once
+
+// OpBoost's privacy report: what each Party B feature's mechanism
+// guarantees, the sums per record, what the nominal budget really means
+// (spec opboost §2.5, §8.4), and the exact worst-case privacy losses of the
+// configuration next to the nominal epsilon t.
+
+#include <string>
+#include <vector>
+
+#include "protocols/opboost/params.hpp"
+
+namespace veil::protocols::opboost {
+
+/// The note of spec §2.5 on the partition budget, always part of an
+/// Adj-map report.
+extern const char* const partition_budget_note;
+
+/// The exact worst-case loss max over pairs at distance t of
+/// max_o |ln P(o|x) / P(o|x')| of the mechanism `p` on `d` (double
+/// precision; +infinity when some output tells the inputs apart). NaN when
+/// |D⊥| exceeds `max_domain` (the computation costs O(|D⊥|^2)).
+double worst_case_loss(const mechanism_params& p, const domain& d,
+                       std::int64_t t, std::int64_t max_domain = 2048);
+
+/// Report text on the budget and on per-feature losses uses this epsilon
+/// (the parameter's, or its share when split).
+std::vector<double> worst_case_losses(const mechanism_params& p,
+                                      const domain& d,
+                                      const std::vector<std::int64_t>& ts,
+                                      double epsilon,
+                                      std::int64_t max_domain = 2048);
+
+/// The report: per party and feature the guarantee (with the budget share
+/// when split), the totals per record, the real worst-case losses of each
+/// party's per-feature mechanism at t = 1, theta and |D⊥| - 1 next to
+/// epsilon t, the notes, and the caveats of spec §8.4.
+std::string
+privacy_report(const params& p,
+               const std::vector<std::vector<std::string>>& features_by_party);
+
+} // namespace veil::protocols::opboost
