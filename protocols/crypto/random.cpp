@@ -9,9 +9,17 @@ system_random::system_random() {
   ensure_sodium();
 }
 
+system_random::~system_random() {
+  sodium_memzero(buffer_, sizeof buffer_);
+}
+
 system_random::result_type system_random::operator()() {
-  result_type x;
-  randombytes_buf(&x, sizeof x);
+  if (used_ == words) {
+    randombytes_buf(buffer_, sizeof buffer_);
+    used_ = 0;
+  }
+  auto x = buffer_[used_];
+  buffer_[used_++] = 0; // a drawn word is not kept around
   return x;
 }
 
