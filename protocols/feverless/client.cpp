@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <sodium.h>
 #include <stdexcept>
 #include <type_traits>
 
@@ -93,6 +95,11 @@ std::vector<std::uint8_t> announce_bytes(std::uint64_t session, party_id who,
   put_le32(b, a.rows);
   put_le32(b, a.labels);
   put_le32(b, a.features);
+  // AHE only (the digest fixes the mode, so presence is unambiguous).
+  if (!a.paillier_key.empty()) {
+    put_le32(b, static_cast<std::uint32_t>(a.paillier_key.size()));
+    b.insert(b.end(), a.paillier_key.begin(), a.paillier_key.end());
+  }
   return b;
 }
 
@@ -158,9 +165,10 @@ client::client(const params& p, party_id self, party_id parties,
                         " is not 0 or 1 (binary logistic only)");
     own_index_[r] = static_cast<std::int32_t>(k);
   }
-  if (feverless()) {
+  if (elects()) {
     if (!creds_)
-      throw input_error("feverless: feverless mode needs credentials");
+      throw input_error("feverless: " + to_string(params_.protocol) +
+                        " mode needs credentials");
     if (creds_->keys.size() != static_cast<std::size_t>(parties))
       throw input_error("feverless: expected " + std::to_string(parties) +
                         " identity keys, got " +
@@ -202,7 +210,7 @@ outcome<outbox> client::start() {
   a.labels = static_cast<std::uint32_t>(label_rows_.size());
   a.features = static_cast<std::uint32_t>(data_.features());
   a.params_digest = params_.digest();
-  if (feverless()) {
+  if (masks()) {
     // Alg. 3: a one-time X25519 key per session, from the injected engine.
     crypto::key32 seed;
     for (std::size_t i = 0; i < 32; i += 8) {
@@ -211,8 +219,15 @@ outcome<outbox> client::start() {
     }
     session_key_.emplace(seed);
     a.session_key = session_key_->public_key_bytes();
-    a.sig = creds_->identity.sign(announce_bytes(params_.session, self_, a));
   }
+  if (ahe()) {
+    // [D] Spec §10.5: this client's Paillier pair as a source, fresh per
+    // session, from the injected engine; the public key travels signed.
+    paillier_key_.emplace(paillier::generate_key(params_.paillier_bits, rng_));
+    a.paillier_key = paillier_key_->public_part().to_bytes();
+  }
+  if (elects())
+    a.sig = creds_->identity.sign(announce_bytes(params_.session, self_, a));
   outbox out;
   broadcast(out, a);
   phase_ = phase::announce;
@@ -230,6 +245,7 @@ client::status client::finish_announce(outbox& out) {
   std::uint64_t features = data_.features();
   peer_ids_.clear();
   seeds_.clear();
+  paillier_peers_.assign(n_, std::nullopt);
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -245,13 +261,27 @@ client::status client::finish_announce(outbox& out) {
       return refuse("key_announce", party(p) + " announced impossible counts");
     labels += a.labels;
     features += a.features;
-    if (!feverless())
+    if (a.paillier_key.empty() == ahe())
+      return refuse("key_announce",
+                    party(p) + (ahe() ? " announced no Paillier key"
+                                      : " announced an unexpected Paillier "
+                                        "key"));
+    if (!elects())
       continue;
     // Alg. 3: verify every signature, abort on failure; then S_{c,c'}.
     if (!crypto::verify(creds_->keys[p], announce_bytes(params_.session, p, a),
                         a.sig))
       return refuse("key_announce",
                     party(p) + "'s key announcement has a bad signature");
+    if (ahe()) {
+      auto pk = paillier::public_key::from_bytes(a.paillier_key,
+                                                 params_.paillier_bits);
+      if (!pk)
+        return refuse("key_announce",
+                      party(p) + " announced an invalid Paillier key");
+      paillier_peers_[p] = std::move(*pk);
+      continue;
+    }
     auto seed =
         session_key_->shared_seed(static_cast<std::uint32_t>(self_),
                                   static_cast<std::uint32_t>(p), a.session_key);
@@ -272,7 +302,7 @@ client::status client::finish_announce(outbox& out) {
   auto bound =
       static_cast<std::uint64_t>(params_.trees) * params_.max_depth * features;
   calib_ = calibrate(params_, bound);
-  if (feverless()) {
+  if (elects()) {
     // Spec §4.4: max_query_size * max|g| + noise_bound < 2^(63-F); at most
     // n noise draws enter a sum (k <= n - 2 volunteers, or the n = 2
     // leader).
@@ -306,7 +336,9 @@ std::size_t client::expected_index() const {
   case phase::notify:
     return index_of<noise_notice>;
   case phase::masked:
-    return feverless() ? index_of<masked_sums> : index_of<plain_sums>;
+    return masks() ? index_of<masked_sums>
+           : ahe() ? index_of<encrypted_sums>
+                   : index_of<plain_sums>;
   case phase::gain:
     return index_of<best_gains>;
   case phase::decide:
@@ -333,7 +365,7 @@ const char* client::phase_name() const {
   case phase::notify:
     return "notify";
   case phase::masked:
-    return feverless() ? "masked" : "plain_sums";
+    return masks() ? "masked" : ahe() ? "encrypted" : "plain_sums";
   case phase::gain:
     return "gain";
   case phase::decide:
@@ -456,14 +488,24 @@ void client::begin_tree(outbox& out) {
   grads_.resize(label_rows_.size());
   learners::objective obj(learners::objective_kind::binary_logistic);
   obj.gradients(labels_, margins_, grads_);
-  if (feverless()) {
+  // Partial sums read these by row (0 for rows of others' labels): no
+  // branch and no indirection in the per-id loops of the replies.
+  if (elects()) {
     // Spec §4.4: each g_i, h_i encoded on its own; sums of the integers
     // are exact.
-    enc_g_.resize(grads_.size());
-    enc_h_.resize(grads_.size());
+    enc_g_.assign(data_.rows(), 0);
+    enc_h_.assign(data_.rows(), 0);
     for (std::size_t k = 0; k < grads_.size(); ++k) {
-      enc_g_[k] = fp_.encode(grads_[k].g).value();
-      enc_h_[k] = fp_.encode(grads_[k].h).value();
+      enc_g_[label_rows_[k]] = fp_.encode(grads_[k].g).value();
+      enc_h_[label_rows_[k]] = fp_.encode(grads_[k].h).value();
+    }
+  } else {
+    // Adding 0.0 leaves a double sum bit for bit as it was.
+    row_g_.assign(data_.rows(), 0.0);
+    row_h_.assign(data_.rows(), 0.0);
+    for (std::size_t k = 0; k < grads_.size(); ++k) {
+      row_g_[label_rows_[k]] = grads_[k].g;
+      row_h_[label_rows_[k]] = grads_[k].h;
     }
   }
   building_ = {};
@@ -545,7 +587,7 @@ void client::begin_level(outbox& out) {
         b.qids.push_back(qid.value()); // fits: checked in params / ctor
         b.nodes.push_back(node);
         b.offsets.push_back(static_cast<std::uint32_t>(at[z + 1]));
-        if (feverless()) {
+        if (elects() && !per_batch()) {
           // [D] The lottery nonce r: the source draws 32 random bytes per
           // query and broadcasts them (spec §7.1, §17 #8).
           for (int w = 0; w < 4; ++w) {
@@ -556,6 +598,14 @@ void client::begin_level(outbox& out) {
         }
       }
       own_features_.push_back(std::move(of));
+    }
+  }
+  if (elects() && per_batch() && !b.qids.empty()) {
+    // [D] per_batch: one lottery nonce for the batch (spec §13.3).
+    for (int w = 0; w < 4; ++w) {
+      auto x = rng_();
+      for (int i = 0; i < 8; ++i)
+        b.nonces.push_back(static_cast<std::uint8_t>(x >> (8 * i)));
     }
   }
   accountant_.caused(b.qids.size());
@@ -575,9 +625,11 @@ client::status client::finish_query(outbox& out) {
     auto k = b.qids.size();
     if (b.tree != tree_ || b.depth != depth_)
       return refuse("query", party(p) + "'s queries are for another level");
+    std::size_t nonces = !elects()     ? 0
+                         : per_batch() ? (k > 0 ? 32 : 0)
+                                       : 32 * k;
     if (b.nodes.size() != k || b.offsets.size() != k + 1 || b.offsets[0] != 0 ||
-        b.offsets.back() != b.ids.size() ||
-        b.nonces.size() != (feverless() ? 32 * k : 0))
+        b.offsets.back() != b.ids.size() || b.nonces.size() != nonces)
       return refuse("query", party(p) + "'s field lengths differ");
     for (std::size_t i = 0; i < k; ++i) {
       if (i > 0 && b.qids[i] <= b.qids[i - 1])
@@ -620,25 +672,26 @@ client::status client::finish_query(outbox& out) {
       q.source = p;
       q.node = b.nodes[i];
       q.ids = {b.ids.data() + b.offsets[i], b.offsets[i + 1] - b.offsets[i]};
-      q.nonce = feverless() ? b.nonces.data() + 32 * i : nullptr;
-      queries_.push_back(std::move(q));
-      accountant_.count_query(queries_.back().ids);
+      queries_.push_back(q);
+      accountant_.count_query(q.ids);
     }
   }
   first_[n_] = queries_.size();
   accountant_.answered(queries_.size() - (first_[self_ + 1] - first_[self_]));
-  if (!feverless()) {
+  if (!elects()) {
     send_plain(out);
     phase_ = phase::masked;
     return {};
   }
+  build_units();
   if (n_ == 2 || queries_.empty()) {
     // [D] n = 2 (spec §7.4, §17 #22): Cand is empty, so the only
     // non-source client leads without an election (one candidate decides
     // nothing) and draws the single noise itself, with r = 0.
+    for (auto& u : units_)
+      u.leader = u.source == 0 ? 1 : 0;
     for (auto& q : queries_) {
-      q.leader = q.source == 0 ? 1 : 0;
-      if (q.leader != self_)
+      if (units_[q.unit].leader != self_)
         continue;
       q.noise_g = encode_noise(params_.sensitivity_g * calib_.sigma);
       q.noise_h = encode_noise(params_.sensitivity_h * calib_.sigma);
@@ -651,18 +704,80 @@ client::status client::finish_query(outbox& out) {
     phase_ = phase::masked;
     return {};
   }
-  for (auto& q : queries_)
-    q.lottery = lottery_in(q, tag_lead, 0);
+  for (auto& u : units_)
+    u.lottery = lottery_in(u, tag_lead, 0);
   send_lead(out);
   phase_ = phase::lead;
   return {};
 }
 
+void client::build_units() {
+  // [D] Election units (spec §13.3, wire.hpp): per_query, one per query;
+  // per_batch, one per source with queries at this level.
+  units_.clear();
+  unit_first_.assign(n_ + 1, 0);
+  for (party_id p = 0; p < n_; ++p) {
+    unit_first_[p] = units_.size();
+    auto lo = first_[p], hi = first_[p + 1];
+    for (auto i = lo; i < hi; i = per_batch() ? hi : i + 1) {
+      election_unit u;
+      u.id = queries_[i].qid;
+      u.source = p;
+      u.first = i;
+      u.count = per_batch() ? hi - lo : 1;
+      for (auto j = i; j < i + u.count; ++j)
+        queries_[j].unit = static_cast<std::uint32_t>(units_.size());
+      units_.push_back(std::move(u));
+    }
+  }
+  unit_first_[n_] = units_.size();
+}
+
 namespace {
 
-/// Patches tag and attempt into a lottery input made by
-/// crypto::lottery_input, whose documented layout is tag (1 B) || qid (8 B)
-/// || attempt (4 B LE) || digest of the ids || r.
+/// The documented layout of crypto::lottery_input: tag (1 B) || qid (8 B
+/// LE) || attempt (4 B LE) || ids digest (32 B) || r (32 B).
+constexpr std::size_t lottery_size = 1 + 8 + 4 + 32 + 32;
+
+/// BLAKE2b-256 of `ids` as uint32 LE, in the given order: what
+/// crypto::lottery_input hashes when the ids are sorted (a query's missing
+/// ids are strictly increasing, so no sort and no copy is needed).
+std::array<std::uint8_t, 32> ids_digest(std::span<const std::uint32_t> ids) {
+  std::array<std::uint8_t, 32> d;
+  if constexpr (std::endian::native == std::endian::little) {
+    crypto_generichash(d.data(), d.size(),
+                       reinterpret_cast<const unsigned char*>(ids.data()),
+                       ids.size() * sizeof(std::uint32_t), nullptr, 0);
+  } else {
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, nullptr, 0, d.size());
+    for (auto id : ids) {
+      std::uint8_t le[4];
+      for (int b = 0; b < 4; ++b)
+        le[b] = static_cast<std::uint8_t>(id >> (8 * b));
+      crypto_generichash_update(&st, le, 4);
+    }
+    crypto_generichash_final(&st, d.data(), d.size());
+  }
+  return d;
+}
+
+std::vector<std::uint8_t>
+lottery_from_digest(std::uint8_t tag, std::uint64_t qid, std::uint32_t attempt,
+                    const std::array<std::uint8_t, 32>& digest,
+                    const std::uint8_t* r) {
+  std::vector<std::uint8_t> in(lottery_size);
+  in[0] = tag;
+  for (int i = 0; i < 8; ++i)
+    in[1 + i] = static_cast<std::uint8_t>(qid >> (8 * i));
+  for (int i = 0; i < 4; ++i)
+    in[9 + i] = static_cast<std::uint8_t>(attempt >> (8 * i));
+  std::memcpy(in.data() + 13, digest.data(), 32);
+  std::memcpy(in.data() + 45, r, 32);
+  return in;
+}
+
+/// Patches tag and attempt into a lottery input of that layout.
 void patch_lottery(std::vector<std::uint8_t>& in, std::uint8_t tag,
                    std::uint32_t attempt) {
   in[0] = tag;
@@ -670,14 +785,17 @@ void patch_lottery(std::vector<std::uint8_t>& in, std::uint8_t tag,
     in[9 + i] = static_cast<std::uint8_t>(attempt >> (8 * i));
 }
 
-/// Whether patching reproduces crypto::lottery_input (checked once, so a
-/// change of that layout costs speed, never correctness).
-bool patching_works() {
+/// Whether building and patching reproduce crypto::lottery_input (checked
+/// once, so a change of that layout costs speed, never correctness).
+bool layout_works() {
   static const bool ok = [] {
     std::array<std::uint8_t, 32> r{};
     r[3] = 7;
-    std::vector<std::uint32_t> ids = {4, 9};
-    auto in = crypto::lottery_input(tag_lead, 0x0102030405060708, 0, ids, r);
+    std::vector<std::uint32_t> ids = {4, 9, 70000};
+    auto in = lottery_from_digest(tag_lead, 0x0102030405060708, 0,
+                                  ids_digest(ids), r.data());
+    if (in != crypto::lottery_input(tag_lead, 0x0102030405060708, 0, ids, r))
+      return false;
     patch_lottery(in, tag_noise, 0x01020304);
     return in == crypto::lottery_input(tag_noise, 0x0102030405060708,
                                        0x01020304, ids, r);
@@ -687,17 +805,43 @@ bool patching_works() {
 
 } // namespace
 
-std::vector<std::uint8_t> client::lottery_in(const level_query& q,
+std::vector<std::uint8_t> client::lottery_in(const election_unit& u,
                                              std::uint8_t tag,
                                              std::uint32_t attempt) const {
-  // The ids are hashed once per query (they can be long), not per ticket.
-  if (!q.lottery.empty() && patching_works()) {
-    auto in = q.lottery;
+  // The ids are hashed once per unit (they can be long), not per ticket.
+  if (!u.lottery.empty() && layout_works()) {
+    auto in = u.lottery;
     patch_lottery(in, tag, attempt);
     return in;
   }
+  const auto& b = batches_[u.source];
+  if (per_batch()) {
+    // [D] A batch's lottery: (tag, id of its first query, attempt, digest
+    // of the batch's shape, the batch nonce r). The shape is its qids and
+    // id offsets (uint32 LE words, qids as two words each), not every
+    // missing id: the fresh r alone makes the draw unpredictable (spec
+    // §7.3), and hashing every id of every batch cost each client about as
+    // much as the plain protocol's whole training.
+    std::vector<std::uint32_t> shape;
+    shape.reserve(2 * b.qids.size() + b.offsets.size());
+    for (auto q : b.qids) {
+      shape.push_back(static_cast<std::uint32_t>(q));
+      shape.push_back(static_cast<std::uint32_t>(q >> 32));
+    }
+    shape.insert(shape.end(), b.offsets.begin(), b.offsets.end());
+    if (layout_works())
+      return lottery_from_digest(tag, u.id, attempt, ids_digest(shape),
+                                 b.nonces.data());
+    return crypto::lottery_input(
+        tag, u.id, attempt, shape,
+        std::span<const std::uint8_t, 32>(b.nonces.data(), 32));
+  }
+  const auto& q = queries_[u.first];
+  const auto* nonce = b.nonces.data() + 32 * (u.first - first_[u.source]);
+  if (layout_works())
+    return lottery_from_digest(tag, q.qid, attempt, ids_digest(q.ids), nonce);
   return crypto::lottery_input(tag, q.qid, attempt, q.ids,
-                               std::span<const std::uint8_t, 32>(q.nonce, 32));
+                               std::span<const std::uint8_t, 32>(nonce, 32));
 }
 
 std::uint64_t client::encode_noise(double stddev) {
@@ -710,56 +854,56 @@ std::uint64_t client::encode_noise(double stddev) {
 // Leader election (Alg. 4, spec §7.3)
 
 void client::send_lead(outbox& out) {
-  // Every client but a query's source draws a ticket over (LEAD, qid, 0,
+  // Every client but a unit's source draws a ticket over (LEAD, id, 0,
   // mIDs, r) and sends it with its signature, so everyone can verify it.
   my_lead_ = {};
   my_lead_.tree = tree_;
   my_lead_.depth = depth_;
-  for (const auto& q : queries_)
-    if (q.source != self_)
+  my_lead_.tickets.reserve(units_.size());
+  for (const auto& u : units_)
+    if (u.source != self_)
       my_lead_.tickets.push_back(
-          crypto::draw_ticket(creds_->identity, lottery_in(q, tag_lead, 0)));
+          crypto::draw_ticket(creds_->identity, u.lottery));
   broadcast(out, my_lead_);
 }
 
 client::status client::finish_lead(outbox& out) {
-  auto count = [&](party_id c) { return first_[c + 1] - first_[c]; };
+  auto count = [&](party_id c) { return unit_first_[c + 1] - unit_first_[c]; };
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
     const auto& t = as<lead_tickets>(got_[p]);
     if (t.tree != tree_ || t.depth != depth_)
       return refuse("lead", party(p) + "'s tickets are for another level");
-    if (t.tickets.size() != queries_.size() - count(p))
+    if (t.tickets.size() != units_.size() - count(p))
       return refuse("lead", party(p) + " sent the wrong number of tickets");
   }
-  for (std::size_t i = 0; i < queries_.size(); ++i) {
-    auto& q = queries_[i];
-    auto input = lottery_in(q, tag_lead, 0);
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    auto& u = units_[i];
     party_id best = -1;
     const crypto::score* best_score = nullptr;
     // The source never runs; ties go to the lowest index [D] (§7.3 l.7).
     for (party_id c = 0; c < n_; ++c) {
-      if (c == q.source)
+      if (c == u.source)
         continue;
       const auto& v =
           c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
-      // Client c's tickets skip its own queries, which all precede query i
+      // Client c's tickets skip its own units, which all precede unit i
       // when c < source and all follow it otherwise.
-      const auto& t = v[c < q.source ? i - count(c) : i];
-      if (c != self_ && !crypto::check_ticket(creds_->keys[c], input, t))
+      const auto& t = v[c < u.source ? i - count(c) : i];
+      if (c != self_ && !crypto::check_ticket(creds_->keys[c], u.lottery, t))
         return refuse("lead", party(c) + "'s lottery ticket does not verify");
       if (best < 0 || crypto::score_greater(t.value, *best_score)) {
         best = c;
         best_score = &t.value;
       }
     }
-    q.leader = best;
-    q.attempt = 0;
-    q.pending = true;
+    u.leader = best;
+    u.attempt = 0;
+    u.pending = true;
   }
   round_ = 0;
-  round_queries_.clear();
+  round_units_.clear();
   return begin_round(out);
 }
 
@@ -772,14 +916,14 @@ client::status client::begin_round(outbox& out) {
   t.tree = tree_;
   t.depth = depth_;
   t.round = round_;
-  for (auto& q : queries_) {
-    if (q.leader != self_ || !q.pending)
+  for (auto& u : units_) {
+    if (u.leader != self_ || !u.pending)
       continue;
     auto tk = crypto::draw_ticket(creds_->identity,
-                                  lottery_in(q, tag_thresh, q.attempt));
-    q.threshold = tk.value;
-    t.qids.push_back(q.qid);
-    t.attempts.push_back(q.attempt);
+                                  lottery_in(u, tag_thresh, u.attempt));
+    u.threshold = tk.value;
+    t.qids.push_back(u.id);
+    t.attempts.push_back(u.attempt);
     t.tickets.push_back(tk);
   }
   broadcast(out, t);
@@ -788,11 +932,11 @@ client::status client::begin_round(outbox& out) {
 }
 
 client::status client::finish_thresh(outbox& out) {
-  auto find = [&](std::uint64_t qid) -> level_query* {
+  auto find = [&](std::uint64_t id) -> election_unit* {
     auto it = std::lower_bound(
-        queries_.begin(), queries_.end(), qid,
-        [](const level_query& q, std::uint64_t x) { return q.qid < x; });
-    return it != queries_.end() && it->qid == qid ? &*it : nullptr;
+        units_.begin(), units_.end(), id,
+        [](const election_unit& u, std::uint64_t x) { return u.id < x; });
+    return it != units_.end() && it->id == id ? &*it : nullptr;
   };
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
@@ -804,12 +948,12 @@ client::status client::finish_thresh(outbox& out) {
     if (t.attempts.size() != k || t.tickets.size() != k)
       return refuse("thresh", party(p) + "'s field lengths differ");
     if (round_ == 0) {
-      // Every query the sender leads, in order, at attempt 0.
+      // Every unit the sender leads, in order, at attempt 0.
       std::size_t j = 0;
-      for (const auto& q : queries_) {
-        if (q.leader != p)
+      for (const auto& u : units_) {
+        if (u.leader != p)
           continue;
-        if (j >= k || t.qids[j] != q.qid || t.attempts[j] != 0)
+        if (j >= k || t.qids[j] != u.id || t.attempts[j] != 0)
           return refuse("thresh",
                         party(p) + " sent thresholds for other queries");
         ++j;
@@ -823,63 +967,67 @@ client::status client::finish_thresh(outbox& out) {
                                   std::to_string(redo_by_[p]));
     }
     for (std::size_t j = 0; j < k; ++j) {
-      auto* q = find(t.qids[j]);
-      if (!q || q->leader != p || (j > 0 && t.qids[j] <= t.qids[j - 1]))
+      auto* u = find(t.qids[j]);
+      if (!u || u->leader != p || (j > 0 && t.qids[j] <= t.qids[j - 1]))
         return refuse("thresh", party(p) + " sent a threshold for a query "
                                            "it does not lead");
       if (round_ > 0) {
-        // A redo: the query waited in the last round, this client did not
+        // A redo: the unit waited in the last round, this client did not
         // volunteer for it (else it was resolved), next attempt.
-        auto idx = static_cast<std::size_t>(q - queries_.data());
-        if (!std::binary_search(round_queries_.begin(), round_queries_.end(),
+        auto idx = static_cast<std::size_t>(u - units_.data());
+        if (!std::binary_search(round_units_.begin(), round_units_.end(),
                                 idx) ||
-            q->volunteered || t.attempts[j] != q->attempt + 1)
+            u->volunteered || t.attempts[j] != u->attempt + 1)
           return refuse("thresh",
                         party(p) + " redoes a query that was resolved");
-        q->attempt = t.attempts[j];
+        u->attempt = t.attempts[j];
       }
       if (!crypto::check_ticket(creds_->keys[p],
-                                lottery_in(*q, tag_thresh, q->attempt),
+                                lottery_in(*u, tag_thresh, u->attempt),
                                 t.tickets[j]))
         return refuse("thresh",
                       party(p) + "'s threshold ticket does not verify");
-      q->threshold = t.tickets[j].value;
-      q->pending = true;
+      u->threshold = t.tickets[j].value;
+      u->pending = true;
     }
   }
-  round_queries_.clear();
-  for (std::size_t i = 0; i < queries_.size(); ++i)
-    if (queries_[i].pending)
-      round_queries_.push_back(i);
+  round_units_.clear();
+  for (std::size_t i = 0; i < units_.size(); ++i)
+    if (units_[i].pending)
+      round_units_.push_back(i);
   // Alg. 5 l.7–13: each candidate c not in {source, leader} draws a ticket
-  // over (NOISE, qid, attempt); if it beats the threshold it volunteers
-  // noise N(0, Δ²σ²) blinded by a uniform r mod 2^64.
+  // over (NOISE, id, attempt); if it beats the threshold it volunteers
+  // noise N(0, Δ²σ²) blinded by a uniform r mod 2^64, fresh for each query
+  // of the unit.
   std::vector<noise_offers> offers(n_);
   for (auto& o : offers) {
     o.tree = tree_;
     o.depth = depth_;
     o.round = round_;
   }
-  for (auto i : round_queries_) {
-    auto& q = queries_[i];
-    if (q.source == self_ || q.leader == self_)
+  for (auto i : round_units_) {
+    auto& u = units_[i];
+    if (u.source == self_ || u.leader == self_)
       continue;
     auto tk = crypto::draw_ticket(creds_->identity,
-                                  lottery_in(q, tag_noise, q.attempt));
-    bool v = crypto::score_greater(tk.value, q.threshold);
-    auto& o = offers[q.leader];
+                                  lottery_in(u, tag_noise, u.attempt));
+    bool v = crypto::score_greater(tk.value, u.threshold);
+    auto& o = offers[u.leader];
     o.volunteer.push_back(v ? 1 : 0);
     if (!v)
       continue;
     // [P] Volunteers draw before they know whether they are selected.
-    q.volunteered = true;
-    q.n_g = encode_noise(params_.sensitivity_g * calib_.sigma);
-    q.n_h = encode_noise(params_.sensitivity_h * calib_.sigma);
-    q.r_g = rng_();
-    q.r_h = rng_();
+    u.volunteered = true;
     o.tickets.push_back(tk);
-    o.g.push_back(q.n_g + q.r_g);
-    o.h.push_back(q.n_h + q.r_h);
+    for (auto j = u.first; j < u.first + u.count; ++j) {
+      auto& q = queries_[j];
+      q.n_g = encode_noise(params_.sensitivity_g * calib_.sigma);
+      q.n_h = encode_noise(params_.sensitivity_h * calib_.sigma);
+      q.r_g = rng_();
+      q.r_h = rng_();
+      o.g.push_back(q.n_g + q.r_g);
+      o.h.push_back(q.n_h + q.r_h);
+    }
   }
   for (party_id p = 0; p < n_; ++p)
     if (p != self_)
@@ -896,48 +1044,54 @@ client::status client::finish_noise(outbox& out) {
     if (o.tree != tree_ || o.depth != depth_ || o.round != round_)
       return refuse("noise", party(p) + "'s offers are for another round");
     std::size_t expected = 0;
-    for (auto i : round_queries_)
-      if (queries_[i].leader == self_ && queries_[i].source != p)
+    for (auto i : round_units_)
+      if (units_[i].leader == self_ && units_[i].source != p)
         ++expected;
     if (o.volunteer.size() != expected)
       return refuse("noise", party(p) + " sent the wrong number of flags");
-    std::size_t volunteers = 0;
-    for (auto f : o.volunteer) {
+    std::size_t volunteers = 0, values = 0, k = 0;
+    for (auto i : round_units_) {
+      const auto& u = units_[i];
+      if (u.leader != self_ || u.source == p)
+        continue;
+      auto f = o.volunteer[k++];
       if (f > 1)
         return refuse("noise", party(p) + " sent a flag that is not 0 or 1");
       volunteers += f;
+      values += f ? u.count : 0;
     }
-    if (o.tickets.size() != volunteers || o.g.size() != volunteers ||
-        o.h.size() != volunteers)
+    if (o.tickets.size() != volunteers || o.g.size() != values ||
+        o.h.size() != values)
       return refuse("noise", party(p) + "'s field lengths differ");
-    std::size_t k = 0, v = 0;
-    for (auto i : round_queries_) {
-      auto& q = queries_[i];
-      if (q.leader != self_ || q.source == p)
+    std::size_t v = 0, at = 0;
+    k = 0;
+    for (auto i : round_units_) {
+      auto& u = units_[i];
+      if (u.leader != self_ || u.source == p)
         continue;
       if (!o.volunteer[k++])
         continue;
-      const auto& tk = o.tickets[v];
+      const auto& tk = o.tickets[v++];
       if (!crypto::check_ticket(creds_->keys[p],
-                                lottery_in(q, tag_noise, q.attempt), tk))
+                                lottery_in(u, tag_noise, u.attempt), tk))
         return refuse("noise",
                       party(p) + "'s volunteer ticket does not verify");
-      if (!crypto::score_greater(tk.value, q.threshold))
+      if (!crypto::score_greater(tk.value, u.threshold))
         return refuse("noise", party(p) + " volunteered with a ticket below "
                                           "the threshold");
-      q.offers.push_back({p, o.g[v], o.h[v], false});
-      ++v;
+      u.offers.push_back({p, at, false});
+      at += u.count;
     }
   }
   // Alg. 5 l.14–20: keep k volunteers, uniformly; redo when none.
   my_redo_ = 0;
-  for (auto i : round_queries_) {
-    auto& q = queries_[i];
-    if (q.leader != self_)
+  for (auto i : round_units_) {
+    auto& u = units_[i];
+    if (u.leader != self_)
       continue;
-    auto kh = q.offers.size();
+    auto kh = u.offers.size();
     if (kh == 0) {
-      if (q.attempt + 1 >= max_attempts)
+      if (u.attempt + 1 >= max_attempts)
         return refuse("noise", "no candidate volunteered in " +
                                    std::to_string(max_attempts) + " attempts");
       ++my_redo_;
@@ -956,20 +1110,25 @@ client::status client::finish_noise(outbox& out) {
     for (std::size_t j = 0; j < k; ++j)
       std::swap(idx[j], idx[j + uniform_below(rng_, kh - j)]);
     for (std::size_t j = 0; j < k; ++j) {
-      auto& of = q.offers[idx[j]];
+      auto& of = u.offers[idx[j]];
       of.selected = true;
-      // Ñ = sum of the selected blinded draws: the leader never sees a draw
-      // in the clear.
-      q.noise_g += of.g;
-      q.noise_h += of.h;
+      // Ñ = sum of the selected blinded draws, per query: the leader never
+      // sees a draw in the clear.
+      const auto& o = as<noise_offers>(got_[of.from]);
+      for (std::size_t x = 0; x < u.count; ++x) {
+        queries_[u.first + x].noise_g += o.g[of.at + x];
+        queries_[u.first + x].noise_h += o.h[of.at + x];
+      }
     }
-    q.pending = false;
+    u.pending = false;
     if (params_.test_hooks)
-      selections_[q.qid] = {q.attempt + 1, static_cast<std::uint32_t>(kh),
-                            static_cast<std::uint32_t>(k)};
+      for (auto j = u.first; j < u.first + u.count; ++j)
+        selections_[queries_[j].qid] = {u.attempt + 1,
+                                        static_cast<std::uint32_t>(kh),
+                                        static_cast<std::uint32_t>(k)};
   }
   // [D] NOTIFY tells every volunteer, selected or not (spec §7.2), and every
-  // client how many queries are redone.
+  // client how many units are redone.
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -978,11 +1137,11 @@ client::status client::finish_noise(outbox& out) {
     nt.depth = depth_;
     nt.round = round_;
     nt.redo = my_redo_;
-    for (auto i : round_queries_) {
-      const auto& q = queries_[i];
-      if (q.leader != self_)
+    for (auto i : round_units_) {
+      const auto& u = units_[i];
+      if (u.leader != self_)
         continue;
-      for (const auto& of : q.offers)
+      for (const auto& of : u.offers)
         if (of.from == p)
           nt.selected.push_back(of.selected ? 1 : 0);
     }
@@ -1001,11 +1160,11 @@ client::status client::finish_notify(outbox& out) {
     if (nt.tree != tree_ || nt.depth != depth_ || nt.round != round_)
       return refuse("notify", party(p) + "'s notice is for another round");
     std::size_t mine = 0, others = 0;
-    for (auto i : round_queries_) {
-      const auto& q = queries_[i];
-      if (q.leader != p)
+    for (auto i : round_units_) {
+      const auto& u = units_[i];
+      if (u.leader != p)
         continue;
-      ++(q.volunteered ? mine : others);
+      ++(u.volunteered ? mine : others);
     }
     if (nt.selected.size() != mine)
       return refuse("notify", party(p) + " sent the wrong number of flags");
@@ -1013,33 +1172,34 @@ client::status client::finish_notify(outbox& out) {
       return refuse("notify",
                     party(p) + " redoes more queries than it may redo");
     std::size_t k = 0;
-    for (auto i : round_queries_) {
-      auto& q = queries_[i];
-      if (q.leader != p || !q.volunteered)
+    for (auto i : round_units_) {
+      auto& u = units_[i];
+      if (u.leader != p || !u.volunteered)
         continue;
       auto s = nt.selected[k++];
       if (s > 1)
         return refuse("notify", party(p) + " sent a flag that is not 0 or 1");
       if (s) {
-        q.selected = true;
+        u.selected = true;
         if (params_.test_hooks)
-          noise_draws_[q.qid] = {q.n_g, q.n_h};
+          for (auto j = u.first; j < u.first + u.count; ++j)
+            noise_draws_[queries_[j].qid] = {queries_[j].n_g, queries_[j].n_h};
       }
     }
     redo_by_[p] = nt.redo;
     redo += nt.redo;
   }
   if (redo > 0) {
-    // Alg. 5 l.16–17: the leaders of the queries nobody volunteered for
-    // send a new threshold (attempt + 1); everybody runs one more round.
+    // Alg. 5 l.16–17: the leaders of the units nobody volunteered for send
+    // a new threshold (attempt + 1); everybody runs one more round.
     ++round_;
-    for (auto i : round_queries_) {
-      auto& q = queries_[i];
-      if (q.leader == self_) {
-        if (q.pending)
-          ++q.attempt;
+    for (auto i : round_units_) {
+      auto& u = units_[i];
+      if (u.leader == self_) {
+        if (u.pending)
+          ++u.attempt;
       } else {
-        q.pending = false;
+        u.pending = false;
       }
     }
     return begin_round(out);
@@ -1052,55 +1212,128 @@ client::status client::finish_notify(outbox& out) {
 // ---------------------------------------------------------------------------
 // Masked replies (Alg. 5 l.22–37, spec §7.5) and the baselines (§10.5)
 
+std::uint64_t client::mask(std::uint64_t qid, const char (&ctx)[9]) const {
+  // crypto::pairwise_mask for one word, without its per-call buffer: for
+  // every peer c', +PRG(KDF(S_{c,c'}, qid, ctx)) if c > c', else minus it.
+  std::uint64_t acc = 0;
+  for (std::size_t k = 0; k < peer_ids_.size(); ++k) {
+    std::uint64_t w = 0;
+    crypto::expand(crypto::derive_key(seeds_[k], qid, ctx), {&w, 1});
+    if (static_cast<std::uint32_t>(self_) > peer_ids_[k])
+      acc += w;
+    else
+      acc -= w;
+  }
+  return acc;
+}
+
+void client::level_masks() {
+  mask_g_.assign(queries_.size(), 0);
+  mask_h_.assign(queries_.size(), 0);
+  if (!per_batch()) {
+    // The paper's masks, one KDF and stream per (peer, query, salt).
+    for (std::size_t i = 0; i < queries_.size(); ++i) {
+      mask_g_[i] = mask(queries_[i].qid, ctx_g);
+      mask_h_[i] = mask(queries_[i].qid, ctx_h);
+    }
+    return;
+  }
+  // [D] per_batch (spec §13.3, "vector masks"): one KDF per (peer, batch,
+  // salt), keyed by the batch's id (its first qid, unique in the session),
+  // and one ChaCha20 stream whose word j masks the batch's query j. Same
+  // cancellation and the same per-query independence, at one KDF per
+  // batch instead of one per query.
+  std::vector<std::uint64_t> stream;
+  for (const auto& u : units_) {
+    stream.resize(u.count);
+    for (std::size_t k = 0; k < peer_ids_.size(); ++k) {
+      bool plus = static_cast<std::uint32_t>(self_) > peer_ids_[k];
+      for (int salt = 0; salt < 2; ++salt) {
+        crypto::expand(
+            crypto::derive_key(seeds_[k], u.id, salt == 0 ? ctx_g : ctx_h),
+            stream);
+        auto* out = (salt == 0 ? mask_g_ : mask_h_).data() + u.first;
+        for (std::size_t j = 0; j < u.count; ++j)
+          out[j] += plus ? stream[j] : 0 - stream[j];
+      }
+    }
+  }
+}
+
 void client::send_masked(outbox& out) {
-  // Extension point (mode ahe, not implemented): the AHE baseline keeps
-  // everything up to here and replaces the masks below by Paillier
-  // encryptions of the (leader: noisy) partial sums under the source's key.
-  std::vector<masked_sums> msgs(n_);
+  // feverless: masks (below); ahe: the same values without masks, Paillier-
+  // encrypted under the source's key (spec §10.5).
+  if (masks())
+    level_masks();
+  std::vector<masked_sums> msgs(masks() ? n_ : 0);
+  std::vector<encrypted_sums> encs(ahe() ? n_ : 0);
   for (auto& m : msgs) {
     m.tree = tree_;
     m.depth = depth_;
+  }
+  for (party_id p = 0; p < static_cast<party_id>(encs.size()); ++p) {
+    auto& e = encs[p];
+    e.tree = tree_;
+    e.depth = depth_;
+    if (p == self_)
+      continue;
+    auto bytes =
+        (first_[p + 1] - first_[p]) * paillier_peers_[p]->ciphertext_bytes();
+    e.g.resize(bytes);
+    e.h.resize(bytes);
   }
   own_g_.clear();
   own_h_.clear();
   for (const auto& q : queries_) {
     std::uint64_t g = 0, h = 0;
     for (auto id : q.ids) {
-      auto k = own_index_[id];
-      if (k >= 0) {
-        g += enc_g_[k];
-        h += enc_h_[k];
-      }
+      g += enc_g_[id];
+      h += enc_h_[id];
     }
-    // Every client masks, the source and the leader included (§7.5 [P]):
-    // the pairwise terms cancel only in the sum over all n clients.
-    std::uint64_t mg = 0, mh = 0;
-    crypto::pairwise_mask(static_cast<std::uint32_t>(self_), peer_ids_, seeds_,
-                          q.qid, ctx_g, {&mg, 1});
-    crypto::pairwise_mask(static_cast<std::uint32_t>(self_), peer_ids_, seeds_,
-                          q.qid, ctx_h, {&mh, 1});
-    g += mg;
-    h += mh;
+    if (masks()) {
+      // Every client masks, the source and the leader included (§7.5 [P]):
+      // the pairwise terms cancel only in the sum over all n clients.
+      auto i = static_cast<std::size_t>(&q - queries_.data());
+      g += mask_g_[i];
+      h += mask_h_[i];
+    }
+    const auto& u = units_[q.unit];
     // [A] Only selected volunteers subtract their r (§17 #6).
-    if (q.selected) {
+    if (u.selected) {
       g -= q.r_g;
       h -= q.r_h;
     }
-    if (q.leader == self_) {
+    if (u.leader == self_) {
       g += q.noise_g;
       h += q.noise_h;
     }
     if (q.source == self_) {
       own_g_.push_back(g);
       own_h_.push_back(h);
+    } else if (ahe()) {
+      // The Z_{2^64} value as a signed 64-bit plaintext; the source reduces
+      // the decrypted sum mod 2^64.
+      const auto& pk = *paillier_peers_[q.source];
+      auto w = pk.ciphertext_bytes();
+      auto at = (&q - queries_.data() - first_[q.source]) * w;
+      auto& e = encs[q.source];
+      pk.write(pk.encrypt(static_cast<std::int64_t>(g), rng_),
+               std::span(e.g).subspan(at, w));
+      pk.write(pk.encrypt(static_cast<std::int64_t>(h), rng_),
+               std::span(e.h).subspan(at, w));
     } else {
       msgs[q.source].g.push_back(g);
       msgs[q.source].h.push_back(h);
     }
   }
-  for (party_id p = 0; p < n_; ++p)
-    if (p != self_)
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    if (ahe())
+      send(out, p, std::move(encs[p]));
+    else
       send(out, p, std::move(msgs[p]));
+  }
 }
 
 void client::send_plain(outbox& out) {
@@ -1115,11 +1348,8 @@ void client::send_plain(outbox& out) {
       continue;
     double g = 0, h = 0;
     for (auto id : q.ids) {
-      auto k = own_index_[id];
-      if (k >= 0) {
-        g += grads_[k].g;
-        h += grads_[k].h;
-      }
+      g += row_g_[id];
+      h += row_h_[id];
     }
     if (ldp) {
       // [D] LDP (§10.5): every non-source client noises its own sums with
@@ -1135,26 +1365,69 @@ void client::send_plain(outbox& out) {
       send(out, p, std::move(msgs[p]));
 }
 
+client::status client::finish_encrypted(std::vector<std::uint64_t>& sg,
+                                        std::vector<std::uint64_t>& sh) {
+  // Spec §10.5: the source multiplies the ciphertexts (adds the plaintexts)
+  // and decrypts; the sum of the signed plaintexts is congruent to
+  // sum_c G^(c) mod 2^64, and added to its own value it is the same raw
+  // aggregate as the masked protocol's.
+  auto mine = sg.size();
+  const auto& pk = paillier_key_->public_part();
+  auto w = pk.ciphertext_bytes();
+  std::vector<paillier::ciphertext> ag(mine, pk.zero()), ah(mine, pk.zero());
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    const auto& es = as<encrypted_sums>(got_[p]);
+    if (es.tree != tree_ || es.depth != depth_)
+      return refuse("encrypted", party(p) + "'s sums are for another level");
+    if (es.g.size() != mine * w || es.h.size() != mine * w)
+      return refuse("encrypted", party(p) + " sent " +
+                                     std::to_string(es.g.size()) +
+                                     " bytes of ciphertexts for " +
+                                     std::to_string(mine) + " queries");
+    for (std::size_t k = 0; k < mine; ++k) {
+      auto cg = pk.read(std::span(es.g).subspan(k * w, w));
+      auto ch = pk.read(std::span(es.h).subspan(k * w, w));
+      if (!cg || !ch)
+        return refuse("encrypted",
+                      party(p) + " sent a value that is not a ciphertext");
+      pk.add_to(ag[k], *cg);
+      pk.add_to(ah[k], *ch);
+    }
+  }
+  for (std::size_t k = 0; k < mine; ++k) {
+    sg[k] += paillier_key_->decrypt(ag[k]).low64();
+    sh[k] += paillier_key_->decrypt(ah[k]).low64();
+  }
+  return {};
+}
+
 client::status client::finish_masked(outbox& out) {
   auto mine = first_[self_ + 1] - first_[self_];
   std::vector<double> dg(mine, 0), dh(mine, 0);
-  if (feverless()) {
+  if (elects()) {
     // Spec §7.7: sum_c G^(c) = sum g over mIDs + the selected noise (mod N).
     auto sg = own_g_, sh = own_h_;
-    for (party_id p = 0; p < n_; ++p) {
-      if (p == self_)
-        continue;
-      const auto& ms = as<masked_sums>(got_[p]);
-      if (ms.tree != tree_ || ms.depth != depth_)
-        return refuse("masked", party(p) + "'s sums are for another level");
-      if (ms.g.size() != mine || ms.h.size() != mine)
-        return refuse("masked", party(p) + " sent sums for " +
-                                    std::to_string(ms.g.size()) +
-                                    " queries, this client asked " +
-                                    std::to_string(mine));
-      for (std::size_t k = 0; k < mine; ++k) {
-        sg[k] += ms.g[k];
-        sh[k] += ms.h[k];
+    if (ahe()) {
+      if (auto err = finish_encrypted(sg, sh))
+        return err;
+    } else {
+      for (party_id p = 0; p < n_; ++p) {
+        if (p == self_)
+          continue;
+        const auto& ms = as<masked_sums>(got_[p]);
+        if (ms.tree != tree_ || ms.depth != depth_)
+          return refuse("masked", party(p) + "'s sums are for another level");
+        if (ms.g.size() != mine || ms.h.size() != mine)
+          return refuse("masked", party(p) + " sent sums for " +
+                                      std::to_string(ms.g.size()) +
+                                      " queries, this client asked " +
+                                      std::to_string(mine));
+        for (std::size_t k = 0; k < mine; ++k) {
+          sg[k] += ms.g[k];
+          sh[k] += ms.h[k];
+        }
       }
     }
     for (std::size_t k = 0; k < mine; ++k) {
@@ -1165,11 +1438,14 @@ client::status client::finish_masked(outbox& out) {
       // is uniform in Z_N and lands in this range with probability about
       // 2 bound 2^F / 2^64. (No retry, §10.4: the session aborts.)
       if (!in_range(dg[k], dh[k], q.ids.size(), noise_draws_max()))
-        return refuse("masked", "the aggregate of a query is out of range: "
-                                "a masked reply is corrupt");
+        return refuse(phase_name(),
+                      "the aggregate of a query is out of "
+                      "range: a " +
+                          std::string(ahe() ? "encrypted" : "masked") +
+                          " reply is corrupt");
       if (params_.test_hooks) {
         traces_.push_back(
-            {q.qid, q.leader,
+            {q.qid, units_[q.unit].leader, units_[q.unit].id,
              std::vector<std::uint32_t>(q.ids.begin(), q.ids.end()), sg[k],
              sh[k]});
       }

@@ -26,6 +26,7 @@
 #include "protocols/feverless/params.hpp"
 #include "protocols/feverless/wire.hpp"
 #include "protocols/outcome.hpp"
+#include "protocols/paillier/paillier.hpp"
 
 namespace veil::protocols::feverless {
 
@@ -64,8 +65,10 @@ using split_table =
 /// A FEVERLESS client (paper Algorithms 1–5, reconstructed in spec
 /// feverless §4–§8): holds feature columns and the labels of some rows, acts
 /// as source client for its own features, as candidate and noise leader for
-/// the queries of the others, and mirrors the public tree. The plain and
-/// LDP baselines of spec §10.5 run through the same class (params::protocol).
+/// the queries of the others, and mirrors the public tree. The plain, LDP
+/// and AHE baselines of spec §10.5 run through the same class
+/// (params::protocol), and so does the per-batch election of spec §13.3
+/// (params::election).
 /// A state machine without I/O, clock, threads or logging: it takes one
 /// message and returns the messages it wants sent; all randomness comes from
 /// the injected engine.
@@ -88,7 +91,7 @@ public:
   /// @param features this client's columns (rows aligned across clients; any
   ///                 labels in it are ignored); at most 4096 columns
   /// @param labels   the rows whose labels this client holds
-  /// @param creds    required in feverless mode, ignored otherwise
+  /// @param creds    required in feverless and ahe mode, ignored otherwise
   /// @param rng      the randomness source
   /// @throws veil::input_error on invalid parameters or data
   client(const params& p, party_id self, party_id parties,
@@ -142,11 +145,13 @@ public:
 
   // --- Test hooks (params::test_hooks; empty otherwise) ---
 
-  /// A query this client sourced: its leader, missing ids and the raw
-  /// aggregate sum_c G^(c), sum_c H^(c) mod 2^64 before decoding.
+  /// A query this client sourced: its leader, its election unit (the qid of
+  /// the unit's first query), missing ids and the raw aggregate
+  /// sum_c G^(c), sum_c H^(c) mod 2^64 before decoding.
   struct query_trace {
     std::uint64_t qid = 0;
     party_id leader = -1;
+    std::uint64_t unit = 0;
     std::vector<std::uint32_t> ids;
     std::uint64_t raw_g = 0;
     std::uint64_t raw_h = 0;
@@ -162,7 +167,8 @@ public:
     return noise_draws_;
   }
   /// For each query this client led: the attempts it took, the volunteers
-  /// k̂ of the last attempt, and the k it kept.
+  /// k̂ of the last attempt, and the k it kept (per_batch: those of the
+  /// query's unit).
   struct selection {
     std::uint32_t attempts = 0;
     std::uint32_t volunteers = 0;
@@ -173,7 +179,9 @@ public:
   }
   /// The first word of the mask stream this client shares with `peer` for
   /// `qid` (PRG(KDF(S, qid, ctx))): what a colluder knows of the peer's
-  /// mask. Empty unless test hooks are on and the setup is done.
+  /// mask with per_query election. (per_batch: word j of the stream of the
+  /// batch whose first qid is `qid` masks the batch's query j.) Empty
+  /// unless test hooks are on and the setup is done.
   std::optional<std::uint64_t> pair_stream(party_id peer, std::uint64_t qid,
                                            bool hessian) const;
   /// The gradients of this client's labels (label_rows() order).
@@ -196,11 +204,11 @@ private:
   };
   enum class predict_phase { none, asking, done };
 
-  /// An offer of noise to this client as a leader.
+  /// An offer of noise to this client as a leader: the volunteer and where
+  /// the unit's per-query values start in its noise_offers.
   struct offer {
     party_id from = 0;
-    std::uint64_t g = 0;
-    std::uint64_t h = 0;
+    std::size_t at = 0;
     bool selected = false;
   };
 
@@ -210,8 +218,19 @@ private:
     party_id source = 0;
     std::int32_t node = 0;
     std::span<const std::uint32_t> ids;
-    const std::uint8_t* nonce = nullptr; // 32 bytes (feverless)
-    std::vector<std::uint8_t> lottery;   // its LEAD lottery input
+    std::uint32_t unit = 0;                 // its election unit
+    std::uint64_t r_g = 0, r_h = 0;         // blindings (as a volunteer)
+    std::uint64_t n_g = 0, n_h = 0;         // encoded noise (as a volunteer)
+    std::uint64_t noise_g = 0, noise_h = 0; // Ñ_g, Ñ_h (as the leader)
+  };
+
+  /// Queries that share one leader election and volunteer selection: one
+  /// query (per_query) or a source's whole batch of a level (per_batch).
+  struct election_unit {
+    std::uint64_t id = 0; // qid of its first query
+    party_id source = 0;
+    std::size_t first = 0, count = 0;  // queries_[first, first + count)
+    std::vector<std::uint8_t> lottery; // its LEAD lottery input
     party_id leader = -1;
     std::uint32_t attempt = 0;
     bool pending = false; // waits for noise in the current round
@@ -219,11 +238,8 @@ private:
     // This client as a candidate.
     bool volunteered = false;
     bool selected = false;
-    std::uint64_t r_g = 0, r_h = 0; // blindings
-    std::uint64_t n_g = 0, n_h = 0; // encoded noise
     // This client as the leader.
     std::vector<offer> offers;
-    std::uint64_t noise_g = 0, noise_h = 0; // Ñ_g, Ñ_h
   };
 
   /// The buckets of one own feature at one frontier node.
@@ -245,7 +261,16 @@ private:
 
   using status = std::optional<protocol_error>;
 
-  bool feverless() const { return params_.protocol == mode::feverless; }
+  /// Pairwise masks over DH seeds: feverless only.
+  bool masks() const { return params_.protocol == mode::feverless; }
+  /// Leader election and noise injection: feverless and ahe.
+  bool elects() const {
+    return params_.protocol == mode::feverless || params_.protocol == mode::ahe;
+  }
+  bool ahe() const { return params_.protocol == mode::ahe; }
+  bool per_batch() const {
+    return params_.election == election_scope::per_batch;
+  }
   int peers() const { return n_ - 1; }
   std::size_t expected_index() const;
   const char* phase_name() const;
@@ -271,8 +296,15 @@ private:
   status finish_decide(outbox& out);
   void finish_tree(outbox& out);
 
-  std::vector<std::uint8_t> lottery_in(const level_query& q, std::uint8_t tag,
+  std::vector<std::uint8_t> lottery_in(const election_unit& u, std::uint8_t tag,
                                        std::uint32_t attempt) const;
+  void build_units();
+  /// sum over peers of ±PRG(KDF(S, qid, ctx)): this client's mask word.
+  std::uint64_t mask(std::uint64_t qid, const char (&ctx)[9]) const;
+  /// This client's masks for every query of the level (mask_g_, mask_h_).
+  void level_masks();
+  status finish_encrypted(std::vector<std::uint64_t>& sg,
+                          std::vector<std::uint64_t>& sh);
   std::uint64_t encode_noise(double stddev);
   std::int32_t add_node(std::int32_t parent, double weight);
   /// Whether a (noisy) sum over `ids` missing ids with up to `draws` noise
@@ -303,6 +335,9 @@ private:
   std::optional<crypto::session_key> session_key_;
   std::vector<std::uint32_t> peer_ids_; // the other clients, ascending
   std::vector<crypto::key32> seeds_;    // pairwise seeds, same order
+  // AHE: this client's Paillier key (as a source), every client's public key.
+  std::optional<paillier::private_key> paillier_key_;
+  std::vector<std::optional<paillier::public_key>> paillier_peers_;
   noise_calibration calib_;
   privacy_accountant accountant_;
 
@@ -318,7 +353,8 @@ private:
   split_table own_splits_;
   std::vector<double> margins_; // per own label
   std::vector<learners::grad_pair> grads_;
-  std::vector<std::uint64_t> enc_g_, enc_h_;
+  std::vector<std::uint64_t> enc_g_, enc_h_; // by row; 0: not own label
+  std::vector<double> row_g_, row_h_;        // by row (plain, ldp)
   std::int32_t tree_ = -1;
   std::int32_t depth_ = 0;
   learners::regression_tree building_;
@@ -329,12 +365,15 @@ private:
   std::vector<std::int32_t> row_node_; // row -> its frontier node, or -1
 
   // The current level.
-  std::vector<query_batch> batches_; // by client
-  std::vector<level_query> queries_; // canonical order (ascending qid)
-  std::vector<std::size_t> first_;   // first query of each client; n + 1
+  std::vector<query_batch> batches_;    // by client
+  std::vector<level_query> queries_;    // canonical order (ascending qid)
+  std::vector<std::size_t> first_;      // first query of each client; n + 1
+  std::vector<election_unit> units_;    // canonical order (ascending id)
+  std::vector<std::size_t> unit_first_; // first unit of each client; n + 1
   std::vector<own_feature> own_features_;
-  std::vector<std::uint64_t> own_g_, own_h_; // own contribution to own qs
-  std::vector<std::size_t> round_queries_;   // pending this round
+  std::vector<std::uint64_t> own_g_, own_h_;   // own contribution to own qs
+  std::vector<std::uint64_t> mask_g_, mask_h_; // per query of the level
+  std::vector<std::size_t> round_units_;       // pending this round
   std::uint32_t round_ = 0;
   std::uint32_t my_redo_ = 0;
   std::vector<std::uint32_t> redo_by_; // announced per client

@@ -38,8 +38,14 @@ std::string to_string(mode m) {
     return "plain";
   case mode::ldp:
     return "ldp";
+  case mode::ahe:
+    return "ahe";
   }
   return "?";
+}
+
+std::string to_string(election_scope e) {
+  return e == election_scope::per_batch ? "per_batch" : "per_query";
 }
 
 void params::validate() const {
@@ -66,6 +72,9 @@ void params::validate() const {
   require(sensitivity_h > 0 && std::isfinite(sensitivity_h),
           "sensitivity_h must be positive");
   require(portion > 0 && portion <= 1, "portion must lie in (0, 1]");
+  require(paillier_bits == 1024 || paillier_bits == 2048,
+          "paillier_bits = " + std::to_string(paillier_bits) +
+              " is not 1024 or 2048");
 }
 
 std::array<std::uint8_t, 32> params::digest() const {
@@ -91,6 +100,8 @@ std::array<std::uint8_t, 32> params::digest() const {
   put(b, noise ? 1 : 0);
   put(b, static_cast<int>(selection));
   put(b, portion);
+  put(b, static_cast<int>(election));
+  put(b, paillier_bits);
   std::array<std::uint8_t, 32> out;
   crypto_generichash(out.data(), out.size(), b.data(), b.size(), nullptr, 0);
   return out;

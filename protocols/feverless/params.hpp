@@ -22,10 +22,42 @@ enum class mode {
   /// Baseline of spec §10.5: every non-source client adds its own
   /// N(0, Δ²σ²) to its plaintext partial sums; no keys, no leader.
   ldp,
-  // Extension point, not implemented: `ahe` (Paillier-encrypted partial
-  // sums to the source, spec §10.5) keeps the election and noise phases of
-  // `feverless` and replaces the masked phase (see client.cpp, "masked
-  // phase") by encryptions under the source's Paillier key.
+  /// Baseline of spec §10.5: the flow of `feverless` with its election and
+  /// noise injection (blinded noise, r and all), but no key exchange and no
+  /// masks: every client sends its partial sums (the leader's with the
+  /// noise, a selected volunteer's minus its r) to the source encrypted
+  /// under the source's Paillier key (a fresh pair per session, announced
+  /// with the signed key announcement); the source adds them
+  /// homomorphically and decrypts. [D] The source holds the key, so it could
+  /// decrypt each reply on its own: this is a runtime and traffic baseline,
+  /// not a protection. Plaintexts are the Z_{2^64} values of `feverless`
+  /// as signed 64-bit integers; the decrypted sum is reduced mod 2^64, so
+  /// the blindings r cancel exactly as in `feverless`.
+  ahe,
+};
+
+/// How many queries share one noise-leader election (spec §13.3).
+enum class election_scope {
+  /// The paper's protocol: every query has its own leader, threshold and
+  /// volunteers (Alg. 4, Alg. 5). The default.
+  per_query,
+  /// [D] One election per (level, source) batch: one LEAD ticket per
+  /// non-source client, one threshold, one volunteer ticket per candidate
+  /// and one selection of volunteers for all queries a source asks at a
+  /// level. Noise and blindings stay fresh per query (each query's sum
+  /// gets its own draws). This CHANGES the protocol: far fewer VRF runs and
+  /// signatures, but one leader sees the blinded noise of the whole batch,
+  /// and the batch's queries share their leader and noise clients, so a
+  /// coalition that holds them holds them for every query of the batch
+  /// (per query the chance is the same; the events are no longer
+  /// independent across the batch).
+  /// Two more batch-wide choices go with it (client.cpp, lottery_in and
+  /// level_masks): the batch's lottery input binds the batch's qids and id
+  /// offsets and its one nonce r rather than every missing id, and the
+  /// masks are vector masks (§13.3): one KDF per (peer pair, batch, salt)
+  /// keyed by the batch's first qid, whose ChaCha20 word j masks the
+  /// batch's query j. What the source learns per query is unchanged.
+  per_batch,
 };
 
 /// How sigma follows from (epsilon, delta) of one released sum.
@@ -113,6 +145,13 @@ struct params {
   noise_selection selection = noise_selection::fixed1;
   /// p of noise_selection::portion. (0, 1].
   double portion = 0.5;
+  /// Who shares a leader election (spec §13.3); feverless and ahe only.
+  election_scope election = election_scope::per_query;
+
+  // --- AHE baseline (spec §10.5, §15.1) ---
+  /// Bits of each source's Paillier modulus n: 1024 (the paper's; 256-byte
+  /// ciphertexts) or 2048 (512-byte ciphertexts).
+  int paillier_bits = 1024;
 
   /// Test hooks: record noise draws, raw sums and selections (see client).
   /// Local, not part of the digest; never set it in production.
@@ -127,5 +166,6 @@ struct params {
 };
 
 std::string to_string(mode m);
+std::string to_string(election_scope e);
 
 } // namespace veil::protocols::feverless

@@ -15,8 +15,8 @@ std::size_t ticket_bytes(const std::vector<crypto::lottery_ticket>& v) {
 }
 
 struct sizer {
-  std::size_t operator()(const key_announce&) const {
-    return 12 + 32 + 32 + 64;
+  std::size_t operator()(const key_announce& m) const {
+    return 12 + 32 + 32 + 64 + vec_bytes(m.paillier_key);
   }
   std::size_t operator()(const query_batch& m) const {
     return 8 + vec_bytes(m.qids) + vec_bytes(m.nodes) + vec_bytes(m.offsets) +
@@ -40,6 +40,9 @@ struct sizer {
     return 8 + vec_bytes(m.g) + vec_bytes(m.h);
   }
   std::size_t operator()(const plain_sums& m) const {
+    return 8 + vec_bytes(m.g) + vec_bytes(m.h);
+  }
+  std::size_t operator()(const encrypted_sums& m) const {
     return 8 + vec_bytes(m.g) + vec_bytes(m.h);
   }
   std::size_t operator()(const best_gains& m) const {
@@ -71,6 +74,7 @@ struct namer {
   const char* operator()(const noise_notice&) const { return "notify"; }
   const char* operator()(const masked_sums&) const { return "masked"; }
   const char* operator()(const plain_sums&) const { return "plain_sums"; }
+  const char* operator()(const encrypted_sums&) const { return "encrypted"; }
   const char* operator()(const best_gains&) const { return "gain"; }
   const char* operator()(const node_decisions&) const { return "split"; }
   const char* operator()(const predict_query&) const { return "predict_query"; }

@@ -1,13 +1,15 @@
 #pragma once
 
-// The messages of FEVERLESS and its plain / LDP baselines (spec feverless
-// §7.2, §8, §9, §10.5). Plain structs, no CAF: messages/feverless.hpp binds
-// them to the wire.
+// The messages of FEVERLESS and its plain / LDP / AHE baselines (spec
+// feverless §7.2, §8, §9, §10.5). Plain structs, no CAF: messages/
+// feverless.hpp binds them to the wire.
 //
 // [D] Batching (spec §6 notes, §13.3): all clients act as sources at once,
 // level by level, and every phase sends ONE message per sender per receiver
-// carrying vectors, but every query keeps its own qid, leader, threshold,
-// noise and masks exactly as the per-query protocol of §7.2. Every phase
+// carrying vectors, but (with the default election_scope::per_query) every
+// query keeps its own qid, leader, threshold, noise and masks exactly as
+// the per-query protocol of §7.2; election_scope::per_batch shares the
+// election of a source's batch (params.hpp). Every phase
 // is all-to-all, one message from each client to each other client, even
 // when it carries nothing for that receiver: the redo of the noise step
 // (Alg. 5 l.16–17) needs a barrier that every client can see, and with a
@@ -19,10 +21,18 @@
 //                      decision
 //   feverless, n = 2:  query, masked, gain, decision   (spec §7.4, n = 2;
 //                      also any level without queries, as all can see)
+//   ahe:               as feverless, with encrypted in place of masked
 //   plain, ldp:        query, plain_sums, gain, decision
 // Within a phase the order of items is canonical: queries are ordered by
 // source, then in the source's order (ascending qid, see qid.hpp), and a
 // message lists items for exactly the queries the receiver can work out.
+//
+// Election units: the lead, thresh, noise and notify phases work on
+// election units, groups of queries that share one leader, threshold and
+// volunteer selection (params::election). With election_scope::per_query
+// (the paper) a unit is one query; with per_batch it is all queries of one
+// source at the level. A unit is named by the qid of its first query and
+// units are in canonical query order.
 
 #include <array>
 #include <cstddef>
@@ -47,6 +57,9 @@ using party_id = std::int32_t;
 /// The counts let every client check the session's shape: the same rows,
 /// labels held summing to the rows, and f = sum of features for the
 /// privacy bound. Plain / LDP: key and sig are zero and unchecked.
+/// AHE: no session key (zero); the sender's Paillier public key n
+/// (big-endian, paillier_bits / 8 bytes) follows, signed as
+/// || len (4 B LE) || n after the fields above.
 struct key_announce {
   std::uint32_t rows = 0;
   std::uint32_t labels = 0;
@@ -54,13 +67,16 @@ struct key_announce {
   std::array<std::uint8_t, 32> params_digest{};
   crypto::public_key session_key{};
   crypto::signature sig{};
+  std::vector<std::uint8_t> paillier_key;
 };
 
 /// QUERY (§7.2 row 1), source -> all: the sender's queries of this level.
 /// Query k has id qids[k], node nodes[k], missing ids
 /// ids[offsets[k] .. offsets[k+1]) (strictly increasing rows of the node
 /// whose labels the source does not hold), and the 32-byte lottery nonce
-/// nonces[32k .. 32k+32) drawn from the source's CSPRNG (feverless only).
+/// nonces[32k .. 32k+32) drawn from the source's CSPRNG (feverless and ahe;
+/// with per_batch election one nonce for the whole batch, none when the
+/// batch is empty).
 struct query_batch {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
@@ -72,16 +88,18 @@ struct query_batch {
 };
 
 /// LEAD (§7.2 row 2, Alg. 4), each client -> all: its lottery ticket for
-/// every query of the level it is not the source of, in canonical order.
+/// every election unit of the level it is not the source of, in canonical
+/// order.
 struct lead_tickets {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
   std::vector<crypto::lottery_ticket> tickets;
 };
 
-/// THRESH (§7.2 row 4, Alg. 5 l.2–6), leader -> all: for the queries it
-/// leads that wait for noise in this round, the attempt counter and the
-/// threshold ticket signed over (THRESH, qid, attempt).
+/// THRESH (§7.2 row 4, Alg. 5 l.2–6), leader -> all: for the election
+/// units it leads that wait for noise in this round, the unit's id (qids),
+/// the attempt counter and the threshold ticket signed over (THRESH, unit
+/// id, attempt).
 struct threshold_tickets {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
@@ -92,10 +110,12 @@ struct threshold_tickets {
 };
 
 /// NOISE (§7.2 row 5, Alg. 5 l.7–13), candidate -> each client: for every
-/// query the receiver leads in this round and the sender is a candidate of
-/// (canonical order), a volunteer flag; for each volunteer (in order) its
-/// ticket over (NOISE, qid, attempt) and enc(n_g) + r_g, enc(n_h) + r_h
-/// mod 2^64. Empty for a receiver that leads nothing the sender may join.
+/// election unit the receiver leads in this round and the sender is a
+/// candidate of (canonical order), a volunteer flag; for each unit it
+/// volunteers for (in order) its ticket over (NOISE, unit id, attempt), and
+/// for each query of those units (in order) enc(n_g) + r_g, enc(n_h) + r_h
+/// mod 2^64, a fresh draw per query. Empty for a receiver that leads
+/// nothing the sender may join.
 struct noise_offers {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
@@ -107,8 +127,8 @@ struct noise_offers {
 };
 
 /// NOTIFY (§7.2 row 6, Alg. 5 l.14–19), leader -> each client: one
-/// selected flag per query of this round the receiver volunteered for
-/// (canonical order), and how many of the leader's queries had no
+/// selected flag per election unit of this round the receiver volunteered
+/// for (canonical order), and how many of the leader's units had no
 /// volunteer and are redone with a new threshold (all clients sum these to
 /// agree whether another round follows).
 struct noise_notice {
@@ -126,6 +146,18 @@ struct masked_sums {
   std::int32_t depth = 0;
   std::vector<std::uint64_t> g;
   std::vector<std::uint64_t> h;
+};
+
+/// AHE replies (§10.5), each client -> each source: per query of the
+/// receiver the Paillier encryptions of what `masked_sums` would carry
+/// without the masks (a signed 64-bit plaintext), under the receiver's key,
+/// as fixed-width big-endian ciphertexts of 2 paillier_bits / 8 bytes each
+/// (256 B at 1024 bits), concatenated in the receiver's query order.
+struct encrypted_sums {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::uint8_t> g;
+  std::vector<std::uint8_t> h;
 };
 
 /// Plain / LDP replies (§10.5), each client -> each source: per query of
@@ -191,8 +223,8 @@ struct failure {
 using message =
     std::variant<key_announce, query_batch, lead_tickets, threshold_tickets,
                  noise_offers, noise_notice, masked_sums, plain_sums,
-                 best_gains, node_decisions, predict_query, predict_answer,
-                 failure>;
+                 encrypted_sums, best_gains, node_decisions, predict_query,
+                 predict_answer, failure>;
 
 /// A message and its destination.
 struct envelope {

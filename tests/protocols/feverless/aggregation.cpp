@@ -26,42 +26,6 @@ params hooked(int trees, int depth, std::uint64_t session) {
   return p;
 }
 
-/// Checks, for every query of the session, that the source's raw sum minus
-/// the plaintext sum of the encoded gradients over its missing ids equals,
-/// mod 2^64, the sum of the noise integers the clients recorded as entering
-/// that aggregate. Returns the number of draws per qid. Needs one tree, so
-/// that every client's current gradients are those of every query.
-std::map<std::uint64_t, int> check_aggregates(const federation& f) {
-  auto plain = encoded_gradients(f);
-  std::map<std::uint64_t, int> draws;
-  std::size_t bad = 0;
-  for (const auto& source : f.clients) {
-    for (const auto& t : source->traces()) {
-      std::uint64_t pg = 0, ph = 0;
-      for (auto id : t.ids) {
-        pg += plain.g[id];
-        ph += plain.h[id];
-      }
-      std::uint64_t ng = 0, nh = 0;
-      int k = 0;
-      for (const auto& c : f.clients) {
-        auto it = c->noise_draws().find(t.qid);
-        if (it == c->noise_draws().end())
-          continue;
-        ng += it->second.g;
-        nh += it->second.h;
-        ++k;
-      }
-      if (t.raw_g - pg != ng || t.raw_h - ph != nh)
-        ++bad;
-      draws[t.qid] = k;
-    }
-  }
-  BOOST_TEST(bad == 0u);
-  BOOST_TEST(!draws.empty());
-  return draws;
-}
-
 /// Sample standard deviation of the decoded gradient noise of all queries.
 double noise_std(const federation& f) {
   protocols::crypto::fixed_point fp;

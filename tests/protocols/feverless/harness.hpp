@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -115,7 +116,7 @@ inline federation make_federation(const dataset& train, const params& p,
     keys.push_back(identity_of(static_cast<int>(c), seed).public_key_bytes());
   for (std::size_t c = 0; c < parties; ++c) {
     std::optional<credentials> creds;
-    if (p.protocol == mode::feverless)
+    if (p.protocol == mode::feverless || p.protocol == mode::ahe)
       creds = credentials{identity_of(static_cast<int>(c), seed), keys};
     f.clients.push_back(std::make_unique<client>(
         p, static_cast<party_id>(c), static_cast<party_id>(parties),
@@ -249,6 +250,42 @@ inline plaintext encoded_gradients(const federation& f, int frac_bits = 32) {
     }
   }
   return out;
+}
+
+/// Checks, for every query of the session, that the source's raw sum minus
+/// the plaintext sum of the encoded gradients over its missing ids equals,
+/// mod 2^64, the sum of the noise integers the clients recorded as entering
+/// that aggregate. Returns the number of draws per qid. Needs one tree, so
+/// that every client's current gradients are those of every query.
+inline std::map<std::uint64_t, int> check_aggregates(const federation& f) {
+  auto plain = encoded_gradients(f);
+  std::map<std::uint64_t, int> draws;
+  std::size_t bad = 0;
+  for (const auto& source : f.clients) {
+    for (const auto& t : source->traces()) {
+      std::uint64_t pg = 0, ph = 0;
+      for (auto id : t.ids) {
+        pg += plain.g[id];
+        ph += plain.h[id];
+      }
+      std::uint64_t ng = 0, nh = 0;
+      int k = 0;
+      for (const auto& c : f.clients) {
+        auto it = c->noise_draws().find(t.qid);
+        if (it == c->noise_draws().end())
+          continue;
+        ng += it->second.g;
+        nh += it->second.h;
+        ++k;
+      }
+      if (t.raw_g - pg != ng || t.raw_h - ph != nh)
+        ++bad;
+      draws[t.qid] = k;
+    }
+  }
+  BOOST_TEST(bad == 0u);
+  BOOST_TEST(!draws.empty());
+  return draws;
 }
 
 } // namespace veil::test::fvl

@@ -1,0 +1,213 @@
+#pragma once
+
+// Paillier additively homomorphic encryption with GMP (spec feverless
+// §10.5, §15.1): the AHE baseline's ciphertexts.
+//
+// Scheme, with the g = n + 1 simplification (Damgård–Jurik):
+//   key:      n = p q, p and q random primes of bits/2 bits each (top two
+//             bits set, so n has exactly `bits` bits)
+//   encrypt:  c = (1 + m n) r^n mod n^2,  r uniform in [1, n)
+//   add:      c1 c2 mod n^2  decrypts to m1 + m2 mod n
+//   decrypt:  by CRT over p^2 and q^2: m_p = L_p(c^(p-1) mod p^2) h_p mod p
+//             with L_p(x) = (x - 1)/p, h_p = L_p((n+1)^(p-1) mod p^2)^-1,
+//             likewise for q, then m = CRT(m_p, m_q)
+// Plaintexts are signed: m is taken mod n on encryption and decrypted to the
+// centered lift in (-n/2, n/2], so sums of signed values decode exactly as
+// long as their magnitude stays below n/2 (for a 1024-bit n, any number of
+// 64-bit values a protocol can send).
+//
+// Randomness: every random bit (prime candidates, r) is drawn from the
+// injected 64-bit engine: crypto::system_random in production,
+// crypto::seeded_random in tests. [D] No gmp_randstate_t: GMP's generators
+// (Mersenne Twister, linear congruential) are not cryptographic, so
+// seeding one from the CSPRNG and drawing key material from it would be
+// weaker than drawing from the CSPRNG directly. (GMP's primality test keeps
+// its own internal state for the Miller–Rabin bases, which need not be
+// secret.)
+//
+// Secrets: the private key's integers are zeroed limb by limb before they
+// are freed, and no type here has a stream operator or to_string. GMP's
+// scratch space inside mpz_powm is not wiped (that would need process-wide
+// mp_set_memory_functions).
+
+#include <gmp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "protocols/crypto/fixed_point.hpp"
+
+namespace veil::protocols::paillier {
+
+/// The source of random 64-bit words (same shape as feverless's engine).
+using random_engine = std::function<std::uint64_t()>;
+
+/// An owning mpz_t (RAII). Moves are cheap (mpz_init allocates nothing since
+/// GMP 6.2); copies copy the limbs.
+class integer {
+public:
+  integer() { mpz_init(v_); }
+  explicit integer(long x) { mpz_init_set_si(v_, x); }
+  integer(const integer& o) { mpz_init_set(v_, o.v_); }
+  integer(integer&& o) noexcept {
+    mpz_init(v_);
+    mpz_swap(v_, o.v_);
+  }
+  integer& operator=(const integer& o) {
+    mpz_set(v_, o.v_);
+    return *this;
+  }
+  integer& operator=(integer&& o) noexcept {
+    mpz_swap(v_, o.v_);
+    return *this;
+  }
+  ~integer() { mpz_clear(v_); }
+
+  mpz_ptr get() { return v_; }
+  mpz_srcptr get() const { return v_; }
+
+  /// Exact conversion of a signed 64-bit value (mpz_set_si takes a long,
+  /// which is 64 bits on the platforms we build for).
+  static integer from_int64(std::int64_t x);
+  /// The value if it fits an int64_t.
+  std::optional<std::int64_t> to_int64() const;
+  /// The value mod 2^64 (two's complement for negative values).
+  std::uint64_t low64() const;
+
+  friend bool operator==(const integer& a, const integer& b) {
+    return mpz_cmp(a.v_, b.v_) == 0;
+  }
+
+  /// Zeroes every allocated limb (the value becomes garbage: reassign or
+  /// destroy it).
+  void wipe();
+
+private:
+  mpz_t v_;
+};
+
+/// An integer that is wiped when it goes away (private key material).
+class secret_integer : public integer {
+public:
+  using integer::integer;
+  secret_integer() = default;
+  secret_integer(const secret_integer&) = default;
+  secret_integer(secret_integer&&) noexcept = default;
+  secret_integer& operator=(const secret_integer&) = default;
+  secret_integer& operator=(secret_integer&& o) noexcept {
+    integer::operator=(std::move(o));
+    return *this;
+  }
+  ~secret_integer() { wipe(); }
+};
+
+/// A ciphertext: an element of Z*_{n^2}.
+struct ciphertext {
+  integer c;
+};
+
+/// A Paillier public key (n). Cheap to copy relative to the work it does.
+class public_key {
+public:
+  /// Takes n as is: it must be odd and > 1. Throws std::invalid_argument.
+  explicit public_key(integer n);
+
+  /// n, big-endian, exactly key_bytes() bytes (leading zeros kept).
+  std::vector<std::uint8_t> to_bytes() const;
+  /// Parses to_bytes(); empty unless the bytes hold an odd n of exactly
+  /// `bits` bits in exactly (bits + 7)/8 bytes.
+  static std::optional<public_key> from_bytes(std::span<const std::uint8_t> b,
+                                              int bits);
+
+  const integer& n() const { return n_; }
+  const integer& n_squared() const { return n2_; }
+  /// Bits of n.
+  int bits() const { return bits_; }
+  /// Bytes of n: 128 for a 1024-bit key.
+  std::size_t key_bytes() const {
+    return (static_cast<std::size_t>(bits_) + 7) / 8;
+  }
+  /// Bytes of a serialized ciphertext: 2 key_bytes() (256 for 1024 bits).
+  std::size_t ciphertext_bytes() const { return 2 * key_bytes(); }
+
+  /// Encrypts m (signed). Throws std::invalid_argument when |m| >= n/2,
+  /// where the centered lift could not give it back.
+  ciphertext encrypt(const integer& m, random_engine& rng) const;
+  ciphertext encrypt(std::int64_t m, random_engine& rng) const;
+  /// The encryption of fp.encode(x), as a signed integer llround(x 2^F):
+  /// sums of such ciphertexts decrypt (decrypt_fixed) to what
+  /// crypto::fixed_point's modular sum would decode. Throws
+  /// std::invalid_argument when fp cannot encode x.
+  ciphertext encrypt_fixed(const crypto::fixed_point& fp, double x,
+                           random_engine& rng) const;
+
+  /// The ciphertext of the sum of the plaintexts.
+  ciphertext add(const ciphertext& a, const ciphertext& b) const;
+  /// acc <- acc + x (homomorphically).
+  void add_to(ciphertext& acc, const ciphertext& x) const;
+  /// The trivial encryption of 0 (c = 1, no randomness): a start for sums
+  /// that never leaves the party that made it.
+  ciphertext zero() const;
+
+  /// Writes c big-endian into exactly ciphertext_bytes() bytes (leading
+  /// zeros kept). Throws std::invalid_argument on a wrong size.
+  void write(const ciphertext& c, std::span<std::uint8_t> out) const;
+  std::vector<std::uint8_t> write(const ciphertext& c) const;
+  /// Parses write(); empty unless the size is ciphertext_bytes() and
+  /// 0 < c < n^2.
+  std::optional<ciphertext> read(std::span<const std::uint8_t> in) const;
+
+  friend bool operator==(const public_key& a, const public_key& b) {
+    return a.n_ == b.n_;
+  }
+
+private:
+  integer n_;
+  integer n2_;
+  int bits_ = 0;
+};
+
+/// A Paillier private key: the factors and the CRT decryption constants,
+/// wiped on destruction. Move-only; has no stream operator.
+class private_key {
+public:
+  private_key(const private_key&) = delete;
+  private_key& operator=(const private_key&) = delete;
+  private_key(private_key&&) noexcept = default;
+  private_key& operator=(private_key&&) noexcept = default;
+
+  const public_key& public_part() const { return pub_; }
+
+  /// The centered lift of the plaintext, in (-n/2, n/2].
+  integer decrypt(const ciphertext& c) const;
+  /// decrypt() if it fits an int64_t.
+  std::optional<std::int64_t> decrypt_int64(const ciphertext& c) const;
+  /// decrypt() times 2^-F: for a sum of encrypt_fixed() values whose
+  /// integer sum fits an int64_t this is exactly fp.decode() of the modular
+  /// sum; larger sums (impossible mod 2^64) are rounded by mpz_get_d.
+  double decrypt_fixed(const crypto::fixed_point& fp,
+                       const ciphertext& c) const;
+
+private:
+  friend private_key generate_key(int bits, random_engine& rng);
+  private_key(public_key pub, secret_integer p, secret_integer q);
+
+  public_key pub_;
+  secret_integer p_, q_, p2_, q2_;
+  secret_integer hp_, hq_; // h_p, h_q of the CRT decryption
+  secret_integer q_inv_p_; // q^-1 mod p
+};
+
+/// A fresh key pair with an n of exactly `bits` bits. bits must be even and
+/// in [256, 8192]; the protocols use 1024 (the paper's) or 2048. Throws
+/// std::invalid_argument otherwise.
+private_key generate_key(int bits, random_engine& rng);
+
+/// `bits` uniformly random bits from the engine, as a non-negative integer.
+integer random_bits(random_engine& rng, int bits);
+
+} // namespace veil::protocols::paillier

@@ -1,0 +1,208 @@
+// The AHE baseline (spec feverless §10.5): the feverless flow with its
+// election and noise injection, but Paillier-encrypted partial sums to the
+// source instead of masks. With the noise off it builds the plain
+// protocol's model; the source's aggregate is the plaintext sum plus
+// exactly the selected noise (the blindings r cancel mod 2^64 as in
+// feverless); each value on the wire costs one ciphertext (256 B at 1024
+// bits, 512 B at 2048); corrupt ciphertexts are refused.
+#include "tests/protocols/feverless/harness.hpp"
+
+#include "learners/input_error.hpp"
+
+using namespace veil;
+using namespace veil::test::fvl;
+
+namespace {
+
+params ahe_params(int trees, int depth, std::uint64_t session) {
+  params p;
+  p.protocol = mode::ahe;
+  p.trees = trees;
+  p.max_depth = depth;
+  p.session = session;
+  return p;
+}
+
+/// Same structure, owners and split thresholds; leaf values within 1e-6.
+void require_same_models(const federation& x, const federation& y) {
+  const auto& a = x.clients[0]->model().trees;
+  const auto& b = y.clients[0]->model().trees;
+  BOOST_REQUIRE_EQUAL(a.size(), b.size());
+  std::size_t splits = 0;
+  for (std::size_t t = 0; t < a.size(); ++t) {
+    BOOST_REQUIRE_EQUAL(a[t].nodes.size(), b[t].nodes.size());
+    for (std::size_t i = 0; i < a[t].nodes.size(); ++i) {
+      const auto& u = a[t].nodes[i];
+      const auto& v = b[t].nodes[i];
+      BOOST_REQUIRE_EQUAL(u.is_leaf(), v.is_leaf());
+      if (u.is_leaf()) {
+        BOOST_REQUIRE_SMALL(static_cast<double>(u.value - v.value), 1e-6);
+        continue;
+      }
+      ++splits;
+      BOOST_REQUIRE_EQUAL(u.owner, v.owner);
+      auto key =
+          std::pair{static_cast<std::int32_t>(t), static_cast<std::int32_t>(i)};
+      const auto& sx = x.clients[u.owner]->own_splits().at(key);
+      const auto& sy = y.clients[v.owner]->own_splits().at(key);
+      BOOST_REQUIRE_EQUAL(sx.feature, sy.feature);
+      BOOST_REQUIRE_EQUAL(sx.threshold, sy.threshold);
+    }
+  }
+  BOOST_TEST(splits > 0u);
+}
+
+/// Trains 3 AHE clients with `tamper`; the refusal ("" if none).
+std::string refusal(const interceptor& tamper) {
+  auto d = synthetic(90, 6, 2);
+  auto f =
+      make_federation(d, ahe_params(1, 2, 5), 3, balanced_owners(90, 3, 2), 2);
+  try {
+    run_training(f, 2, tamper);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(feverless)
+BOOST_AUTO_TEST_SUITE(ahe)
+
+BOOST_AUTO_TEST_CASE(noise_off_equals_plain) {
+  // Election, redo and blinding all run; the r cancel in the decrypted sum
+  // mod 2^64; only the fixed-point rounding of each g_i, h_i differs from
+  // plain mode.
+  for (std::size_t n : {2u, 3u, 4u}) {
+    auto d = synthetic(100, 5, 80 + n);
+    auto owner = random_owners(100, n, 80 + n);
+    auto pa = ahe_params(2, 2, 9);
+    pa.noise = false;
+    auto ah = train_session(d, pa, n, owner, 80 + n);
+    params pp = pa;
+    pp.protocol = mode::plain;
+    auto pl = train_session(d, pp, n, owner, 80 + n);
+    BOOST_TEST(ah.clients[0]->sigma() == 0.0);
+    require_same_models(ah, pl);
+    // Nothing went through masks.
+    for (const auto& c : ah.clients) {
+      BOOST_TEST(c->bytes_sent().count("masked") == 0u);
+      BOOST_TEST(c->bytes_sent().count("encrypted") == 1u);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(aggregates_are_the_plaintext_plus_the_selected_noise) {
+  auto p = ahe_params(1, 2, 10);
+  p.test_hooks = true;
+  auto d = synthetic(120, 8, 11);
+  auto f = train_session(d, p, 4, balanced_owners(120, 4, 11), 11);
+  auto draws = check_aggregates(f);
+  for (const auto& [qid, k] : draws)
+    BOOST_TEST_REQUIRE(k == 1); // fixed1
+  // The leader of every query is not its source.
+  for (int s = 0; s < 4; ++s)
+    for (const auto& t : f.clients[s]->traces())
+      BOOST_TEST_REQUIRE(t.leader != s);
+  auto r = f.clients[0]->privacy();
+  BOOST_TEST(r.protected_sums);
+  BOOST_TEST(f.clients[0]->warning().empty());
+}
+
+BOOST_AUTO_TEST_CASE(each_value_costs_one_ciphertext) {
+  auto d = synthetic(80, 4, 12);
+  auto owner = balanced_owners(80, 3, 12);
+  for (int bits : {1024, 2048}) {
+    auto p = ahe_params(1, bits == 1024 ? 2 : 1, 12);
+    p.paillier_bits = bits;
+    auto f = train_session(d, p, 3, owner, 12);
+    double w = 2.0 * bits / 8;
+    for (const auto& c : f.clients) {
+      auto answered = c->privacy().queries_answered;
+      BOOST_REQUIRE(answered > 0u);
+      auto bytes = static_cast<double>(c->bytes_sent().at("encrypted"));
+      double per_value = bytes / (2.0 * static_cast<double>(answered));
+      BOOST_TEST_MESSAGE(bits << "-bit: " << per_value << " bytes per value");
+      // One ciphertext per value plus the per-message headers.
+      BOOST_TEST(per_value >= w);
+      BOOST_TEST(per_value < w + 2);
+      // The key announcement carries n (bits/8 bytes) once per peer.
+      auto announce = c->bytes_sent().at("key_announce");
+      BOOST_TEST(announce == 2 * (12 + 32 + 32 + 64 + 4 + bits / 8u));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(corrupt_ciphertexts_are_refused) {
+  BOOST_TEST(refusal({}) == "");
+  // A flipped bit: still a residue mod n^2, decrypts to garbage, which the
+  // range check of spec §7.7 catches.
+  auto flip = std::make_shared<bool>(false);
+  auto e = refusal([flip](int from, int to, message& m) {
+    auto* x = std::get_if<encrypted_sums>(&m);
+    if (!x || from != 1 || to != 0 || *flip || x->g.empty())
+      return;
+    x->g[100] ^= 0x10;
+    *flip = true;
+  });
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 0 refused at encrypted"));
+  BOOST_TEST(contains(e, "out of range"));
+  // Not below n^2.
+  auto big = std::make_shared<bool>(false);
+  e = refusal([big](int from, int to, message& m) {
+    auto* x = std::get_if<encrypted_sums>(&m);
+    if (!x || from != 2 || to != 1 || *big || x->h.empty())
+      return;
+    std::fill(x->h.begin(), x->h.begin() + 256, 0xFF);
+    *big = true;
+  });
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "not a ciphertext"));
+  // A short reply.
+  auto cut = std::make_shared<bool>(false);
+  e = refusal([cut](int from, int to, message& m) {
+    auto* x = std::get_if<encrypted_sums>(&m);
+    if (!x || from != 0 || to != 2 || *cut || x->g.empty())
+      return;
+    x->g.pop_back();
+    *cut = true;
+  });
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "bytes of ciphertexts"));
+  // The Paillier key is signed with the announcement.
+  auto key = std::make_shared<bool>(false);
+  e = refusal([key](int from, int, message& m) {
+    auto* x = std::get_if<key_announce>(&m);
+    if (!x || from != 1 || *key)
+      return;
+    x->paillier_key[5] ^= 1;
+    *key = true;
+  });
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "bad signature"));
+}
+
+BOOST_AUTO_TEST_CASE(parameters_are_checked_and_digested) {
+  params p;
+  p.paillier_bits = 1536;
+  BOOST_CHECK_THROW(p.validate(), input_error);
+  p.paillier_bits = 2048;
+  p.validate();
+  params q;
+  BOOST_TEST(p.digest() != q.digest());
+  q.paillier_bits = 2048;
+  BOOST_TEST(p.digest() == q.digest());
+  q.election = election_scope::per_batch;
+  BOOST_TEST(p.digest() != q.digest());
+  BOOST_TEST(to_string(mode::ahe) == "ahe");
+  BOOST_TEST(to_string(election_scope::per_batch) == "per_batch");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()
