@@ -1,6 +1,7 @@
 # Veil: the first commands.
 #   make        install missing Debian packages, build build/veil (optimized)
-#   make demo   ... then train on built-in synthetic data and print metrics
+#   make demo   ... then train on built-in synthetic data, split over 3
+#               federated parties (in-process actors), and print metrics
 #   make test   ... then build and run every test (ctest)
 #   make bench  ... then compare with XGBoost (see docs/benchmarks.md)
 BUILD ?= build
@@ -20,7 +21,7 @@ build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
 
 demo: build
-	./$(BUILD)/veil train
+	./$(BUILD)/veil train --protocol plain --parties 3
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "learners/boost/booster.hpp"
+#include "learners/data/dataset.hpp"
 
 namespace veil::apps {
 
@@ -23,10 +24,25 @@ struct train_options {
   std::uint64_t seed = 42;
   std::vector<std::string> settings;
   bool quiet = false;
+  /// Parties of a federated protocol; 0 = the protocol's default (3 for
+  /// plain, 1 for centralized).
+  int parties = 0;
+  /// Seconds a party may take to answer one step (federated protocols).
+  double timeout = 60;
   learners::booster_params params;
 };
 
 int run_train(train_options opts);
+
+/// `veil train --protocol plain`: the columns of one table dealt out in
+/// order to --parties in-process parties (party 0 holds the label), trained
+/// with plaintext vertical federated XGBoost. Called by run_train once the
+/// objective and --set settings are applied to opts.params.
+int run_plain_train(const train_options& opts);
+
+/// The built-in demo data: synthetic, split 80/20 into train and test.
+std::pair<learners::dataset, learners::dataset>
+builtin_data(const train_options& o, learners::objective_kind kind);
 
 struct predict_options {
   std::string model;

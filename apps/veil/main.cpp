@@ -49,7 +49,18 @@ int main(int argc, char** argv) {
     ->capture_default_str();
   train->add_option("--id", t.id, "Sample id column name (not a feature)");
   train->add_option("--protocol", t.protocol,
-                    "Training protocol: centralized (plain, one party)")
+                    "Training protocol: centralized (one party, plaintext) "
+                    "or plain (vertical federated XGBoost without "
+                    "protection: the columns are dealt out in order to "
+                    "--parties parties that run in this process as actors; "
+                    "party 0 holds the label)")
+    ->capture_default_str();
+  train->add_option("--parties", t.parties,
+                    "Parties of a federated protocol (at least 2; default 3 "
+                    "for plain)");
+  train->add_option("--timeout", t.timeout,
+                    "Seconds a party may take to answer one step before the "
+                    "session fails (federated protocols)")
     ->capture_default_str();
   train->add_option("--objective", t.objective,
                     "binary:logistic, reg:squarederror or multi:softmax "
@@ -73,7 +84,11 @@ int main(int argc, char** argv) {
   train->add_option("--seed", t.seed,
                     "Seed of the built-in synthetic data")
     ->capture_default_str();
-  train->add_option("--model-out", t.model_out, "Write the model (JSON)");
+  train->add_option("--model-out", t.model_out,
+                    "Write the model (JSON). With --protocol plain: the "
+                    "active party's part (structure, leaf values, its own "
+                    "thresholds) to FILE and each passive party's split "
+                    "table to FILE.<party-name>");
   train->add_option("--report", t.report, "Write a JSON report");
   train->add_option("--set", t.settings, settings_help());
   train->add_option("--synthetic", t.synthetic,

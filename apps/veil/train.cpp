@@ -20,9 +20,6 @@ namespace veil::apps {
 using learners::dataset;
 using nlohmann::json;
 
-namespace {
-
-/// The built-in demo data: synthetic, split 80/20 into train and test.
 std::pair<dataset, dataset> builtin_data(const train_options& o,
                                          learners::objective_kind kind) {
   dataset all;
@@ -57,6 +54,8 @@ std::pair<dataset, dataset> builtin_data(const train_options& o,
   return {all.select_rows(head), all.select_rows(tail)};
 }
 
+namespace {
+
 std::string format_metrics(const std::map<std::string, double>& m) {
   std::ostringstream s;
   s << std::setprecision(6);
@@ -76,10 +75,16 @@ int run_train(train_options o) {
   p.num_class = 0; // 0 = infer from the labels unless --set num_class
   for (const auto& s : o.settings)
     apply_setting(p, s);
+  if (o.protocol == "plain")
+    return run_plain_train(o);
   if (o.protocol != "centralized")
     throw input_error("--protocol " + o.protocol +
                       ": not available in this build (available: "
-                      "centralized)");
+                      "centralized, plain)");
+  if (o.parties > 1)
+    throw input_error("--parties " + std::to_string(o.parties) +
+                      ": centralized training has one party (use --protocol "
+                      "plain for a federated session)");
 
   dataset train_set, test_set;
   std::string data_name;

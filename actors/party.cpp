@@ -1,0 +1,572 @@
+#include "actors/party.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <type_traits>
+#include <variant>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/errors.hpp"
+#include "learners/data/csv_reader.hpp"
+#include "learners/input_error.hpp"
+#include "learners/metrics/metrics.hpp"
+#include "messages/plain.hpp"
+#include "messages/session.hpp"
+#include "protocols/plain/active_party.hpp"
+#include "protocols/plain/passive_party.hpp"
+
+namespace veil::actors {
+
+namespace {
+
+namespace plain = protocols::plain;
+namespace session = protocols::session;
+using session::errc;
+using clock_type = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+/// What this party sent to a peer last, and whether the peer owes an answer
+/// (sent after the last message received from it).
+struct peer_watch {
+  std::uint64_t sent_seq = 0;
+  std::uint64_t recv_seq = 0;
+  clock_type::time_point owed_since;
+  std::string step;
+
+  bool owes() const { return sent_seq > recv_seq; }
+};
+
+struct byte_count {
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+};
+
+struct party_state {
+  static inline const char* name = "veil.party";
+
+  std::string party_name;
+
+  // -- data ------------------------------------------------------------------
+  learners::dataset train;
+  learners::dataset test;
+  bool train_loaded = false;
+  bool test_loaded = false;
+  std::vector<float> test_labels;
+
+  // -- session ---------------------------------------------------------------
+  std::int32_t self_id = -1;
+  std::vector<std::string> names;
+  std::vector<party_actor> peers;
+  std::vector<caf::actor_addr> peer_addrs;
+  coordinator_actor coordinator;
+  std::chrono::milliseconds timeout{60000};
+
+  // -- role ------------------------------------------------------------------
+  std::optional<plain::active_party> active;
+  std::optional<plain::passive_party> passive;
+
+  // -- requests in progress (active party) ------------------------------------
+  caf::typed_response_promise<session::training_outcome> train_promise;
+  caf::typed_response_promise<session::prediction> predict_promise;
+  bool training = false;
+  bool predicting = false;
+  clock_type::time_point started;
+  double bin_seconds = 0;
+  std::int32_t total_trees = 0;
+  std::size_t trees_reported = 0;
+  clock_type::time_point last_progress;
+
+  // -- liveness
+  // ----------------------------------------------------------------
+  std::vector<peer_watch> watch;
+  std::uint64_t seq = 0;
+  std::uint64_t tick_epoch = 0;
+  bool ticking = false;
+
+  // -- accounting
+  // --------------------------------------------------------------
+  std::map<std::string, byte_count> bytes;
+
+  /// The party id of the actor that sent the current message, or -1.
+  std::int32_t peer_of(const caf::strong_actor_ptr& sender) const {
+    if (!sender)
+      return -1;
+    auto addr = caf::actor_cast<caf::actor_addr>(sender);
+    for (std::size_t i = 0; i < peer_addrs.size(); ++i)
+      if (peer_addrs[i] == addr && static_cast<std::int32_t>(i) != self_id)
+        return static_cast<std::int32_t>(i);
+    return -1;
+  }
+
+  std::int32_t peer_index(const caf::actor_addr& addr) const {
+    for (std::size_t i = 0; i < peer_addrs.size(); ++i)
+      if (peer_addrs[i] == addr && static_cast<std::int32_t>(i) != self_id)
+        return static_cast<std::int32_t>(i);
+    return -1;
+  }
+
+  bool busy() const { return training || predicting; }
+};
+
+using party_pointer = party_actor::stateful_pointer<party_state>;
+
+/// "histograms (tree 3, depth 2)": the message type and, where it has them,
+/// its tree and depth.
+std::string step_of(const plain::message& m) {
+  std::string s = plain::message_name(m);
+  std::visit(
+      [&](const auto& x) {
+        if constexpr (
+            requires { x.tree; } && requires { x.depth; })
+          s += " (tree " + std::to_string(x.tree) + ", depth " +
+               std::to_string(x.depth) + ")";
+        else if constexpr (requires { x.tree; })
+          s += " (tree " + std::to_string(x.tree) + ")";
+        else if constexpr (requires { x.depth; })
+          s += " (level " + std::to_string(x.depth) + ")";
+      },
+      m);
+  return s;
+}
+
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+/// Ends this party: fails a pending request with `err` and quits with it,
+/// so that every monitor learns why.
+void abort(party_pointer self, caf::error err) {
+  auto& st = self->state;
+  if (st.training && st.train_promise.pending())
+    st.train_promise.deliver(err);
+  if (st.predicting && st.predict_promise.pending())
+    st.predict_promise.deliver(err);
+  st.training = false;
+  st.predicting = false;
+  self->quit(std::move(err));
+}
+
+void abort(party_pointer self, errc code, std::string message) {
+  abort(self, session_error(code, std::move(message)));
+}
+
+void arm_ticks(party_pointer self) {
+  auto& st = self->state;
+  if (st.ticking)
+    return;
+  st.ticking = true;
+  auto period =
+      std::clamp<std::chrono::milliseconds>(st.timeout / 8, 10ms, 1000ms);
+  self->delayed_send(caf::actor_cast<party_actor>(self), period,
+                     messages::tick_atom::value, st.tick_epoch);
+}
+
+/// Sends the role's outgoing messages, counting their bytes and noting
+/// which peer now owes an answer to what.
+void route(party_pointer self, plain::outbox out) {
+  auto& st = self->state;
+  for (auto& e : out) {
+    if (e.to < 0 || static_cast<std::size_t>(e.to) >= st.peers.size() ||
+        e.to == st.self_id) {
+      abort(self, errc::protocol_error,
+            st.party_name + ": the protocol role addressed party " +
+                std::to_string(e.to) + ", which is not a peer");
+      return;
+    }
+    st.bytes[plain::message_name(e.msg)].sent += plain::payload_bytes(e.msg);
+    auto& w = st.watch[static_cast<std::size_t>(e.to)];
+    if (!w.owes())
+      w.owed_since = clock_type::now();
+    w.sent_seq = ++st.seq;
+    w.step = step_of(e.msg);
+    auto& dest = st.peers[static_cast<std::size_t>(e.to)];
+    std::visit([&](auto& x) { self->send(dest, std::move(x)); }, e.msg);
+  }
+}
+
+/// After a protocol step: report progress to the coordinator, answer a
+/// request whose work is done.
+void after_step(party_pointer self) {
+  auto& st = self->state;
+  if (!st.active)
+    return;
+  auto now = clock_type::now();
+  if (st.training) {
+    auto trees = st.active->model().trees.size();
+    if (trees != st.trees_reported || now - st.last_progress > st.timeout / 4) {
+      st.trees_reported = trees;
+      st.last_progress = now;
+      if (st.coordinator)
+        self->send(st.coordinator,
+                   session::progress_report{"train",
+                                            static_cast<std::int32_t>(trees),
+                                            st.total_trees});
+    }
+    if (st.active->training_done()) {
+      st.training = false;
+      session::training_outcome out;
+      out.model = st.active->model();
+      out.train_seconds = seconds_since(st.started);
+      out.bin_seconds = st.bin_seconds;
+      st.train_promise.deliver(std::move(out));
+    }
+  } else if (st.predicting) {
+    if (now - st.last_progress > st.timeout / 4) {
+      st.last_progress = now;
+      if (st.coordinator)
+        self->send(st.coordinator, session::progress_report{"predict", 0, 0});
+    }
+    if (st.active->predict_done()) {
+      st.predicting = false;
+      session::prediction out;
+      out.margins = st.active->predicted_margins();
+      auto obj = st.active->model().make_objective();
+      auto preds = obj.transform(out.margins, st.test_labels.size());
+      for (auto& [k, v] : learners::evaluate(obj, st.test_labels, preds)) {
+        out.metric_names.push_back(k);
+        out.metric_values.push_back(v);
+      }
+      out.predict_seconds = seconds_since(st.started);
+      st.predict_promise.deliver(std::move(out));
+    }
+  }
+}
+
+/// Hands one protocol message to the role and routes what it answers.
+template <class T>
+void on_wire(party_pointer self, T& x) {
+  auto& st = self->state;
+  plain::message m{std::move(x)};
+  auto from = st.peer_of(self->current_sender());
+  if (from < 0) {
+    abort(self, errc::unknown_sender,
+          st.party_name + " got a " + plain::message_name(m) +
+              " message from an actor that is not a peer of this session");
+    return;
+  }
+  const auto& sender = st.names[static_cast<std::size_t>(from)];
+  st.bytes[plain::message_name(m)].received += plain::payload_bytes(m);
+  st.watch[static_cast<std::size_t>(from)].recv_seq = ++st.seq;
+  if (auto* f = std::get_if<plain::failure>(&m)) {
+    abort(self, errc::protocol_error,
+          sender + " failed at step " + f->step + ": " + f->reason);
+    return;
+  }
+  if (!st.active && !st.passive) {
+    abort(self, errc::bad_request,
+          st.party_name + " got a " + plain::message_name(m) + " from " +
+              sender + " before its role was set up");
+    return;
+  }
+  auto out = st.active ? st.active->on_message(from, m)
+                       : st.passive->on_message(from, m);
+  if (!out) {
+    const auto& e = out.error();
+    if (st.passive)
+      route(self, {{from, plain::failure{e.step, e.reason}}});
+    abort(self, errc::protocol_error,
+          st.party_name + " refused a " + plain::message_name(m) + " from " +
+              sender + " at step " + e.step + ": " + e.reason);
+    return;
+  }
+  route(self, std::move(*out));
+  after_step(self);
+}
+
+/// Checks that no peer has owed an answer for longer than the timeout.
+void on_tick(party_pointer self, std::uint64_t epoch) {
+  auto& st = self->state;
+  if (epoch != st.tick_epoch)
+    return;
+  st.ticking = false;
+  if (!st.busy())
+    return;
+  auto now = clock_type::now();
+  std::string late;
+  for (std::size_t q = 0; q < st.watch.size(); ++q) {
+    const auto& w = st.watch[q];
+    if (w.owes() && now - w.owed_since > st.timeout)
+      late += (late.empty() ? "" : "; ") + st.names[q] +
+              " did not answer within " + seconds_text(st.timeout) +
+              " at step " + w.step;
+  }
+  if (!late.empty()) {
+    abort(self, errc::timeout, late);
+    return;
+  }
+  after_step(self); // keeps the coordinator's watchdog fed in long steps
+  arm_ticks(self);
+}
+
+caf::result<session::data_summary> on_load(party_pointer self,
+                                           session::load_request& r) {
+  auto& st = self->state;
+  if (st.active || st.passive)
+    return session_error(errc::bad_request,
+                         st.party_name + ": load after the session started");
+  learners::dataset d;
+  if (r.test && r.same_as_train) {
+    if (!st.train_loaded)
+      return session_error(errc::bad_request,
+                           st.party_name +
+                               ": test rows = training rows, but no training "
+                               "data is loaded");
+    d = st.train;
+  } else {
+    learners::read_options o;
+    o.label = r.data.label_column;
+    o.id = r.data.id_column;
+    o.columns = r.data.feature_columns;
+    try {
+      d = learners::read_table(r.data.path, o);
+    } catch (const input_error& e) {
+      return session_error(errc::bad_input, st.party_name + ": " + e.what());
+    } catch (const std::exception& e) {
+      return session_error(errc::bad_input, st.party_name + ": cannot read " +
+                                                r.data.path + ": " + e.what());
+    }
+  }
+  if (r.data.label_column.empty())
+    d.labels().clear(); // LibSVM rows always carry one: not this party's
+  session::data_summary s;
+  s.rows = d.rows();
+  s.feature_names = d.feature_names();
+  s.has_labels = d.has_labels();
+  s.ids = std::move(d.ids()); // the coordinator aligns; rows follow its order
+  d.ids().clear();
+  if (r.test) {
+    st.test = std::move(d);
+    st.test_loaded = true;
+  } else {
+    st.train = std::move(d);
+    st.train_loaded = true;
+  }
+  return s;
+}
+
+caf::result<std::uint64_t> on_align(party_pointer self,
+                                    session::align_request& r) {
+  auto& st = self->state;
+  if (st.active || st.passive)
+    return session_error(errc::bad_request,
+                         st.party_name + ": align after the session started");
+  auto& d = r.test ? st.test : st.train;
+  if (!(r.test ? st.test_loaded : st.train_loaded))
+    return session_error(errc::bad_request,
+                         st.party_name + ": align before load");
+  std::vector<std::size_t> rows(r.rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (r.rows[i] >= d.rows())
+      return session_error(errc::bad_request, st.party_name + ": align: row " +
+                                                  std::to_string(r.rows[i]) +
+                                                  " out of range");
+    rows[i] = r.rows[i];
+  }
+  d = d.select_rows(rows);
+  return static_cast<std::uint64_t>(d.rows());
+}
+
+caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
+                                   std::vector<caf::actor>& peers) {
+  auto& st = self->state;
+  auto n = peers.size();
+  if (st.self_id >= 0)
+    return session_error(errc::bad_request,
+                         st.party_name + ": got a second roster");
+  if (n != r.names.size() || r.self < 0 ||
+      static_cast<std::size_t>(r.self) >= n ||
+      peers[static_cast<std::size_t>(r.self)].address() != self->address())
+    return session_error(errc::bad_request,
+                         st.party_name + ": malformed roster");
+  if (r.timeout_ms <= 0)
+    return session_error(errc::bad_request,
+                         st.party_name + ": the timeout must be positive");
+  if (!st.train_loaded)
+    return session_error(errc::bad_request,
+                         st.party_name + ": roster before its data was loaded");
+  st.self_id = r.self;
+  st.names = std::move(r.names);
+  st.timeout = std::chrono::milliseconds(r.timeout_ms);
+  for (auto& p : peers) {
+    st.peer_addrs.push_back(p.address());
+    st.peers.push_back(caf::actor_cast<party_actor>(p));
+  }
+  st.watch.assign(n, {});
+  st.coordinator = caf::actor_cast<coordinator_actor>(self->current_sender());
+  self->monitor(st.coordinator);
+  if (st.self_id == 0) {
+    for (std::size_t q = 1; q < n; ++q)
+      self->monitor(st.peers[q]);
+  } else {
+    self->monitor(st.peers[0]);
+    if (st.train.has_labels())
+      return session_error(errc::bad_input,
+                           st.party_name + ": a passive party holds labels");
+    st.passive.emplace(std::move(st.train));
+    if (st.test_loaded)
+      st.passive->set_predict_data(std::move(st.test));
+  }
+  return caf::ok_atom::value;
+}
+
+caf::result<session::training_outcome> on_train(party_pointer self,
+                                                session::train_request& r) {
+  auto& st = self->state;
+  if (st.self_id != 0)
+    return session_error(errc::bad_request,
+                         st.party_name + " is not the active party of " +
+                             "this session (or has no roster yet)");
+  if (st.active)
+    return session_error(errc::bad_request,
+                         st.party_name + ": trained already");
+  std::vector<plain::party_id> passives;
+  for (std::size_t q = 1; q < st.peers.size(); ++q)
+    passives.push_back(static_cast<plain::party_id>(q));
+  st.started = clock_type::now();
+  try {
+    st.active.emplace(r.params, std::move(st.train), std::move(passives));
+  } catch (const std::exception& e) {
+    return session_error(errc::bad_input, st.party_name + ": " + e.what());
+  }
+  st.bin_seconds = seconds_since(st.started);
+  st.total_trees = r.params.rounds * st.active->model().outputs();
+  st.trees_reported = 0;
+  st.last_progress = clock_type::now();
+  st.train_promise = self->make_response_promise<session::training_outcome>();
+  st.training = true;
+  route(self, st.active->start());
+  after_step(self);
+  if (st.training)
+    arm_ticks(self);
+  return st.train_promise;
+}
+
+caf::result<session::prediction> on_predict(party_pointer self,
+                                            session::predict_request&) {
+  auto& st = self->state;
+  if (!st.active || st.training || st.predicting)
+    return session_error(errc::bad_request,
+                         st.party_name + ": predict before training ended, "
+                                         "or not the active party");
+  if (!st.test_loaded)
+    return session_error(errc::bad_request,
+                         st.party_name + ": predict without test data");
+  st.test_loaded = false;
+  st.test_labels = st.test.labels();
+  st.started = clock_type::now();
+  plain::outbox out;
+  try {
+    out = st.active->start_predict(std::move(st.test));
+  } catch (const std::exception& e) {
+    return session_error(errc::bad_input, st.party_name + ": " + e.what());
+  }
+  st.last_progress = clock_type::now();
+  st.predict_promise = self->make_response_promise<session::prediction>();
+  st.predicting = true;
+  route(self, std::move(out));
+  after_step(self);
+  if (st.predicting)
+    arm_ticks(self);
+  return st.predict_promise;
+}
+
+session::split_export on_splits(party_pointer self) {
+  auto& st = self->state;
+  session::split_export e;
+  e.party = st.party_name;
+  auto add = [&](const plain::split_table& table,
+                 const std::vector<std::string>& names) {
+    for (const auto& [key, s] : table) {
+      auto f = static_cast<std::size_t>(s.feature);
+      e.splits.push_back({key.first, key.second,
+                          f < names.size() ? names[f] : std::string{},
+                          s.threshold, s.default_left});
+    }
+  };
+  if (st.active)
+    add(st.active->own_splits(), st.active->model().feature_names);
+  else if (st.passive)
+    add(st.passive->splits(), st.passive->train_data().feature_names());
+  return e;
+}
+
+session::byte_stats on_stats(party_pointer self) {
+  auto& st = self->state;
+  session::byte_stats s;
+  s.party = st.party_name;
+  for (const auto& [type, n] : st.bytes) {
+    s.types.push_back(type);
+    s.sent.push_back(n.sent);
+    s.received.push_back(n.received);
+  }
+  return s;
+}
+
+party_actor::behavior_type party_impl(party_pointer self, std::string name) {
+  self->state.party_name = std::move(name);
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& st = self->state;
+    if (dm.source == st.coordinator.address()) {
+      abort(self, errc::party_down,
+            st.party_name + ": the coordinator ended (" + describe(dm.reason) +
+                ")");
+      return;
+    }
+    auto q = st.peer_index(dm.source);
+    if (q < 0)
+      return;
+    const auto& w = st.watch[static_cast<std::size_t>(q)];
+    auto step = w.sent_seq > 0 ? w.step : std::string("session setup");
+    auto reason = describe(dm.reason);
+    // A party that aborted on purpose says why, naming itself and its step.
+    if (dm.reason.category() == caf::atom("veil"))
+      abort(self, session_error(code_of(dm.reason), reason));
+    else
+      abort(self, errc::party_down,
+            st.names[static_cast<std::size_t>(q)] + " ended at step " + step +
+                " (" + reason + ")");
+  });
+  return {
+      [=](messages::load_atom, session::load_request& r) {
+        return on_load(self, r);
+      },
+      [=](messages::align_atom, session::align_request& r) {
+        return on_align(self, r);
+      },
+      [=](messages::peers_atom, session::roster& r,
+          std::vector<caf::actor>& peers) { return on_peers(self, r, peers); },
+      [=](messages::train_atom, session::train_request& r) {
+        return on_train(self, r);
+      },
+      [=](messages::predict_atom, session::predict_request& r) {
+        return on_predict(self, r);
+      },
+      [=](messages::splits_atom) { return on_splits(self); },
+      [=](messages::stats_atom) { return on_stats(self); },
+      [=](messages::tick_atom, std::uint64_t epoch) { on_tick(self, epoch); },
+      [=](plain::setup& x) { on_wire(self, x); },
+      [=](plain::setup_done& x) { on_wire(self, x); },
+      [=](plain::tree_start& x) { on_wire(self, x); },
+      [=](plain::level_request& x) { on_wire(self, x); },
+      [=](plain::histograms& x) { on_wire(self, x); },
+      [=](plain::split_query& x) { on_wire(self, x); },
+      [=](plain::split_answer& x) { on_wire(self, x); },
+      [=](plain::predict_query& x) { on_wire(self, x); },
+      [=](plain::predict_answer& x) { on_wire(self, x); },
+      [=](plain::failure& x) { on_wire(self, x); },
+  };
+}
+
+} // namespace
+
+party_actor spawn_party(caf::actor_system& sys, std::string name) {
+  return sys.spawn(party_impl, std::move(name));
+}
+
+} // namespace veil::actors

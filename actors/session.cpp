@@ -1,0 +1,116 @@
+#include "actors/session.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/atom.hpp>
+
+#include "actors/coordinator.hpp"
+#include "actors/party.hpp"
+#include "learners/input_error.hpp"
+#include "messages/register.hpp"
+
+namespace veil::actors {
+
+namespace {
+
+bool valid_name(const std::string& s) {
+  if (s.empty() || s == "." || s == "..")
+    return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
+          c == '.'))
+      return false;
+  return true;
+}
+
+struct local_config : caf::actor_system_config {
+  explicit local_config(const local_options& o) {
+    messages::register_types(*this);
+    auto threads = o.threads > 0
+                       ? o.threads
+                       : static_cast<int>(
+                             std::max(1u, std::thread::hardware_concurrency()));
+    set("scheduler.max-threads", threads);
+    if (o.sharing)
+      set("scheduler.policy", caf::atom("sharing"));
+  }
+};
+
+} // namespace
+
+void validate(const session_config& cfg) {
+  const auto& ps = cfg.parties;
+  if (ps.size() < 2)
+    throw input_error("a federated session needs at least 2 parties, got " +
+                      std::to_string(ps.size()));
+  std::set<std::string> names;
+  std::vector<std::string> labeled;
+  std::size_t with_ids = 0;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const auto& p = ps[i];
+    auto where = "party " + std::to_string(i + 1) + " (\"" + p.name + "\")";
+    if (!valid_name(p.name))
+      throw input_error(where + ": a party name is made of letters, digits, "
+                                "'_', '-' and '.'");
+    if (!names.insert(p.name).second)
+      throw input_error(where + ": the name is used twice");
+    if (p.data.path.empty())
+      throw input_error(where + ": no data file");
+    if (cfg.eval == evaluation::test && p.test_path.empty())
+      throw input_error(where + ": no test file");
+    if (!p.data.label_column.empty())
+      labeled.push_back(p.name);
+    if (!p.data.id_column.empty())
+      ++with_ids;
+  }
+  if (labeled.empty())
+    throw input_error("no party has a label column: exactly one party (the "
+                      "active one) must hold the label");
+  if (labeled.size() > 1)
+    throw input_error("the label column is set on " +
+                      std::to_string(labeled.size()) + " parties (" +
+                      labeled[0] + ", " + labeled[1] +
+                      "): exactly one party may hold the label");
+  if (with_ids != 0 && with_ids != ps.size())
+    throw input_error("an id column is set on " + std::to_string(with_ids) +
+                      " of " + std::to_string(ps.size()) +
+                      " parties: set it on all of them (rows are joined on "
+                      "it) or on none (rows are aligned by position)");
+  if (cfg.timeout.count() <= 0)
+    throw input_error("the timeout must be positive");
+  cfg.params.validate();
+}
+
+session_config active_first(const session_config& cfg) {
+  session_config out = cfg;
+  std::stable_partition(
+      out.parties.begin(), out.parties.end(),
+      [](const party_spec& p) { return !p.data.label_column.empty(); });
+  return out;
+}
+
+session_outcome run_local_session(const session_config& cfg,
+                                  const progress_fn& on_progress,
+                                  const local_options& opts) {
+  try {
+    validate(cfg);
+  } catch (const input_error& e) {
+    session_outcome out;
+    out.code = protocols::session::errc::bad_input;
+    out.error = e.what();
+    return out;
+  }
+  local_config sys_cfg(opts);
+  caf::actor_system sys{sys_cfg};
+  std::vector<party_actor> parties;
+  for (const auto& p : cfg.parties)
+    parties.push_back(spawn_party(sys, p.name));
+  return run_session(sys, parties, cfg, on_progress);
+}
+
+} // namespace veil::actors

@@ -1,0 +1,338 @@
+// `veil train --protocol plain`: one table's columns dealt out in order to
+// N parties that run in this process as actors and train plaintext
+// vertical federated XGBoost; the report adds the parties and the bytes
+// they exchanged.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+#include "actors/session.hpp"
+#include "apps/veil/commands.hpp"
+#include "learners/boost/model_io.hpp"
+#include "learners/data/csv_reader.hpp"
+#include "learners/input_error.hpp"
+
+namespace veil::apps {
+
+using nlohmann::json;
+namespace session = protocols::session;
+
+namespace {
+
+bool is_libsvm(const std::string& path) {
+  for (auto ext : {".libsvm", ".svm", ".libsvm.gz", ".svm.gz"}) {
+    std::string e = ext;
+    if (path.size() >= e.size() &&
+        path.compare(path.size() - e.size(), e.size(), e) == 0)
+      return true;
+  }
+  return false;
+}
+
+/// The column names in the header of a CSV file (plain or gzipped), without
+/// reading the rows. Fields may be double-quoted.
+std::vector<std::string> csv_header(const std::string& path) {
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (!in)
+    throw input_error(path + ": cannot open the file");
+  std::string line;
+  char buf[4096];
+  while (true) {
+    if (!gzgets(in, buf, sizeof buf))
+      break;
+    line += buf;
+    if (!line.empty() && line.back() == '\n') {
+      if (line.find_first_not_of(" \t\r\n") != std::string::npos)
+        break; // skip blank lines, as the reader does
+      line.clear();
+    }
+  }
+  gzclose(in);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+    line.pop_back();
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0)
+    line.erase(0, 3);
+  if (line.empty())
+    throw input_error(path + ": the file is empty; expected a header row");
+  std::vector<std::string> names;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      names.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  names.push_back(field);
+  for (auto& n : names) { // the reader trims blanks around unquoted names
+    auto b = n.find_first_not_of(" \t");
+    auto e = n.find_last_not_of(" \t");
+    n = b == std::string::npos ? std::string() : n.substr(b, e - b + 1);
+  }
+  return names;
+}
+
+/// The feature columns of `path`, in file order: every column but the label
+/// and the id.
+std::vector<std::string> feature_columns(const std::string& path,
+                                         const std::string& label,
+                                         const std::string& id) {
+  if (is_libsvm(path)) { // no header: the reader names the columns
+    learners::read_options ro;
+    ro.label = label;
+    return learners::read_table(path, ro).feature_names();
+  }
+  auto names = csv_header(path);
+  for (const auto& [name, what] : {std::pair{label, "label"}, {id, "id"}})
+    if (!name.empty() &&
+        std::find(names.begin(), names.end(), name) == names.end())
+      throw input_error(path + ": the " + what + " column \"" + name +
+                        "\" is not in the header");
+  std::erase_if(names, [&](const std::string& n) {
+    return n == label || (!id.empty() && n == id);
+  });
+  return names;
+}
+
+/// A scratch folder for the built-in data, removed on destruction.
+struct scratch_dir {
+  std::filesystem::path dir;
+  scratch_dir() {
+    static int counter = 0;
+    auto base = std::filesystem::temp_directory_path();
+    do
+      dir = base / ("veil-train-" + std::to_string(::getpid()) + "-" +
+                    std::to_string(counter++));
+    while (!std::filesystem::create_directory(dir));
+  }
+  ~scratch_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
+std::string format_metrics(const std::vector<std::string>& names,
+                           const std::vector<double>& values) {
+  std::ostringstream s;
+  s << std::setprecision(6);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    s << (i ? "  " : "") << names[i] << " " << values[i];
+  return s.str();
+}
+
+/// A passive party's split table: for each (tree, node) it owns, the
+/// feature name, threshold and default direction.
+json split_table_json(const session::split_export& e) {
+  json splits = json::array();
+  for (const auto& s : e.splits)
+    splits.push_back({{"tree", s.tree},
+                      {"node", s.node},
+                      {"feature", s.feature},
+                      {"threshold", s.threshold},
+                      {"default_left", s.default_left}});
+  return {{"format", "veil-split-table"},
+          {"version", 1},
+          {"party", e.party},
+          {"splits", splits}};
+}
+
+} // namespace
+
+int run_plain_train(const train_options& o) {
+  auto p = o.params;
+  int n = o.parties == 0 ? 3 : o.parties;
+  if (n < 2)
+    throw input_error("--parties " + std::to_string(n) +
+                      ": the plain protocol needs at least 2 parties (the "
+                      "active party with the label and at least one passive "
+                      "party); for one party use --protocol centralized");
+  if (p.early_stopping_rounds > 0)
+    throw input_error("--set early_stopping_rounds: not available with "
+                      "--protocol plain (no per-round evaluation)");
+  if (!(o.timeout > 0) || !std::isfinite(o.timeout) || o.timeout > 86400)
+    throw input_error("--timeout " + std::to_string(o.timeout) +
+                      ": expected seconds in (0, 86400]");
+
+  // Data files: the given ones, or the built-in data written to a scratch
+  // folder (every party reads its own columns from the files).
+  std::optional<scratch_dir> scratch;
+  std::string train_path = o.data, test_path = o.test, label = o.label;
+  std::string data_name = o.data;
+  if (o.data.empty()) {
+    auto [train_set, test_set] = builtin_data(o, p.objective);
+    if (p.objective == learners::objective_kind::multi_softmax &&
+        p.num_class == 0) {
+      float top = 0;
+      for (float y : train_set.labels())
+        top = std::max(top, y);
+      p.num_class = static_cast<int>(top) + 1;
+    }
+    scratch.emplace();
+    train_path = (scratch->dir / "train.csv").string();
+    test_path = (scratch->dir / "test.csv").string();
+    label = "label";
+    learners::write_csv(train_set, train_path, label);
+    learners::write_csv(test_set, test_path, label);
+    data_name = "synthetic:" + o.synthetic;
+  }
+  if (p.objective == learners::objective_kind::multi_softmax &&
+      p.num_class == 0)
+    throw input_error("multi:softmax with --protocol plain needs the number "
+                      "of classes: --set num_class=K");
+  if (p.num_class == 0)
+    p.num_class = 2;
+
+  // Deal the feature columns out in order: party q gets a contiguous block,
+  // the first m % n parties one column more, so that global feature order
+  // (party 0's columns, then party 1's, ...) is the file's.
+  auto columns = feature_columns(train_path, label, o.id);
+  auto m = columns.size();
+  if (static_cast<std::size_t>(n) > m)
+    throw input_error("--parties " + std::to_string(n) + ": " + train_path +
+                      " has only " + std::to_string(m) +
+                      " feature columns; each party needs at least one");
+  actors::session_config cfg;
+  cfg.params = p;
+  cfg.timeout = std::chrono::milliseconds(
+      static_cast<std::int64_t>(std::llround(o.timeout * 1000)));
+  if (cfg.timeout.count() <= 0)
+    cfg.timeout = std::chrono::milliseconds(1);
+  bool have_test = !test_path.empty();
+  cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
+  std::size_t next = 0;
+  for (int q = 0; q < n; ++q) {
+    auto width =
+        m / static_cast<std::size_t>(n) +
+        (static_cast<std::size_t>(q) < m % static_cast<std::size_t>(n) ? 1 : 0);
+    actors::party_spec spec;
+    spec.name = "party" + std::to_string(q);
+    spec.data.path = train_path;
+    spec.data.id_column = o.id;
+    spec.data.label_column = q == 0 ? label : "";
+    spec.data.feature_columns.assign(columns.begin() + next,
+                                     columns.begin() + next + width);
+    spec.test_path = test_path;
+    next += width;
+    cfg.parties.push_back(std::move(spec));
+  }
+
+  bool progress = !o.quiet && ::isatty(STDERR_FILENO);
+  auto on_progress = [&](const session::progress_report& r) {
+    if (progress && r.phase == "train" && r.total > 0)
+      std::cerr << "\r[tree " << r.done << "/" << r.total << "]\033[K"
+                << std::flush;
+  };
+  auto out = actors::run_local_session(cfg, on_progress);
+  if (progress)
+    std::cerr << "\r\033[K" << std::flush;
+  if (!out.ok()) {
+    std::cerr << "veil: error: " << out.error << "\n";
+    return out.code == session::errc::bad_input ? 2 : 1;
+  }
+  const auto& r = *out.result;
+
+  std::uint64_t total_bytes = 0;
+  for (const auto& b : r.bytes)
+    total_bytes += b.total_sent();
+  std::cout << "trained " << r.model.rounds() << " rounds ("
+            << r.model.trees.size() << " "
+            << (p.tree.oblivious ? "decision tables" : "trees") << ") on "
+            << r.rows << " rows x " << m << " features in " << std::fixed
+            << std::setprecision(3) << r.train_seconds << " s (plain protocol, "
+            << n << " parties in this process, " << total_bytes
+            << " bytes exchanged)\n"
+            << std::defaultfloat << r.metrics_on << ": "
+            << format_metrics(r.metric_names, r.metric_values) << "\n";
+
+  if (!o.model_out.empty()) {
+    learners::save_model(r.model, o.model_out);
+    for (std::size_t q = 1; q < r.splits.size(); ++q)
+      learners::write_file_atomically(o.model_out + "." + r.names[q],
+                                      split_table_json(r.splits[q]).dump(2) +
+                                          "\n");
+  }
+  if (!o.report.empty()) {
+    json metrics = json::object();
+    for (std::size_t i = 0; i < r.metric_names.size(); ++i)
+      metrics[r.metric_names[i]] = r.metric_values[i];
+    json per_party = json::object();
+    json party_features = json::object();
+    for (std::size_t q = 0; q < r.bytes.size(); ++q) {
+      const auto& b = r.bytes[q];
+      json by_type = json::object();
+      for (std::size_t k = 0; k < b.types.size(); ++k)
+        by_type[b.types[k]] = b.sent[k] + b.received[k];
+      per_party[r.names[q]] = {{"sent", b.total_sent()},
+                               {"received", b.total_received()},
+                               {"by_type", by_type}};
+      party_features[r.names[q]] = r.features[q];
+    }
+    json report = {
+        {"veil_version", "0.1.0"},
+        {"protocol", "plain"},
+        {"data", data_name},
+        {"objective", learners::to_string(p.objective)},
+        {"rows", r.rows},
+        {"test_rows", have_test ? r.test_rows : 0},
+        {"features", m},
+        {"parties", n},
+        {"party_names", r.names},
+        {"party_features", party_features},
+        {"weak_learner", r.model.weak_learner},
+        {"trees", r.model.trees.size()},
+        {"rounds", r.model.rounds()},
+        {"best_round", r.model.rounds()},
+        {"params",
+         {{"max_depth", p.tree.max_depth},
+          {"eta", p.tree.eta},
+          {"lambda", p.tree.lambda},
+          {"gamma", p.tree.gamma},
+          {"min_child_weight", p.tree.min_child_weight},
+          {"max_bin", p.max_bin},
+          {"threads", p.threads},
+          {"num_class", p.objective == learners::objective_kind::multi_softmax
+                            ? p.num_class
+                            : 1},
+          {"base_margin", r.model.base_margin},
+          {"early_stopping_rounds", p.early_stopping_rounds}}},
+        {"metrics", metrics},
+        {"metrics_on", r.metrics_on},
+        {"bin_seconds", r.bin_seconds},
+        {"train_seconds", r.train_seconds},
+        {"load_seconds", r.load_seconds},
+        {"predict_seconds", r.predict_seconds},
+        {"timeout_seconds", o.timeout},
+        {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
+        {"privacy",
+         {{"mechanism", "none"},
+          {"note", "plaintext gradients and histograms are exchanged"}}},
+        {"history", json::array()}};
+    learners::write_file_atomically(o.report, report.dump(2) + "\n");
+  }
+  return 0;
+}
+
+} // namespace veil::apps

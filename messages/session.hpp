@@ -1,0 +1,115 @@
+#pragma once
+
+// Binds the session-level messages (protocols/session/wire.hpp) to CAF:
+// inspect() overloads in the structs' namespace, and the "veil" error
+// category for session errors (errc).
+
+#include <caf/error.hpp>
+#include <caf/meta/type_name.hpp>
+
+#include "messages/learners.hpp"
+#include "messages/raw_block.hpp"
+#include "protocols/session/wire.hpp"
+
+CAF_ERROR_CODE_ENUM(veil::protocols::session::errc, "veil")
+
+namespace veil::protocols::session {
+
+using veil::messages::exact;
+using veil::messages::raw;
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, data_spec& x) {
+  return f(caf::meta::type_name("veil::protocols::session::data_spec"), x.path,
+           x.id_column, x.feature_columns, x.label_column);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, load_request& x) {
+  return f(caf::meta::type_name("veil::protocols::session::load_request"),
+           x.test, x.same_as_train, x.data);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, data_summary& x) {
+  return f(caf::meta::type_name("veil::protocols::session::data_summary"),
+           x.rows, x.feature_names, x.has_labels, x.ids);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, align_request& x) {
+  return f(caf::meta::type_name("veil::protocols::session::align_request"),
+           x.test, raw(x.rows));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, roster& x) {
+  return f(caf::meta::type_name("veil::protocols::session::roster"), x.self,
+           x.names, x.timeout_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, train_request& x) {
+  return f(caf::meta::type_name("veil::protocols::session::train_request"),
+           x.params);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, training_outcome& x) {
+  return f(caf::meta::type_name("veil::protocols::session::training_outcome"),
+           x.model, exact(x.train_seconds), exact(x.bin_seconds));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, predict_request& x) {
+  return f(caf::meta::type_name("veil::protocols::session::predict_request"),
+           x.threads);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, prediction& x) {
+  return f(caf::meta::type_name("veil::protocols::session::prediction"),
+           raw(x.margins), x.metric_names, raw(x.metric_values),
+           exact(x.predict_seconds));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, split_entry& x) {
+  return f(caf::meta::type_name("veil::protocols::session::split_entry"),
+           x.tree, x.node, x.feature, exact(x.threshold), x.default_left);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, split_export& x) {
+  return f(caf::meta::type_name("veil::protocols::session::split_export"),
+           x.party, x.splits);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, byte_stats& x) {
+  return f(caf::meta::type_name("veil::protocols::session::byte_stats"),
+           x.party, x.types, raw(x.sent), raw(x.received));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, progress_report& x) {
+  return f(caf::meta::type_name("veil::protocols::session::progress_report"),
+           x.phase, x.done, x.total);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_result& x) {
+  return f(caf::meta::type_name("veil::protocols::session::session_result"),
+           x.model, x.names, x.features, x.splits, x.bytes, x.rows, x.test_rows,
+           x.metrics_on, raw(x.margins), x.metric_names, raw(x.metric_values),
+           exact(x.load_seconds), exact(x.train_seconds), exact(x.bin_seconds),
+           exact(x.predict_seconds));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_failure& x) {
+  return f(caf::meta::type_name("veil::protocols::session::session_failure"),
+           x.code, x.message);
+}
+
+} // namespace veil::protocols::session

@@ -1,0 +1,58 @@
+#pragma once
+
+// The one CAF type ID block of Veil: every type that is a top-level element
+// of a message between actors, under a stable namespaced name (the name is
+// the stringified type, identical on every node), and the command atoms
+// (at most 10 characters each). New types go at the end of their group;
+// the names, not the numbers, are what nodes compare.
+
+#include <caf/atom.hpp>
+#include <caf/type_id.hpp>
+
+#include "protocols/plain/wire.hpp"
+#include "protocols/session/wire.hpp"
+
+CAF_BEGIN_TYPE_ID_BLOCK(veil, caf::first_custom_type_id)
+
+// -- plaintext vertical federated XGBoost (protocols/plain/wire.hpp) -------
+
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::setup))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::setup_done))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::tree_start))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::level_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::histograms))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::split_query))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::split_answer))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::predict_query))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::predict_answer))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::failure))
+
+// -- session (protocols/session/wire.hpp) -----------------------------------
+
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::load_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::data_summary))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::align_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::roster))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::train_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::training_outcome))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::predict_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::prediction))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::split_export))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::byte_stats))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::progress_report))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::session_result))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::session_failure))
+
+// -- command atoms -----------------------------------------------------------
+
+CAF_ADD_ATOM(veil, veil::messages, load_atom, "load")
+CAF_ADD_ATOM(veil, veil::messages, align_atom, "align")
+CAF_ADD_ATOM(veil, veil::messages, peers_atom, "peers")
+CAF_ADD_ATOM(veil, veil::messages, train_atom, "train")
+CAF_ADD_ATOM(veil, veil::messages, predict_atom, "predict")
+CAF_ADD_ATOM(veil, veil::messages, splits_atom, "splits")
+CAF_ADD_ATOM(veil, veil::messages, stats_atom, "stats")
+CAF_ADD_ATOM(veil, veil::messages, run_atom, "run")
+CAF_ADD_ATOM(veil, veil::messages, tick_atom, "tick")
+
+CAF_END_TYPE_ID_BLOCK(veil)

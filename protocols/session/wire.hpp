@@ -1,0 +1,180 @@
+#pragma once
+
+// The session-level messages every protocol shares: loading and aligning
+// each party's data, handing out the peer list, starting training and
+// prediction, collecting models, split tables and byte counts. Plain
+// structs, no CAF: messages/session.hpp binds them to the wire, actors/
+// sends them. The protocol's own messages live in protocols/<p>/wire.hpp.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "learners/boost/booster.hpp"
+#include "learners/boost/model.hpp"
+
+namespace veil::protocols::session {
+
+/// Why a session failed. Crosses the actor boundary as a caf::error of
+/// category "veil" whose context is one human-readable string.
+enum class errc : std::uint8_t {
+  none = 0,
+  /// A party's data or the session's configuration is unusable: a missing
+  /// file, an unknown column, labels on two parties, mismatched ids.
+  bad_input = 1,
+  /// A party ended (crashed, was killed, its node went away).
+  party_down = 2,
+  /// A party did not answer within the session's timeout.
+  timeout = 3,
+  /// A protocol role refused a message (malformed, out of order).
+  protocol_error = 4,
+  /// A message came from an actor that is not in the peer list.
+  unknown_sender = 5,
+  /// A session step was sent to a party that cannot serve it (e.g. train
+  /// to a passive party, or a step out of order).
+  bad_request = 6,
+};
+
+/// "bad_input", "party_down", ...
+const char* to_string(errc code);
+
+/// Where one party's rows come from.
+struct data_spec {
+  /// CSV (optionally gzipped) or LibSVM file, read by the party itself.
+  std::string path;
+  /// Sample id column; empty = rows are aligned by position.
+  std::string id_column;
+  /// The feature columns, in this order; empty = all but id and label.
+  std::vector<std::string> feature_columns;
+  /// Label column; set on exactly one party (the active one).
+  std::string label_column;
+};
+
+/// Coordinator -> party: load training (test = false) or test data.
+/// With `same_as_train`, the test rows are a copy of the training rows
+/// (metrics on the training data) and `data` is ignored.
+struct load_request {
+  bool test = false;
+  bool same_as_train = false;
+  data_spec data;
+};
+
+/// Party -> coordinator: what it loaded. `ids` are public in the plain
+/// join this runtime does (a private set intersection comes later).
+struct data_summary {
+  std::uint64_t rows = 0;
+  std::vector<std::string> feature_names;
+  bool has_labels = false;
+  std::vector<std::string> ids;
+};
+
+/// Coordinator -> party: reorder the rows so that row i of the session is
+/// the party's row `rows[i]` (training or test data).
+struct align_request {
+  bool test = false;
+  std::vector<std::uint32_t> rows;
+};
+
+/// Coordinator -> party: who is who. The peer handles travel beside it
+/// (index = party id); party 0 is the active party.
+struct roster {
+  std::int32_t self = 0;
+  std::vector<std::string> names;
+  /// How long a party may take to answer one protocol step.
+  std::int64_t timeout_ms = 60000;
+};
+
+/// Coordinator -> active party: train with these settings.
+struct train_request {
+  learners::booster_params params;
+};
+
+/// Active party -> coordinator: the federated model (structure and leaf
+/// values; passive parties' thresholds stay with them).
+struct training_outcome {
+  learners::model model;
+  /// Wall time from the train request to the last tree, binning included.
+  double train_seconds = 0;
+  /// Of which the active party's own binning.
+  double bin_seconds = 0;
+};
+
+/// Coordinator -> active party: federated prediction of the test rows.
+struct predict_request {
+  std::int32_t threads = 1;
+};
+
+/// Active party -> coordinator: margins (output-major, as
+/// model::predict_margin) and the metrics computed from its labels.
+struct prediction {
+  std::vector<double> margins;
+  std::vector<std::string> metric_names;
+  std::vector<double> metric_values;
+  double predict_seconds = 0;
+};
+
+/// One split a party holds: (tree, node) -> its feature, threshold and
+/// default direction.
+struct split_entry {
+  std::int32_t tree = 0;
+  std::int32_t node = 0;
+  std::string feature;
+  float threshold = 0;
+  bool default_left = false;
+};
+
+/// A party's split table, for the model files.
+struct split_export {
+  std::string party;
+  std::vector<split_entry> splits;
+};
+
+/// Payload bytes a party sent and received, per protocol message type.
+struct byte_stats {
+  std::string party;
+  std::vector<std::string> types;
+  std::vector<std::uint64_t> sent;
+  std::vector<std::uint64_t> received;
+
+  std::uint64_t total_sent() const;
+  std::uint64_t total_received() const;
+};
+
+/// Active party -> coordinator -> caller: how far the session got.
+struct progress_report {
+  std::string phase; ///< "train" or "predict"
+  std::int32_t done = 0;
+  std::int32_t total = 0;
+};
+
+/// Coordinator -> caller: everything a report needs.
+struct session_result {
+  learners::model model;
+  /// Party names by id (0 = active).
+  std::vector<std::string> names;
+  /// Feature columns of each party, by id.
+  std::vector<std::vector<std::string>> features;
+  /// Split tables by party id (the active party's own splits at 0).
+  std::vector<split_export> splits;
+  /// Byte counts by party id.
+  std::vector<byte_stats> bytes;
+  std::uint64_t rows = 0;
+  std::uint64_t test_rows = 0;
+  /// Empty when no prediction was asked for.
+  std::string metrics_on;
+  std::vector<double> margins;
+  std::vector<std::string> metric_names;
+  std::vector<double> metric_values;
+  double load_seconds = 0;
+  double train_seconds = 0;
+  double bin_seconds = 0;
+  double predict_seconds = 0;
+};
+
+/// Coordinator -> caller: the session ended early.
+struct session_failure {
+  errc code = errc::none;
+  std::string message;
+};
+
+} // namespace veil::protocols::session

@@ -1,0 +1,244 @@
+// Every message that crosses an actor boundary survives a round trip
+// through CAF's binary serializer: alone (its inspect overload) and inside a
+// caf::message (the registered, type-erased path that BASP takes between
+// nodes, with the names of messages/type_ids.hpp).
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/binary_deserializer.hpp>
+#include <caf/binary_serializer.hpp>
+#include <caf/deep_to_string.hpp>
+#include <caf/make_message.hpp>
+#include <caf/message.hpp>
+
+#include "messages/plain.hpp"
+#include "messages/register.hpp"
+#include "messages/session.hpp"
+#include "messages/type_ids.hpp"
+
+using namespace veil;
+namespace wire = veil::protocols::plain;
+namespace session = veil::protocols::session;
+
+namespace {
+
+struct config : caf::actor_system_config {
+  config() { messages::register_types(*this); }
+};
+
+struct fixture {
+  config cfg;
+  caf::actor_system sys{cfg};
+
+  template <class T>
+  std::vector<char> save(T& x) {
+    std::vector<char> buf;
+    caf::binary_serializer sink{sys, buf};
+    auto err = sink(x);
+    BOOST_REQUIRE_MESSAGE(!err, "serialize " << caf::deep_to_string(x));
+    return buf;
+  }
+
+  /// Round trip of `x` alone and in a message; returns the copy that came
+  /// back from the message. Equality: the copy serializes to the same bytes.
+  template <class T>
+  T round_trip(T x) {
+    auto bytes = save(x);
+    T y;
+    {
+      caf::binary_deserializer source{sys, bytes};
+      auto err = source(y);
+      BOOST_REQUIRE(!err);
+      BOOST_TEST(source.remaining() == 0u);
+    }
+    BOOST_TEST(save(y) == bytes);
+    // Type-erased: the message carries the type's registered name.
+    auto msg = caf::make_message(x);
+    std::vector<char> buf;
+    {
+      caf::binary_serializer sink{sys, buf};
+      auto err = sink(msg);
+      BOOST_REQUIRE(!err);
+    }
+    caf::message back;
+    {
+      caf::binary_deserializer source{sys, buf};
+      auto err = source(back);
+      BOOST_REQUIRE_MESSAGE(!err, sys.render(err));
+    }
+    BOOST_REQUIRE(back.match_elements<T>());
+    T z = back.get_as<T>(0);
+    BOOST_TEST(save(z) == bytes);
+    return z;
+  }
+};
+
+template <class T>
+void check_name(const char* expected) {
+  BOOST_TEST(std::string(caf::type_name<T>::value) == expected);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(messages)
+BOOST_FIXTURE_TEST_SUITE(plain, fixture)
+
+BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
+  auto s = round_trip(wire::setup{128, 3});
+  BOOST_TEST(s.max_bin == 128);
+  BOOST_TEST(s.threads == 3);
+
+  auto sd = round_trip(wire::setup_done{{2, 256, 17}});
+  BOOST_TEST(sd.bins_per_feature == (std::vector<std::int32_t>{2, 256, 17}));
+
+  wire::tree_start ts{4, {{0.5f, 0.25f}, {-1.5f, 0.125f}}};
+  auto ts2 = round_trip(ts);
+  BOOST_TEST(ts2.tree == 4);
+  BOOST_REQUIRE_EQUAL(ts2.grads.size(), 2u);
+  BOOST_TEST(ts2.grads[1].g == -1.5f);
+  BOOST_TEST(ts2.grads[1].h == 0.125f);
+
+  // Nested vectors of structs.
+  wire::level_request lr;
+  lr.tree = 2;
+  lr.depth = 3;
+  lr.splits = {{5, 11, 12, {0xff, 0x01}}, {6, 13, 14, {}}, {7, 15, 16, {0x5a}}};
+  lr.build = {11, 13, 16};
+  lr.last = true;
+  auto lr2 = round_trip(lr);
+  BOOST_REQUIRE_EQUAL(lr2.splits.size(), 3u);
+  BOOST_TEST(lr2.splits[0].goes_left_bits ==
+             (std::vector<std::uint8_t>{0xff, 0x01}));
+  BOOST_TEST(lr2.splits[1].goes_left_bits.empty());
+  BOOST_TEST(lr2.splits[2].right == 16);
+  BOOST_TEST(lr2.build == lr.build);
+  BOOST_TEST(lr2.last);
+
+  wire::histograms h{1, 2, {3, 4}, {{1.5, 2.5}, {-3.0, 4e-300}}};
+  auto h2 = round_trip(h);
+  BOOST_TEST(h2.nodes == h.nodes);
+  BOOST_TEST((h2.sums == h.sums));
+
+  wire::split_query q{1, 2, {3, 4}, {0, 5}, {17, 255}, {1, 0}};
+  auto q2 = round_trip(q);
+  BOOST_TEST(q2.features == q.features);
+  BOOST_TEST(q2.bins == q.bins);
+  BOOST_TEST(q2.default_left == q.default_left);
+
+  auto a = round_trip(wire::split_answer{1, 2, {3}, {0x0f, 0xf0}});
+  BOOST_TEST(a.goes_left_bits == (std::vector<std::uint8_t>{0x0f, 0xf0}));
+
+  wire::predict_query pq{
+      2, {0, 0, 9}, {1, 2, 1}, {0, 2, 3, 5}, {7, 8, 1, 2, 3}};
+  auto pq2 = round_trip(pq);
+  BOOST_TEST(pq2.offsets == pq.offsets);
+  BOOST_TEST(pq2.rows == pq.rows);
+
+  auto pa = round_trip(wire::predict_answer{3, {0xaa}});
+  BOOST_TEST(pa.depth == 3);
+
+  auto f = round_trip(wire::failure{"histograms", "wrong size"});
+  BOOST_TEST(f.reason == "wrong size");
+}
+
+BOOST_AUTO_TEST_CASE(empty_structs_round_trip) {
+  round_trip(wire::setup_done{});
+  round_trip(wire::tree_start{});
+  round_trip(wire::level_request{});
+  round_trip(wire::histograms{});
+  round_trip(wire::split_query{});
+  round_trip(wire::split_answer{});
+  round_trip(wire::predict_query{});
+  round_trip(wire::predict_answer{});
+  round_trip(wire::failure{});
+}
+
+BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
+  session::load_request lr{true, false, {"a.csv", "id", {"x", "y"}, "label"}};
+  auto lr2 = round_trip(lr);
+  BOOST_TEST(lr2.data.feature_columns == lr.data.feature_columns);
+  BOOST_TEST(lr2.data.label_column == "label");
+
+  auto ds = round_trip(session::data_summary{3, {"x", "y"}, true, {"a", "b"}});
+  BOOST_TEST(ds.ids == (std::vector<std::string>{"a", "b"}));
+
+  round_trip(session::align_request{true, {2, 0, 1}});
+  auto r = round_trip(session::roster{1, {"p0", "p1"}, 1500});
+  BOOST_TEST(r.timeout_ms == 1500);
+
+  session::train_request tr;
+  tr.params.rounds = 17;
+  tr.params.tree.max_depth = 4;
+  tr.params.tree.oblivious = true;
+  tr.params.objective = learners::objective_kind::multi_softmax;
+  tr.params.num_class = 3;
+  auto tr2 = round_trip(tr);
+  BOOST_TEST(tr2.params.rounds == 17);
+  BOOST_TEST(tr2.params.tree.max_depth == 4);
+  BOOST_TEST(tr2.params.tree.oblivious);
+  BOOST_TEST((tr2.params.objective == learners::objective_kind::multi_softmax));
+  BOOST_TEST(std::isnan(tr2.params.base_score));
+
+  session::training_outcome out;
+  out.model.feature_names = {"a", "party1:0"};
+  out.model.base_margin = {-0.5};
+  learners::regression_tree t;
+  t.nodes.resize(3);
+  t.nodes[0].left = 1;
+  t.nodes[0].right = 2;
+  t.nodes[0].feature = 1;
+  t.nodes[0].owner = 1;
+  t.nodes[0].threshold = std::numeric_limits<float>::quiet_NaN();
+  t.nodes[1].value = 0.25f;
+  t.nodes[2].value = -0.125f;
+  out.model.trees = {t, t};
+  out.train_seconds = 1.5;
+  auto out2 = round_trip(out);
+  BOOST_REQUIRE_EQUAL(out2.model.trees.size(), 2u);
+  BOOST_TEST(out2.model.trees[1].nodes[2].value == -0.125f);
+  BOOST_TEST(out2.model.trees[0].nodes[0].owner == 1);
+  BOOST_TEST(out2.model.feature_names == out.model.feature_names);
+  // A passive party's split has a NaN threshold in the model.
+  BOOST_TEST(std::isnan(out2.model.trees[0].nodes[0].threshold));
+  BOOST_TEST(out2.model.base_margin == out.model.base_margin);
+
+  round_trip(session::predict_request{2});
+  auto p = round_trip(session::prediction{{0.5, -1}, {"auc"}, {0.75}, 0.1});
+  BOOST_TEST(p.margins == (std::vector<double>{0.5, -1}));
+  round_trip(session::split_export{"p1", {{0, 0, "age", 37.5f, true}}});
+  auto b = round_trip(session::byte_stats{"p1", {"histograms"}, {10}, {20}});
+  BOOST_TEST(b.total_received() == 20u);
+  round_trip(session::progress_report{"train", 3, 10});
+  session::session_result res;
+  res.model = out.model;
+  res.names = {"p0", "p1"};
+  res.features = {{"a"}, {"b", "c"}};
+  res.splits = {{"p0", {}}, {"p1", {{0, 0, "b", 1.0f, false}}}};
+  res.bytes = {b, b};
+  res.metric_names = {"auc"};
+  res.metric_values = {0.9};
+  auto res2 = round_trip(res);
+  BOOST_TEST(res2.features == res.features);
+  round_trip(session::session_failure{session::errc::timeout, "p1 late"});
+}
+
+BOOST_AUTO_TEST_CASE(registered_names_are_namespaced) {
+  check_name<wire::histograms>("veil::protocols::plain::histograms");
+  check_name<wire::level_request>("veil::protocols::plain::level_request");
+  check_name<session::session_result>(
+      "veil::protocols::session::session_result");
+}
+
+BOOST_AUTO_TEST_CASE(session_errors_render_their_message) {
+  auto err =
+      caf::make_error(session::errc::party_down, std::string("p2 ended"));
+  auto text = sys.render(err);
+  BOOST_TEST(text.find("p2 ended") != std::string::npos, text);
+  BOOST_TEST(text.find("party_down") != std::string::npos, text);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()

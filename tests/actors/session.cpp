@@ -1,0 +1,272 @@
+// A whole session of the plain protocol on party actors in one actor
+// system: with one table's columns dealt out in order, the federated model
+// equals centralized training's split for split, federated prediction gives
+// the same margins bit for bit, and the byte counts add up. Rows are joined
+// on an id column when there is one; bad data stops the session with a
+// message that names the party.
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "learners/boost/booster.hpp"
+#include "learners/data/synthetic.hpp"
+#include "tests/actors/fixture.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace veil;
+using learners::dataset;
+using protocols::session::errc;
+using test::actor_fixture;
+using test::column_split;
+using veil::test::temp_dir;
+
+namespace {
+
+bool contains(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+/// Bounds for `parties` contiguous blocks of `m` columns, the first ones
+/// one column larger when m does not divide evenly.
+std::vector<std::size_t> even_bounds(std::size_t m, std::size_t parties) {
+  std::vector<std::size_t> b{0};
+  for (std::size_t q = 0; q < parties; ++q)
+    b.push_back(b.back() + m / parties + (q < m % parties ? 1 : 0));
+  return b;
+}
+
+dataset small_table(std::size_t rows, std::uint64_t seed, bool ids) {
+  learners::classification_spec s;
+  s.rows = rows;
+  s.features = 9;
+  s.informative = 5;
+  s.redundant = 2;
+  s.seed = seed;
+  auto d = learners::make_classification(s);
+  if (ids)
+    for (std::size_t i = 0; i < rows; ++i)
+      d.ids().push_back("row" + std::to_string(i * 7919 % 100003));
+  return d;
+}
+
+std::vector<std::size_t> shuffled(std::size_t n, std::uint64_t seed) {
+  std::vector<std::size_t> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(v.begin(), v.end(), rng);
+  return v;
+}
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(session, actor_fixture)
+
+BOOST_AUTO_TEST_CASE(adult_three_parties_equals_centralized) {
+  auto dir = std::string(VEIL_SHARED_DIR) + "/datasets/";
+  auto train_path = dir + "adult_train.csv.gz";
+  auto test_path = dir + "adult_test.csv.gz";
+  if (!std::filesystem::exists(train_path) ||
+      !std::filesystem::exists(test_path)) {
+    BOOST_TEST_MESSAGE("skipped: no " << train_path << " or " << test_path);
+    return;
+  }
+  learners::read_options o;
+  o.label = "label";
+  auto train = learners::read_csv(train_path, o);
+  auto test = learners::read_csv(test_path, o);
+  learners::booster_params p;
+  p.rounds = 10;
+  p.tree.max_depth = 6;
+  p.threads = 1;
+  auto central = learners::train(train, nullptr, p).model;
+
+  auto bounds = even_bounds(train.features(), 3);
+  auto c = column_split(train_path, test_path, train.feature_names(), bounds,
+                        "label");
+  c.params = p;
+  std::vector<int> progress;
+  auto out = run(c, [&](const protocols::session::progress_report& r) {
+    if (r.phase == "train")
+      progress.push_back(r.done);
+  });
+  if (!out.ok())
+    BOOST_FAIL(out.error);
+  const auto& r = *out.result;
+  BOOST_TEST(r.names == (std::vector<std::string>{"p0", "p1", "p2"}));
+  BOOST_TEST(r.rows == train.rows());
+  BOOST_TEST(r.test_rows == test.rows());
+  test::require_same_model(r, central, bounds);
+  auto expected = central.predict_margin(test);
+  BOOST_REQUIRE_EQUAL(r.margins.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    BOOST_REQUIRE_EQUAL(r.margins[i], expected[i]);
+  BOOST_TEST(r.metrics_on == "test");
+  BOOST_REQUIRE((std::find(r.metric_names.begin(), r.metric_names.end(),
+                           "auc") != r.metric_names.end()));
+  test::check_bytes(r);
+  BOOST_TEST(!progress.empty());
+  BOOST_TEST(progress.back() == 10);
+  BOOST_TEST(std::is_sorted(progress.begin(), progress.end()));
+  // Each passive party's split table names its own columns.
+  for (std::size_t q = 1; q < 3; ++q)
+    for (const auto& s : r.splits[q].splits)
+      BOOST_TEST((std::find(r.features[q].begin(), r.features[q].end(),
+                            s.feature) != r.features[q].end()));
+}
+
+BOOST_AUTO_TEST_CASE(rows_are_joined_on_the_id_column) {
+  temp_dir dir;
+  auto d = small_table(1500, 11, true);
+  // Party q's file holds the rows in its own order; party 0's is the
+  // session's order.
+  std::vector<std::string> files;
+  for (std::uint64_t q = 0; q < 3; ++q) {
+    auto rows = q == 0 ? std::vector<std::size_t>{} : shuffled(d.rows(), q);
+    auto part = q == 0 ? d : d.select_rows(rows);
+    files.push_back(dir / ("party" + std::to_string(q) + ".csv"));
+    learners::write_csv(part, files.back(), "label", "id");
+  }
+  learners::booster_params p;
+  p.rounds = 5;
+  p.tree.max_depth = 4;
+  p.threads = 1;
+  auto central = learners::train(d, nullptr, p).model;
+  auto bounds = even_bounds(d.features(), 3);
+  auto c = column_split("", "", d.feature_names(), bounds, "label", "id");
+  for (std::size_t q = 0; q < 3; ++q)
+    c.parties[q].data.path = files[q];
+  c.params = p;
+  auto out = run(c);
+  if (!out.ok())
+    BOOST_FAIL(out.error);
+  test::require_same_model(*out.result, central, bounds);
+  BOOST_TEST(out.result->metrics_on == "train");
+  auto expected = central.predict_margin(d);
+  BOOST_TEST(out.result->margins == expected, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(the_label_holder_is_the_active_party_wherever_listed) {
+  temp_dir dir;
+  auto d = small_table(800, 5, false);
+  auto file = dir / "d.csv";
+  learners::write_csv(d, file);
+  learners::booster_params p;
+  p.rounds = 3;
+  p.threads = 1;
+  auto central = learners::train(d, nullptr, p).model;
+  auto bounds = even_bounds(d.features(), 2);
+  auto c = column_split(file, "", d.feature_names(), bounds, "label");
+  c.params = p;
+  std::swap(c.parties[0], c.parties[1]); // the passive party listed first
+  auto out = run(c);
+  if (!out.ok())
+    BOOST_FAIL(out.error);
+  BOOST_TEST(out.result->names == (std::vector<std::string>{"p0", "p1"}));
+  test::require_same_model(*out.result, central, bounds);
+}
+
+BOOST_AUTO_TEST_CASE(mismatched_ids_name_the_party_and_an_id) {
+  temp_dir dir;
+  auto d = small_table(300, 3, true);
+  auto a = dir / "a.csv";
+  auto b = dir / "b.csv";
+  learners::write_csv(d, a, "label", "id");
+  auto other = d;
+  other.ids()[17] = "stranger";
+  learners::write_csv(other, b, "label", "id");
+  auto c = column_split(a, "", d.feature_names(), {0, 4, 9}, "label", "id");
+  c.parties[1].data.path = b;
+  auto out = run(c);
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST((out.code == errc::bad_input));
+  BOOST_TEST(contains(out.error, "p1"), out.error);
+  BOOST_TEST(contains(out.error, "stranger"), out.error);
+
+  // Fewer rows on one side: the id it lacks is named.
+  std::vector<std::size_t> head(299);
+  std::iota(head.begin(), head.end(), 0);
+  learners::write_csv(d.select_rows(head), b, "label", "id");
+  out = run(c);
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST(contains(out.error, d.ids()[299]), out.error);
+  BOOST_TEST(contains(out.error, "p1"), out.error);
+}
+
+BOOST_AUTO_TEST_CASE(without_ids_row_counts_must_match) {
+  temp_dir dir;
+  auto d = small_table(300, 3, false);
+  auto a = dir / "a.csv";
+  auto b = dir / "b.csv";
+  learners::write_csv(d, a);
+  std::vector<std::size_t> head(250);
+  std::iota(head.begin(), head.end(), 0);
+  learners::write_csv(d.select_rows(head), b);
+  auto c = column_split(a, "", d.feature_names(), {0, 4, 9}, "label");
+  c.parties[1].data.path = b;
+  auto out = run(c);
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST((out.code == errc::bad_input));
+  BOOST_TEST(contains(out.error, "p1"), out.error);
+  BOOST_TEST(contains(out.error, "250 rows"), out.error);
+  BOOST_TEST(contains(out.error, "300"), out.error);
+}
+
+BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_before_any_load) {
+  actors::session_config c;
+  c.parties = {{"a", {"x.csv", "", {}, "label"}, ""},
+               {"b", {"y.csv", "", {}, "label"}, ""}};
+  c.eval = actors::evaluation::none;
+  auto out = run(c);
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST((out.code == errc::bad_input));
+  BOOST_TEST(contains(out.error, "label column is set on 2 parties"),
+             out.error);
+  c.parties[1].data.label_column.clear();
+  c.parties[1].name = "a";
+  out = run(c);
+  BOOST_TEST(contains(out.error, "used twice"), out.error);
+  c.parties[1].name = "b";
+  c.parties[1].data.id_column = "id";
+  out = run(c);
+  BOOST_TEST(contains(out.error, "id column"), out.error);
+  c.parties.pop_back();
+  out = run(c);
+  BOOST_TEST(contains(out.error, "at least 2 parties"), out.error);
+}
+
+BOOST_AUTO_TEST_CASE(bad_data_names_the_party_and_the_file) {
+  temp_dir dir;
+  auto d = small_table(200, 3, true);
+  auto a = dir / "a.csv";
+  learners::write_csv(d, a, "label", "id");
+  auto c = column_split(a, "", d.feature_names(), {0, 3, 6, 9}, "label", "id");
+  c.parties[1].data.path = dir / "missing.csv";
+  auto out = run(c);
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST((out.code == errc::bad_input));
+  BOOST_TEST(contains(out.error, "p1"), out.error);
+  BOOST_TEST(contains(out.error, "missing.csv"), out.error);
+
+  c.parties[1].data.path = a;
+  c.parties[1].data.feature_columns.push_back("no_such_column");
+  out = run(c);
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST(contains(out.error, "p1"), out.error);
+  BOOST_TEST(contains(out.error, "no_such_column"), out.error);
+
+  // Duplicate ids in one party's file.
+  auto dup = d;
+  dup.ids()[5] = dup.ids()[6];
+  auto b = dir / "b.csv";
+  learners::write_csv(dup, b, "label", "id");
+  c.parties[1].data.feature_columns.pop_back();
+  c.parties[2].data.path = b;
+  out = run(c);
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST(contains(out.error, "p2"), out.error);
+  BOOST_TEST(contains(out.error, dup.ids()[5]), out.error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

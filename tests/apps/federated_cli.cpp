@@ -1,0 +1,191 @@
+// `veil train --protocol plain` as a user runs it: the parties run in the
+// process as actors, the model equals centralized training's (so the test
+// AUC is the same), the report carries the parties and the bytes they
+// exchanged, and a bad party count is a clear error.
+#include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include "tests/support/temp_dir.hpp"
+
+using veil::test::temp_dir;
+
+namespace {
+
+struct run_result {
+  int status = -1;
+  std::string output;
+};
+
+/// Runs `veil ARGS` and captures stdout and stderr together.
+run_result run_veil(const std::string& args) {
+  std::string cmd = std::string(VEIL_BINARY_DIR) + "/veil " + args + " 2>&1";
+  run_result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  BOOST_REQUIRE(p);
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0)
+    r.output.append(buf.data(), n);
+  int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+bool contains(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  nlohmann::json j;
+  std::ifstream in(path);
+  BOOST_REQUIRE_MESSAGE(in, "cannot open " << path);
+  in >> j;
+  return j;
+}
+
+std::string adult(const char* part) {
+  return std::string(VEIL_SHARED_DIR) + "/datasets/adult_" + part + ".csv.gz";
+}
+
+bool have_adult() {
+  return std::filesystem::exists(adult("train")) &&
+         std::filesystem::exists(adult("test"));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(federated_cli)
+
+BOOST_AUTO_TEST_CASE(plain_on_adult_equals_centralized) {
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: no " << adult("train"));
+    return;
+  }
+  temp_dir dir;
+  auto common = " --data " + adult("train") + " --test " + adult("test") +
+                " --trees 10 --threads 2 --quiet";
+  auto fed =
+      run_veil("train --protocol plain --parties 3" + common + " --report " +
+               (dir / "fed.json") + " --model-out " + (dir / "m.json"));
+  BOOST_REQUIRE_MESSAGE(fed.status == 0, fed.output);
+  BOOST_TEST(contains(fed.output, "3 parties"), fed.output);
+  auto central = run_veil("train --protocol centralized" + common +
+                          " --report " + (dir / "central.json"));
+  BOOST_REQUIRE_MESSAGE(central.status == 0, central.output);
+
+  auto r = read_json(dir / "fed.json");
+  auto c = read_json(dir / "central.json");
+  BOOST_TEST(r["protocol"] == "plain");
+  BOOST_TEST(r["parties"] == 3);
+  BOOST_REQUIRE(r["party_names"].is_array());
+  BOOST_REQUIRE_EQUAL(r["party_names"].size(), 3u);
+  // Every field of the centralized report is there too.
+  for (auto& [key, value] : c.items())
+    BOOST_TEST(r.contains(key), "the plain report lacks " << key);
+  BOOST_TEST(r["rows"] == c["rows"]);
+  BOOST_TEST(r["features"] == c["features"]);
+  BOOST_TEST(r["trees"] == 10);
+  BOOST_TEST(r["privacy"]["mechanism"] == "none");
+  BOOST_TEST(r["privacy"]["note"].is_string());
+
+  double auc = r["metrics"]["auc"];
+  double central_auc = c["metrics"]["auc"];
+  BOOST_TEST(std::abs(auc - central_auc) <= 1e-12,
+             "plain AUC " << auc << " vs centralized " << central_auc);
+
+  // Bytes: a total, and per party what it sent and received, by type.
+  const auto& bytes = r["bytes"];
+  std::uint64_t total = bytes["total"];
+  BOOST_TEST(total > 0u);
+  std::uint64_t sent = 0, received = 0;
+  for (const auto& name : r["party_names"]) {
+    const auto& p = bytes["per_party"][name.get<std::string>()];
+    BOOST_REQUIRE_MESSAGE(p.is_object(), "no bytes for " << name);
+    std::uint64_t s = p["sent"], rc = p["received"];
+    BOOST_TEST(s > 0u);
+    BOOST_TEST(rc > 0u);
+    std::uint64_t by_type = 0;
+    for (auto& [type, n] : p["by_type"].items())
+      by_type += n.get<std::uint64_t>();
+    BOOST_TEST(by_type == s + rc, "by_type counts both directions");
+    sent += s;
+    received += rc;
+  }
+  BOOST_TEST(sent == total);
+  BOOST_TEST(received == total);
+  BOOST_TEST(bytes["per_party"]["party1"]["by_type"].contains("histograms"));
+
+  // The model files: the active party's part, each passive party's splits.
+  auto active = read_json(dir / "m.json");
+  BOOST_TEST(active["trees"].size() == 10u);
+  for (auto name : {"party1", "party2"}) {
+    auto table = read_json(dir / (std::string("m.json.") + name));
+    BOOST_TEST(table["format"] == "veil-split-table");
+    BOOST_TEST(table["party"] == name);
+    BOOST_REQUIRE(table["splits"].is_array());
+    BOOST_TEST(!table["splits"].empty());
+    const auto& s = table["splits"][0];
+    for (auto key : {"tree", "node", "feature", "threshold", "default_left"})
+      BOOST_TEST(s.contains(key), "a split lacks " << key);
+  }
+  BOOST_TEST(!std::filesystem::exists(dir / "m.json.party0"));
+}
+
+BOOST_AUTO_TEST_CASE(built_in_data_runs_federated) {
+  temp_dir dir;
+  auto r = run_veil("train --protocol plain --parties 4 --trees 5 --rows 2000 "
+                    "--quiet --report " +
+                    (dir / "r.json"));
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  auto rep = read_json(dir / "r.json");
+  BOOST_TEST(rep["parties"] == 4);
+  BOOST_TEST(rep["data"] == "synthetic:classification");
+  // 20 columns over 4 parties: 5 each, contiguous, in order.
+  BOOST_TEST(rep["party_features"]["party0"].size() == 5u);
+  BOOST_TEST(rep["party_features"]["party3"][4] == "f19");
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_party_count_is_a_clear_error) {
+  auto r = run_veil("train --protocol plain --parties 1 --trees 2 --rows 500");
+  BOOST_TEST(r.status != 0);
+  BOOST_TEST(contains(r.output, "--parties 1"), r.output);
+  BOOST_TEST(contains(r.output, "at least 2 parties"), r.output);
+
+  r = run_veil("train --protocol plain --parties 21 --trees 2 --rows 500");
+  BOOST_TEST(r.status != 0);
+  BOOST_TEST(contains(r.output, "only 20 feature columns"), r.output);
+
+  r = run_veil("train --protocol centralized --parties 3 --trees 2 "
+               "--rows 500");
+  BOOST_TEST(r.status != 0);
+  BOOST_TEST(contains(r.output, "centralized training has one party"),
+             r.output);
+
+  r = run_veil("train --protocol plain --timeout 0 --trees 2 --rows 500");
+  BOOST_TEST(r.status != 0);
+  BOOST_TEST(contains(r.output, "--timeout"), r.output);
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_file_names_the_file) {
+  temp_dir dir;
+  auto r = run_veil("train --protocol plain --data " + (dir / "nope.csv") +
+                    " --trees 2");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "nope.csv"), r.output);
+}
+
+BOOST_AUTO_TEST_CASE(help_documents_the_federated_options) {
+  auto r = run_veil("train --help");
+  BOOST_TEST(r.status == 0);
+  for (auto text : {"--parties", "--timeout", "plain", "FILE.<party-name>"})
+    BOOST_TEST(contains(r.output, text), "train --help lacks " << text);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
