@@ -40,13 +40,22 @@ void row_partition::split(std::span<const node_split> splits, int threads) {
   for (std::size_t k = 0; k < splits.size(); ++k) {
     const auto& s = splits[k];
     auto [b, e] = ranges_[static_cast<std::size_t>(s.node)];
-    std::size_t l = b, r = 0;
+    // Branch-free: each row goes to both cursors, and the flag says which
+    // one keeps it. Left rows stay in order in place (the left cursor never
+    // passes the read position), right rows in order in the scratch.
+    auto* rows = rows_.data() + b;
+    auto* right = scratch_.data() + b;
+    const auto* flags = s.goes_left.data();
+    std::size_t l = 0, r = 0;
     for (std::size_t i = 0; i < e - b; ++i) {
-      if (s.goes_left[i])
-        rows_[l++] = rows_[b + i];
-      else
-        scratch_[b + r++] = rows_[b + i];
+      auto row = rows[i];
+      std::size_t go = flags[i] != 0;
+      rows[l] = row;
+      right[r] = row;
+      l += go;
+      r += 1 - go;
     }
+    l += b;
     std::copy(scratch_.begin() + b, scratch_.begin() + b + r,
               rows_.begin() + l);
     left_count[k] = l - b;

@@ -434,15 +434,24 @@ outbox active_party::start_predict(learners::dataset own_eval) {
 
 outbox active_party::predict_step() {
   auto n = eval_.rows();
-  // Walk own splits as far as they go; collect rows waiting at a passive
-  // party's split, grouped by (tree, node).
-  std::vector<std::map<std::pair<std::int32_t, std::int32_t>,
-                       std::vector<std::uint32_t>>>
-      groups(passives_.size());
+  // Tree after tree (so the groups come in ascending (tree, node) order):
+  // walk own splits as far as they go, then bucket the rows waiting at a
+  // passive party's split by node, each node's rows straight into its
+  // owner's query. Only rows still moving need a walk: at the first step
+  // every row, afterwards the rows just asked about (the rest are at a
+  // leaf).
+  std::vector<predict_query> next(passives_.size());
+  std::vector<std::size_t> asked(passives_.size(), 0); // group cursors
+  std::vector<std::int32_t> node_of;
+  std::vector<std::uint32_t> row_of;
+  std::vector<std::uint32_t> count, cursor, party_of;
   for (std::size_t t = 0; t < model_.trees.size(); ++t) {
     const auto& nodes = model_.trees[t].nodes;
-    for (std::size_t i = 0; i < n; ++i) {
-      auto& pos = positions_[t * n + i];
+    auto* positions = positions_.data() + t * n;
+    node_of.clear();
+    row_of.clear();
+    auto walk = [&](std::uint32_t i) {
+      auto pos = positions[i];
       while (!nodes[pos].is_leaf() && nodes[pos].owner == 0) {
         const auto& nd = nodes[pos];
         float x = eval_.value(i, static_cast<std::size_t>(nd.feature));
@@ -450,28 +459,68 @@ outbox active_party::predict_step() {
             learners::is_missing(x) ? nd.default_left : x < nd.threshold;
         pos = left ? nd.left : nd.right;
       }
-      if (!nodes[pos].is_leaf())
-        groups[party_index(nodes[pos].owner)]
-              [{static_cast<std::int32_t>(t), pos}]
-                  .push_back(static_cast<std::uint32_t>(i));
+      positions[i] = pos;
+      if (!nodes[pos].is_leaf()) {
+        node_of.push_back(pos);
+        row_of.push_back(i);
+      }
+    };
+    if (predict_depth_ == 0) {
+      for (std::size_t i = 0; i < n; ++i)
+        walk(static_cast<std::uint32_t>(i));
+    } else {
+      for (std::size_t k = 0; k < queries_.size(); ++k) {
+        const auto& q = queries_[k];
+        auto& g = asked[k];
+        for (; g < q.nodes.size() && q.trees[g] == std::int32_t(t); ++g)
+          for (auto j = q.offsets[g]; j < q.offsets[g + 1]; ++j)
+            walk(q.rows[j]);
+      }
+    }
+    if (row_of.empty())
+      continue;
+    count.assign(nodes.size(), 0);
+    cursor.resize(nodes.size());
+    party_of.resize(nodes.size());
+    for (auto node : node_of)
+      ++count[static_cast<std::size_t>(node)];
+    for (std::size_t node = 0; node < nodes.size(); ++node) {
+      if (count[node] == 0)
+        continue;
+      auto k = party_index(nodes[node].owner);
+      auto& q = next[k];
+      if (q.offsets.empty())
+        q.offsets.push_back(0);
+      q.trees.push_back(static_cast<std::int32_t>(t));
+      q.nodes.push_back(static_cast<std::int32_t>(node));
+      cursor[node] = q.offsets.back();
+      q.offsets.push_back(q.offsets.back() + count[node]);
+      q.rows.resize(q.offsets.back());
+      party_of[node] = static_cast<std::uint32_t>(k);
+    }
+    for (std::size_t j = 0; j < row_of.size(); ++j) {
+      auto node = static_cast<std::size_t>(node_of[j]);
+      next[party_of[node]].rows[cursor[node]++] = row_of[j];
+    }
+  }
+  // Each group's rows ascending, as the queries always had them (they are
+  // already: a group's rows all come from one earlier group, in order).
+  for (auto& q : next) {
+    q.depth = predict_depth_;
+    for (std::size_t g = 0; g + 1 < q.offsets.size(); ++g) {
+      auto b = q.rows.begin() + q.offsets[g];
+      auto e = q.rows.begin() + q.offsets[g + 1];
+      if (!std::is_sorted(b, e))
+        std::sort(b, e);
     }
   }
   outbox out;
-  queries_.assign(passives_.size(), {});
+  queries_ = std::move(next);
   std::fill(waiting_.begin(), waiting_.end(), false);
   for (std::size_t k = 0; k < passives_.size(); ++k) {
-    if (groups[k].empty())
+    if (queries_[k].nodes.empty())
       continue;
-    auto& q = queries_[k];
-    q.depth = predict_depth_;
-    q.offsets.push_back(0);
-    for (auto& [key, rows] : groups[k]) {
-      q.trees.push_back(key.first);
-      q.nodes.push_back(key.second);
-      q.rows.insert(q.rows.end(), rows.begin(), rows.end());
-      q.offsets.push_back(static_cast<std::uint32_t>(q.rows.size()));
-    }
-    out.push_back({passives_[k], q});
+    out.push_back({passives_[k], queries_[k]});
     waiting_[k] = true;
   }
   if (!out.empty()) {
@@ -512,14 +561,13 @@ outcome<outbox> active_party::on_predict_answer(party_id from,
   std::size_t offset = 0;
   for (std::size_t g = 0; g < q.nodes.size(); ++g) {
     auto count = q.offsets[g + 1] - q.offsets[g];
-    auto left = unpack_bits(m.goes_left_bits, offset, count);
+    const auto* bits = m.goes_left_bits.data() + offset;
     offset += packed_size(count);
     const auto& nd = model_.trees[q.trees[g]].nodes[q.nodes[g]];
-    for (std::size_t j = 0; j < count; ++j) {
-      auto i = q.rows[q.offsets[g] + j];
-      positions_[static_cast<std::size_t>(q.trees[g]) * n + i] =
-          left[j] ? nd.left : nd.right;
-    }
+    auto* pos = positions_.data() + static_cast<std::size_t>(q.trees[g]) * n;
+    const auto* rows = q.rows.data() + q.offsets[g];
+    for (std::size_t j = 0; j < count; ++j)
+      pos[rows[j]] = (bits[j / 8] >> (j % 8)) & 1u ? nd.left : nd.right;
   }
   waiting_[k] = false;
   if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
