@@ -107,6 +107,10 @@ void fail(coordinator_pointer self, errc code, std::string message) {
 void fail_request(coordinator_pointer self, std::size_t i,
                   const caf::error& err) {
   auto& st = self->state;
+  // The party is gone: its down message (every party is monitored) follows
+  // with the reason it ended, which names the step; wait for that.
+  if (err == caf::sec::request_receiver_down)
+    return;
   if (err.category() == caf::atom("veil"))
     fail(self, code_of(err), describe(err));
   else if (err == caf::sec::request_timeout)
@@ -529,6 +533,23 @@ coordinator_impl(coordinator_pointer self, std::vector<party_actor> parties,
       return;
     }
     fail(self, errc::party_down, msg);
+  });
+  self->set_default_handler([=](caf::scheduled_actor*, caf::message_view& x)
+                                -> caf::result<caf::message> {
+    auto& st = self->state;
+    auto what = unexpected_text(x.copy_content_to_message());
+    auto sender = self->current_sender();
+    std::string from = "an anonymous sender";
+    if (sender) {
+      auto i = st.index_of(caf::actor_cast<caf::actor_addr>(sender));
+      from = i >= 0
+                 ? st.name_of(static_cast<std::size_t>(i))
+                 : "actor " + std::to_string(sender->id()) + node_text(sender);
+    }
+    auto msg = "the coordinator got an unexpected message " + what + " from " +
+               from + " at step " + st.step_text();
+    fail(self, errc::protocol_error, msg);
+    return session_error(errc::protocol_error, msg);
   });
   return {
       [=](messages::run_atom) {

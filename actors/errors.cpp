@@ -1,8 +1,10 @@
 #include "actors/errors.hpp"
 
+#include <caf/actor_control_block.hpp>
 #include <caf/atom.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/message.hpp>
+#include <caf/node_id.hpp>
 #include <caf/sec.hpp>
 
 #include <sstream>
@@ -38,6 +40,23 @@ errc code_of(const caf::error& err) {
   if (err == caf::sec::request_timeout)
     return errc::timeout;
   return errc::party_down;
+}
+
+std::string unexpected_text(const caf::message& m) {
+  if (m.empty())
+    return "() (empty: a message that could not be decoded, or of a type "
+           "this node does not know)";
+  auto s = caf::to_string(m);
+  if (s.size() > 120)
+    s = s.substr(0, 117) + "...";
+  return s;
+}
+
+std::string node_text(const caf::strong_actor_ptr& sender) {
+  if (!sender)
+    return {};
+  auto n = caf::to_string(sender->node());
+  return n == "invalid-node" ? std::string() : " on node " + n;
 }
 
 std::string seconds_text(std::chrono::milliseconds d) {

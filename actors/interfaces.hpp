@@ -6,6 +6,7 @@
 // are requests tagged with an atom.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -59,5 +60,12 @@ using coordinator_actor =
     caf::typed_actor<caf::reacts_to<messages::run_atom>,
                      caf::reacts_to<protocols::session::progress_report>,
                      caf::reacts_to<messages::tick_atom, std::uint64_t>>;
+
+/// A party daemon (`veil node`): on request from a coordinator it spawns a
+/// party of the given name on its node and returns its handle (a
+/// party_actor, sent untyped). It monitors the requester and ends the
+/// parties it spawned for it when the requester goes away.
+using node_actor = caf::typed_actor<
+    caf::replies_to<messages::spawn_atom, std::string>::with<caf::actor>>;
 
 } // namespace veil::actors

@@ -532,6 +532,37 @@ party_actor::behavior_type party_impl(party_pointer self, std::string name) {
             st.names[static_cast<std::size_t>(q)] + " ended at step " + step +
                 " (" + reason + ")");
   });
+  // A message outside the interface (or one that failed to decode, which
+  // CAF delivers as an empty message) ends the session, naming the sender
+  // and the step, instead of being dropped.
+  self->set_default_handler([=](caf::scheduled_actor*, caf::message_view& x)
+                                -> caf::result<caf::message> {
+    auto& st = self->state;
+    auto what = unexpected_text(x.copy_content_to_message());
+    auto sender = self->current_sender();
+    std::string from;
+    auto q = st.peer_of(sender);
+    if (q >= 0)
+      from = st.names[static_cast<std::size_t>(q)];
+    else if (sender && st.coordinator &&
+             caf::actor_cast<caf::actor_addr>(sender) ==
+                 st.coordinator.address())
+      from = "the coordinator";
+    else if (sender)
+      from = "actor " + std::to_string(sender->id()) + node_text(sender) +
+             " (not a peer)";
+    else
+      from = "an anonymous sender";
+    std::string step = st.training      ? "train"
+                       : st.predicting  ? "predict"
+                       : st.self_id < 0 ? "session setup"
+                                        : "between steps";
+    auto err = session_error(errc::protocol_error,
+                             st.party_name + " got an unexpected message " +
+                                 what + " from " + from + " at step " + step);
+    abort(self, err);
+    return err;
+  });
   return {
       [=](messages::load_atom, session::load_request& r) {
         return on_load(self, r);

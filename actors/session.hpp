@@ -6,6 +6,7 @@
 // actor-level entry points (spawn the coordinator, run on given parties).
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -23,6 +24,23 @@ struct party_spec {
   protocols::session::data_spec data;
   /// Test file with the same columns (id, features, label); empty = none.
   std::string test_path;
+  /// Where the party runs: empty host = in this process; otherwise the
+  /// address of a `veil node` that spawns it (it opens its files there).
+  std::string host;
+  std::uint16_t port = 0;
+
+  bool is_remote() const { return !host.empty(); }
+};
+
+/// Certificates for TLS between nodes (all three PEM files, or none).
+struct tls_files {
+  std::string certificate;
+  std::string key;
+  std::string ca;
+
+  bool enabled() const {
+    return !certificate.empty() && !key.empty() && !ca.empty();
+  }
 };
 
 /// Which rows the federated prediction and the metrics are on.
@@ -83,5 +101,16 @@ struct local_options {
 session_outcome run_local_session(const session_config& cfg,
                                   const progress_fn& on_progress = {},
                                   const local_options& opts = {});
+
+/// Runs a session whose parties may live on other nodes: local parties are
+/// spawned in this process; for each remote party the coordinator connects
+/// to its `veil node` (over TLS when `tls` is enabled) and has the node
+/// spawn it. A node that cannot be reached or refuses the connection (for
+/// example a certificate not signed by the CA) fails the session with an
+/// error naming the party and its address. Never hangs.
+session_outcome run_distributed_session(const session_config& cfg,
+                                        const tls_files& tls,
+                                        const progress_fn& on_progress = {},
+                                        const local_options& opts = {});
 
 } // namespace veil::actors

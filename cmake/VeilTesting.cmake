@@ -25,6 +25,7 @@ function(veil_add_test_binary target layer)
     string(REPLACE "/" "." name "${suite}")
     add_test(NAME "${layer}.${name}"
              COMMAND ${target} "--run_test=${suite}" --color_output=no)
-    set_tests_properties("${layer}.${name}" PROPERTIES TIMEOUT 600)
+    set_tests_properties("${layer}.${name}" PROPERTIES TIMEOUT 600
+                                                      LABELS "${layer}")
   endforeach()
 endfunction()

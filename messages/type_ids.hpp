@@ -54,5 +54,6 @@ CAF_ADD_ATOM(veil, veil::messages, splits_atom, "splits")
 CAF_ADD_ATOM(veil, veil::messages, stats_atom, "stats")
 CAF_ADD_ATOM(veil, veil::messages, run_atom, "run")
 CAF_ADD_ATOM(veil, veil::messages, tick_atom, "tick")
+CAF_ADD_ATOM(veil, veil::messages, spawn_atom, "spawn")
 
 CAF_END_TYPE_ID_BLOCK(veil)

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/session.hpp"
 #include "learners/boost/booster.hpp"
 #include "learners/data/dataset.hpp"
 
@@ -10,8 +11,8 @@ namespace veil::apps {
 
 /// Options of `veil train`.
 struct train_options {
-  std::string data;      ///< training file; empty = built-in synthetic data
-  std::string test;      ///< test file for the reported metrics
+  std::string data; ///< training file; empty = built-in synthetic data
+  std::string test; ///< test file for the reported metrics
   std::string label = "label";
   std::string id;
   std::string synthetic = "classification"; ///< built-in data kind
@@ -30,9 +31,38 @@ struct train_options {
   /// Seconds a party may take to answer one step (federated protocols).
   double timeout = 60;
   learners::booster_params params;
+  /// A session file (docs/session.md); then the parties, their data and
+  /// locations come from it, and `overrides` (KEY=VALUE, applied in order
+  /// with apply_override: the learner flags given, then --set) win over it.
+  std::string config;
+  std::vector<std::string> overrides;
+  /// Flags that a session file replaces: set when given with --config.
+  std::vector<std::string> conflicting;
 };
 
 int run_train(train_options opts);
+
+/// `veil train --config SESSION.toml`: runs the session of the file, with
+/// the local parties in this process and the remote ones on their nodes.
+int run_config_train(const train_options& opts);
+
+/// Prints a federated session's outcome and writes --model-out and
+/// --report; returns the exit code (2 for bad input, 1 for other failures).
+/// `where` says where the parties ran ("3 parties in this process").
+int report_federated(const actors::session_outcome& out,
+                     const learners::booster_params& p, const train_options& o,
+                     const std::string& data_name, bool have_test,
+                     const std::string& where);
+
+/// Options of `veil node`.
+struct node_command_options {
+  std::string listen;
+  bool once = false;
+  std::string tls_cert, tls_key, tls_ca;
+  int threads = 0;
+};
+
+int run_node(const node_command_options& opts);
 
 /// `veil train --protocol plain`: the columns of one table dealt out in
 /// order to --parties in-process parties (party 0 holds the label), trained

@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
   train_options t;
   t.params.threads = default_threads();
   auto* train = app.add_subcommand(
-    "train", "Train a model. Without --data, trains on built-in synthetic "
-             "data (make_classification shape) split 80/20 into train/test.");
+      "train", "Train a model. Without --data, trains on built-in synthetic "
+               "data (make_classification shape) split 80/20 into train/test.");
   train->add_option("--data", t.data,
                     "Training data: CSV (optionally gzipped) with a header, "
                     "or LibSVM (*.libsvm, *.svm)");
@@ -46,44 +46,49 @@ int main(int argc, char** argv) {
                     "Test data for the reported metrics (same columns); "
                     "without it, metrics are on the training data");
   train->add_option("--label", t.label, "Label column name")
-    ->capture_default_str();
+      ->capture_default_str();
   train->add_option("--id", t.id, "Sample id column name (not a feature)");
-  train->add_option("--protocol", t.protocol,
-                    "Training protocol: centralized (one party, plaintext) "
-                    "or plain (vertical federated XGBoost without "
-                    "protection: the columns are dealt out in order to "
-                    "--parties parties that run in this process as actors; "
-                    "party 0 holds the label)")
-    ->capture_default_str();
+  train
+      ->add_option("--protocol", t.protocol,
+                   "Training protocol: centralized (one party, plaintext) "
+                   "or plain (vertical federated XGBoost without "
+                   "protection: the columns are dealt out in order to "
+                   "--parties parties that run in this process as actors; "
+                   "party 0 holds the label)")
+      ->capture_default_str();
   train->add_option("--parties", t.parties,
                     "Parties of a federated protocol (at least 2; default 3 "
                     "for plain)");
-  train->add_option("--timeout", t.timeout,
-                    "Seconds a party may take to answer one step before the "
-                    "session fails (federated protocols)")
-    ->capture_default_str();
-  train->add_option("--objective", t.objective,
-                    "binary:logistic, reg:squarederror or multi:softmax "
-                    "(then --set num_class=K)")
-    ->capture_default_str();
-  train->add_option("--trees", t.params.rounds,
-                    "Boosting rounds (trees per class)")
-    ->capture_default_str();
+  train
+      ->add_option("--timeout", t.timeout,
+                   "Seconds a party may take to answer one step before the "
+                   "session fails (federated protocols)")
+      ->capture_default_str();
+  train
+      ->add_option("--objective", t.objective,
+                   "binary:logistic, reg:squarederror or multi:softmax "
+                   "(then --set num_class=K)")
+      ->capture_default_str();
+  train
+      ->add_option("--trees", t.params.rounds,
+                   "Boosting rounds (trees per class)")
+      ->capture_default_str();
   train->add_option("--depth", t.params.tree.max_depth, "Maximum tree depth")
-    ->capture_default_str();
+      ->capture_default_str();
   train->add_option("--eta", t.params.tree.eta, "Learning rate")
-    ->capture_default_str();
-  train->add_option("--lambda", t.params.tree.lambda,
-                    "L2 regularization of leaf weights")
-    ->capture_default_str();
-  train->add_option("--max-bin", t.params.max_bin,
-                    "Maximum histogram bins per feature")
-    ->capture_default_str();
+      ->capture_default_str();
+  train
+      ->add_option("--lambda", t.params.tree.lambda,
+                   "L2 regularization of leaf weights")
+      ->capture_default_str();
+  train
+      ->add_option("--max-bin", t.params.max_bin,
+                   "Maximum histogram bins per feature")
+      ->capture_default_str();
   train->add_option("--threads", t.params.threads, "Worker threads")
-    ->capture_default_str();
-  train->add_option("--seed", t.seed,
-                    "Seed of the built-in synthetic data")
-    ->capture_default_str();
+      ->capture_default_str();
+  train->add_option("--seed", t.seed, "Seed of the built-in synthetic data")
+      ->capture_default_str();
   train->add_option("--model-out", t.model_out,
                     "Write the model (JSON). With --protocol plain: the "
                     "active party's part (structure, leaf values, its own "
@@ -91,28 +96,58 @@ int main(int argc, char** argv) {
                     "table to FILE.<party-name>");
   train->add_option("--report", t.report, "Write a JSON report");
   train->add_option("--set", t.settings, settings_help());
-  train->add_option("--synthetic", t.synthetic,
-                    "Built-in data kind when --data is absent: "
-                    "classification or regression")
-    ->capture_default_str();
-  train->add_option("--rows", t.synthetic_rows,
-                    "Rows of the built-in synthetic data")
-    ->capture_default_str();
-  train->add_option("--features", t.synthetic_features,
-                    "Features of the built-in synthetic data")
-    ->capture_default_str();
+  train
+      ->add_option("--synthetic", t.synthetic,
+                   "Built-in data kind when --data is absent: "
+                   "classification or regression")
+      ->capture_default_str();
+  train
+      ->add_option("--rows", t.synthetic_rows,
+                   "Rows of the built-in synthetic data")
+      ->capture_default_str();
+  train
+      ->add_option("--features", t.synthetic_features,
+                   "Features of the built-in synthetic data")
+      ->capture_default_str();
   train->add_flag("--quiet", t.quiet, "Print no progress line");
+  train->add_option("--config", t.config,
+                    "Run the session of a session file (TOML, see "
+                    "docs/session.md): its parties, their data and where "
+                    "they run (local, or a `veil node` at HOST:PORT). "
+                    "--trees, --depth, --eta, --lambda, --max-bin, "
+                    "--threads, --objective, --timeout and --set override "
+                    "the file");
+
+  node_command_options nd;
+  auto* node = app.add_subcommand(
+      "node", "Run a party daemon: coordinators (veil train --config) connect "
+              "to it and have it run their party that lives on this machine");
+  node->add_option("--listen", nd.listen,
+                   "HOST:PORT to listen on (port 0: any free port; the "
+                   "port taken is printed as \"listening on HOST:PORT\")")
+      ->required();
+  node->add_flag("--once", nd.once, "Exit after serving one session");
+  node->add_option("--tls-cert", nd.tls_cert,
+                   "This node's certificate (PEM) for TLS");
+  node->add_option("--tls-key", nd.tls_key, "Its private key (PEM)");
+  node->add_option("--tls-ca", nd.tls_ca,
+                   "The authority that signs every node's certificate (PEM)");
+  node->add_option("--threads", nd.threads,
+                   "Scheduler threads (0: one per core)")
+      ->capture_default_str();
 
   predict_options p;
   p.threads = default_threads();
   auto* predict = app.add_subcommand(
-    "predict", "Predict with a saved model; prints metrics when the data "
-               "has the label column");
-  predict->add_option("--model", p.model, "Model file (veil train "
-                                          "--model-out)")
-    ->required();
+      "predict", "Predict with a saved model; prints metrics when the data "
+                 "has the label column");
+  predict
+      ->add_option("--model", p.model,
+                   "Model file (veil train "
+                   "--model-out)")
+      ->required();
   predict->add_option("--data", p.data, "Data to predict (CSV or LibSVM)")
-    ->required();
+      ->required();
   predict->add_option("--label", p.label,
                       "Label column: if present, metrics are printed");
   predict->add_option("--id", p.id, "Id column, copied to the output");
@@ -120,42 +155,67 @@ int main(int argc, char** argv) {
                       "Write predictions as CSV (probability of class 1, "
                       "per-class probabilities, or value)");
   predict->add_option("--threads", p.threads, "Worker threads")
-    ->capture_default_str();
+      ->capture_default_str();
 
   export_options e;
   auto* exp = app.add_subcommand(
-    "export", "Export a centralized model to another format");
+      "export", "Export a centralized model to another format");
   exp->add_option("--model", e.model, "Veil model file")->required();
   exp->add_option("--format", e.format, "Target format: xgboost (JSON)")
-    ->capture_default_str();
+      ->capture_default_str();
   exp->add_option("--out", e.out, "Output file")->required();
 
   generate_options g;
   auto* gen = app.add_subcommand(
-    "generate", "Write deterministic synthetic data (scikit-learn's "
-                "make_classification / make_regression shape) as CSV");
+      "generate", "Write deterministic synthetic data (scikit-learn's "
+                  "make_classification / make_regression shape) as CSV");
   gen->add_option("--kind", g.kind, "classification or regression")
-    ->capture_default_str();
+      ->capture_default_str();
   gen->add_option("--rows", g.rows, "Rows")->capture_default_str();
   gen->add_option("--features", g.features, "Features")->capture_default_str();
   gen->add_option("--informative", g.informative, "Informative features")
-    ->capture_default_str();
+      ->capture_default_str();
   gen->add_option("--redundant", g.redundant,
                   "Redundant features (classification)")
-    ->capture_default_str();
+      ->capture_default_str();
   gen->add_option("--classes", g.classes, "Classes (classification)")
-    ->capture_default_str();
+      ->capture_default_str();
   gen->add_option("--noise", g.noise, "Noise standard deviation (regression)")
-    ->capture_default_str();
+      ->capture_default_str();
   gen->add_option("--seed", g.seed, "Seed")->capture_default_str();
   gen->add_option("--test-fraction", g.test_fraction,
                   "Also write this share of the rows to OUT with "
                   "\"_test\" before the extension (the rest to \"_train\")")
-    ->capture_default_str();
+      ->capture_default_str();
   gen->add_option("--out", g.out, "Output CSV (.gz compresses)")->required();
 
   CLI11_PARSE(app, argc, argv);
+  if (train->parsed() && !t.config.empty()) {
+    // Flags given explicitly override the session file, in this order.
+    auto last = [&](const char* flag) {
+      return train->get_option(flag)->results().back();
+    };
+    for (auto [flag, key] : {std::pair{"--objective", "objective"},
+                             {"--trees", "trees"},
+                             {"--depth", "max_depth"},
+                             {"--eta", "eta"},
+                             {"--lambda", "lambda"},
+                             {"--max-bin", "max_bin"},
+                             {"--threads", "threads"},
+                             {"--timeout", "timeout"}})
+      if (train->count(flag) > 0)
+        t.overrides.push_back(std::string(key) + "=" + last(flag));
+    for (const auto& kv : t.settings)
+      t.overrides.push_back(kv);
+    for (auto flag :
+         {"--data", "--test", "--label", "--id", "--protocol", "--parties",
+          "--synthetic", "--rows", "--features", "--seed"})
+      if (train->count(flag) > 0)
+        t.conflicting.push_back(flag);
+  }
   try {
+    if (node->parsed())
+      return run_node(nd);
     if (train->parsed())
       return run_train(std::move(t));
     if (predict->parsed())

@@ -70,6 +70,8 @@ std::string format_metrics(const std::map<std::string, double>& m) {
 } // namespace
 
 int run_train(train_options o) {
+  if (!o.config.empty())
+    return run_config_train(o);
   auto& p = o.params;
   p.objective = learners::parse_objective(o.objective);
   p.num_class = 0; // 0 = infer from the labels unless --set num_class

@@ -248,11 +248,23 @@ int run_plain_train(const train_options& o) {
   auto out = actors::run_local_session(cfg, on_progress);
   if (progress)
     std::cerr << "\r\033[K" << std::flush;
+  return report_federated(out, p, o, data_name, have_test,
+                          std::to_string(n) + " parties in this process");
+}
+
+int report_federated(const actors::session_outcome& out,
+                     const learners::booster_params& p, const train_options& o,
+                     const std::string& data_name, bool have_test,
+                     const std::string& where) {
   if (!out.ok()) {
     std::cerr << "veil: error: " << out.error << "\n";
     return out.code == session::errc::bad_input ? 2 : 1;
   }
   const auto& r = *out.result;
+  std::size_t m = 0;
+  for (const auto& f : r.features)
+    m += f.size();
+  auto n = r.names.size();
 
   std::uint64_t total_bytes = 0;
   for (const auto& b : r.bytes)
@@ -262,8 +274,7 @@ int run_plain_train(const train_options& o) {
             << (p.tree.oblivious ? "decision tables" : "trees") << ") on "
             << r.rows << " rows x " << m << " features in " << std::fixed
             << std::setprecision(3) << r.train_seconds << " s (plain protocol, "
-            << n << " parties in this process, " << total_bytes
-            << " bytes exchanged)\n"
+            << where << ", " << total_bytes << " bytes exchanged)\n"
             << std::defaultfloat << r.metrics_on << ": "
             << format_metrics(r.metric_names, r.metric_values) << "\n";
 

@@ -215,8 +215,8 @@ BOOST_AUTO_TEST_CASE(without_ids_row_counts_must_match) {
 
 BOOST_AUTO_TEST_CASE(bad_configurations_are_refused_before_any_load) {
   actors::session_config c;
-  c.parties = {{"a", {"x.csv", "", {}, "label"}, ""},
-               {"b", {"y.csv", "", {}, "label"}, ""}};
+  c.parties = {{"a", {"x.csv", "", {}, "label"}, "", "", 0},
+               {"b", {"y.csv", "", {}, "label"}, "", "", 0}};
   c.eval = actors::evaluation::none;
   auto out = run(c);
   BOOST_REQUIRE(!out.ok());

@@ -1,0 +1,262 @@
+#include "actors/node.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <map>
+#include <ostream>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/atom.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
+#include <caf/openssl/publish.hpp>
+#include <caf/openssl/remote_actor.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/coordinator.hpp"
+#include "actors/errors.hpp"
+#include "actors/party.hpp"
+#include "learners/input_error.hpp"
+#include "messages/register.hpp"
+#include "messages/session.hpp"
+
+namespace veil::actors {
+
+namespace {
+
+namespace session = protocols::session;
+using session::errc;
+using namespace std::chrono_literals;
+
+/// An actor system that talks to other nodes: Veil's types, the middleman
+/// and, with certificates, the OpenSSL manager (loaded after the
+/// middleman; with a CA, peers are verified and a wrong one is refused).
+struct net_config : caf::actor_system_config {
+  net_config(int threads, const tls_files& tls) {
+    messages::register_types(*this);
+    load<caf::io::middleman>();
+    if (tls.enabled()) {
+      load<caf::openssl::manager>();
+      openssl_certificate = tls.certificate;
+      openssl_key = tls.key;
+      openssl_cafile = tls.ca;
+    }
+    auto n = threads > 0 ? threads
+                         : static_cast<int>(std::max(
+                               1u, std::thread::hardware_concurrency()));
+    set("scheduler.max-threads", n);
+    set("scheduler.policy", caf::atom("sharing"));
+  }
+};
+
+struct node_state {
+  static inline const char* name = "veil.node";
+  bool once = false;
+  bool served = false;
+  /// The parties spawned for each requester (a session's coordinator side).
+  std::map<caf::actor_addr, std::vector<caf::actor>> sessions;
+};
+
+using node_pointer = node_actor::stateful_pointer<node_state>;
+
+std::string sender_text(const caf::strong_actor_ptr& p) {
+  if (!p)
+    return "an anonymous sender";
+  return "actor " + std::to_string(p->id()) + node_text(p);
+}
+
+void forget_party(node_pointer self, const caf::actor_addr& addr) {
+  auto& st = self->state;
+  for (auto i = st.sessions.begin(); i != st.sessions.end(); ++i) {
+    auto& v = i->second;
+    auto it = std::find_if(v.begin(), v.end(), [&](const caf::actor& a) {
+      return a.address() == addr;
+    });
+    if (it == v.end())
+      continue;
+    v.erase(it);
+    if (v.empty()) {
+      self->demonitor(i->first);
+      st.sessions.erase(i);
+    }
+    break;
+  }
+  if (st.once && st.served && st.sessions.empty())
+    self->quit();
+}
+
+node_actor::behavior_type node_impl(node_pointer self, bool once) {
+  self->state.once = once;
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& st = self->state;
+    auto i = st.sessions.find(dm.source);
+    if (i != st.sessions.end()) {
+      // The coordinator's side went away: end its parties (their down
+      // messages then close the session here).
+      auto reason = session_error(errc::party_down,
+                                  "the coordinator of the session ended (" +
+                                      describe(dm.reason) + ")");
+      for (auto& p : i->second)
+        self->send_exit(p, reason);
+      return;
+    }
+    forget_party(self, dm.source);
+  });
+  self->set_default_handler(
+      [=](caf::scheduled_actor* ptr,
+          caf::message_view& x) -> caf::result<caf::message> {
+        auto what = x.copy_content_to_message();
+        return session_error(errc::bad_request,
+                             "the node got an unexpected message " +
+                                 unexpected_text(what) + " from " +
+                                 sender_text(ptr->current_sender()));
+      });
+  return {
+      [=](messages::spawn_atom, std::string& name) -> caf::result<caf::actor> {
+        auto& st = self->state;
+        auto requester = self->current_sender();
+        if (!requester)
+          return session_error(errc::bad_request,
+                               "node: a spawn request needs a sender");
+        auto addr = caf::actor_cast<caf::actor_addr>(requester);
+        if (st.once && st.served && !st.sessions.contains(addr))
+          return session_error(errc::bad_request,
+                               "node: started with --once, it has served "
+                               "its session already");
+        auto party = spawn_party(self->system(), name);
+        auto handle = caf::actor_cast<caf::actor>(party);
+        self->monitor(handle);
+        if (!st.sessions.contains(addr))
+          self->monitor(requester);
+        st.sessions[addr].push_back(handle);
+        st.served = true;
+        std::cout << "party " << name << " started" << std::endl;
+        return handle;
+      },
+  };
+}
+
+std::atomic<bool> stop_requested{false};
+
+extern "C" void on_stop_signal(int) {
+  stop_requested = true;
+}
+
+std::pair<std::string, std::uint16_t> split_address(const std::string& host,
+                                                    std::uint16_t port) {
+  auto h = host;
+  if (h.size() > 1 && h.front() == '[' && h.back() == ']')
+    h = h.substr(1, h.size() - 2);
+  return {h, port};
+}
+
+} // namespace
+
+int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
+  net_config cfg(opts.threads, opts.tls);
+  caf::actor_system sys{cfg};
+  auto node = sys.spawn(node_impl, opts.once);
+  auto [host, port] = split_address(opts.host, opts.port);
+  auto published =
+      opts.tls.enabled()
+          ? caf::openssl::publish(node, port, host.c_str(), true)
+          : sys.middleman().publish(node, port, host.c_str(), true);
+  if (!published) {
+    err << "veil: error: cannot listen on " << opts.host << ":" << opts.port
+        << ": " << sys.render(published.error()) << std::endl;
+    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+    return 1;
+  }
+  stop_requested = false;
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  out << "listening on " << opts.host << ":" << *published
+      << (opts.tls.enabled() ? " (TLS)" : "") << std::endl;
+  caf::scoped_actor self{sys};
+  self->monitor(node);
+  bool done = false;
+  while (!done && !stop_requested)
+    self->receive([&](caf::down_msg&) { done = true; },
+                  caf::after(200ms) >> [] {});
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+  return 0;
+}
+
+session_outcome run_distributed_session(const session_config& cfg,
+                                        const tls_files& tls,
+                                        const progress_fn& on_progress,
+                                        const local_options& opts) {
+  session_outcome out;
+  try {
+    validate(cfg);
+  } catch (const input_error& e) {
+    out.code = errc::bad_input;
+    out.error = e.what();
+    return out;
+  }
+  net_config sys_cfg(opts.threads, tls);
+  caf::actor_system sys{sys_cfg};
+  // The requester the nodes monitor: it lives until the session ended.
+  caf::scoped_actor self{sys};
+  std::vector<party_actor> parties;
+  auto stop_all = [&] {
+    for (auto& p : parties)
+      caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
+  };
+  std::map<std::string, node_actor> nodes;
+  for (const auto& p : cfg.parties) {
+    if (!p.is_remote()) {
+      parties.push_back(spawn_party(sys, p.name));
+      continue;
+    }
+    auto [host, port] = split_address(p.host, p.port);
+    auto where = p.host + ":" + std::to_string(p.port);
+    auto it = nodes.find(where);
+    if (it == nodes.end()) {
+      auto node = tls.enabled()
+                      ? caf::openssl::remote_actor<node_actor>(sys, host, port)
+                      : sys.middleman().remote_actor<node_actor>(host, port);
+      if (!node) {
+        stop_all();
+        out.code = errc::party_down;
+        out.error = "cannot connect to party " + p.name + "'s node at " +
+                    where + (tls.enabled() ? " over TLS" : "") + ": " +
+                    sys.render(node.error());
+        if (tls.enabled())
+          out.error += " (the node's certificate must be signed by the "
+                       "[tls] ca, and it must trust this node's certificate; "
+                       "is it a `veil node` started with --tls-*?)";
+        else
+          out.error += " (is `veil node --listen " + where +
+                       "` running there, without TLS?)";
+        return out;
+      }
+      it = nodes.emplace(where, *node).first;
+    }
+    bool ok = false;
+    self->request(it->second, cfg.timeout, messages::spawn_atom::value, p.name)
+        .receive(
+            [&](caf::actor& a) {
+              parties.push_back(caf::actor_cast<party_actor>(a));
+              ok = true;
+            },
+            [&](caf::error& e) {
+              out.code = code_of(e);
+              out.error = "the node at " + where + " did not start party " +
+                          p.name + ": " + describe(e);
+            });
+    if (!ok) {
+      stop_all();
+      return out;
+    }
+  }
+  return run_session(sys, parties, cfg, on_progress);
+}
+
+} // namespace veil::actors

@@ -1,0 +1,43 @@
+// `veil node --listen HOST:PORT`: a party daemon for sessions whose parties
+// run on several machines (actors/node.hpp).
+#include <charconv>
+#include <fstream>
+#include <iostream>
+
+#include "actors/node.hpp"
+#include "apps/veil/commands.hpp"
+#include "learners/input_error.hpp"
+
+namespace veil::apps {
+
+int run_node(const node_command_options& o) {
+  actors::node_options n;
+  auto colon = o.listen.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    throw input_error("--listen " + o.listen +
+                      ": expected HOST:PORT (port 0 "
+                      "picks a free one)");
+  n.host = o.listen.substr(0, colon);
+  auto port_text = o.listen.substr(colon + 1);
+  unsigned port = 0;
+  auto [ptr, ec] = std::from_chars(port_text.data(),
+                                   port_text.data() + port_text.size(), port);
+  if (ec != std::errc{} || ptr != port_text.data() + port_text.size() ||
+      port > 65535)
+    throw input_error("--listen " + o.listen + ": \"" + port_text +
+                      "\" is not a port (0 to 65535)");
+  n.port = static_cast<std::uint16_t>(port);
+  n.once = o.once;
+  n.threads = o.threads;
+  n.tls = {o.tls_cert, o.tls_key, o.tls_ca};
+  int given = !o.tls_cert.empty() + !o.tls_key.empty() + !o.tls_ca.empty();
+  if (given != 0 && given != 3)
+    throw input_error("--tls-cert, --tls-key and --tls-ca go together: give "
+                      "all three or none");
+  for (const auto& f : {o.tls_cert, o.tls_key, o.tls_ca})
+    if (!f.empty() && !std::ifstream(f))
+      throw input_error("cannot read the TLS file " + f);
+  return actors::serve_node(n, std::cout, std::cerr);
+}
+
+} // namespace veil::apps

@@ -1,0 +1,97 @@
+// `veil train --config SESSION.toml`: the parties, their data and where they
+// run come from a session file (apps/veil/session_config.hpp); local parties
+// run in this process, remote ones on their `veil node`s.
+#include <cmath>
+#include <iostream>
+#include <unistd.h>
+
+#include "actors/session.hpp"
+#include "apps/veil/commands.hpp"
+#include "apps/veil/session_config.hpp"
+#include "learners/input_error.hpp"
+
+namespace veil::apps {
+
+int run_config_train(const train_options& o) {
+  if (!o.conflicting.empty()) {
+    std::string flags;
+    for (const auto& f : o.conflicting)
+      flags += (flags.empty() ? "" : ", ") + f;
+    throw input_error(flags + ": not with --config (the session file " +
+                      o.config +
+                      " names each party's data, test file, id and label "
+                      "columns, and the protocol)");
+  }
+  auto c = load_session(o.config);
+  for (const auto& kv : o.overrides)
+    apply_override(c, kv);
+  if (c.protocol != "plain")
+    throw input_error(c.source + ": protocol \"" + c.protocol +
+                      "\": veil train --config runs the plain protocol in "
+                      "this build");
+  check_local_files(c);
+
+  auto p = c.params;
+  if (p.early_stopping_rounds > 0)
+    throw input_error(c.source + ": early_stopping_rounds is not available "
+                                 "with the plain protocol");
+  if (p.objective == learners::objective_kind::multi_softmax &&
+      p.num_class == 0)
+    throw input_error(c.source + ": multi:softmax with the plain protocol "
+                                 "needs the number of classes: num_class in "
+                                 "[learner] or --set num_class=K");
+  if (p.num_class == 0)
+    p.num_class = 2;
+
+  actors::session_config cfg;
+  cfg.params = p;
+  cfg.timeout = std::chrono::milliseconds(
+      std::max<std::int64_t>(1, std::llround(c.timeout_seconds * 1000)));
+  bool have_test = true;
+  std::size_t remote = 0;
+  for (const auto& q : c.parties) {
+    actors::party_spec s;
+    s.name = q.name;
+    s.data.path = q.data;
+    s.data.id_column = q.id;
+    s.data.label_column = q.label;
+    s.data.feature_columns = q.features;
+    s.test_path = q.test;
+    if (!q.is_local()) {
+      s.host = q.host;
+      s.port = q.port;
+      ++remote;
+    }
+    have_test = have_test && !q.test.empty();
+    cfg.parties.push_back(std::move(s));
+  }
+  cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
+
+  bool progress = !o.quiet && ::isatty(STDERR_FILENO);
+  auto on_progress = [&](const protocols::session::progress_report& r) {
+    if (progress && r.phase == "train" && r.total > 0)
+      std::cerr << "\r[tree " << r.done << "/" << r.total << "]\033[K"
+                << std::flush;
+  };
+  actors::session_outcome out;
+  std::string where;
+  if (remote == 0 && !c.tls.enabled()) {
+    out = actors::run_local_session(cfg, on_progress);
+    where = std::to_string(cfg.parties.size()) + " parties in this process";
+  } else {
+    actors::tls_files tls{c.tls.certificate, c.tls.key, c.tls.ca};
+    out = actors::run_distributed_session(cfg, tls, on_progress);
+    where = std::to_string(cfg.parties.size()) + " parties, " +
+            std::to_string(remote) + " on other nodes" +
+            (tls.enabled() ? " over TLS" : "");
+  }
+  if (progress)
+    std::cerr << "\r\033[K" << std::flush;
+  auto opts = o;
+  opts.timeout = c.timeout_seconds;
+  if (!out.ok() && out.error.find(c.source) == std::string::npos)
+    out.error = c.source + ": " + out.error;
+  return report_federated(out, p, opts, c.source, have_test, where);
+}
+
+} // namespace veil::apps

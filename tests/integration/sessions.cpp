@@ -1,0 +1,108 @@
+// A session across real OS processes on 127.0.0.1: two `veil node`s and the
+// coordinator (`veil train --config`, with the active party in its own
+// process). The model is the same as with every party in one process, so
+// the test AUC is too; a node killed mid-training ends the session with an
+// error naming its party, within the timeout.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+
+#include "tests/integration/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace veil::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+bool have_adult() {
+  return std::filesystem::exists(adult("train")) &&
+         std::filesystem::exists(adult("test"));
+}
+
+std::string at(int port) {
+  return "127.0.0.1:" + std::to_string(port);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(sessions)
+
+BOOST_AUTO_TEST_CASE(three_processes_train_and_predict_as_in_one) {
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: " << adult("train") << " is missing");
+    return;
+  }
+  temp_dir dir;
+  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
+  process insurer({"node", "--listen", "127.0.0.1:0", "--once"});
+  auto p1 = shop.port(), p2 = insurer.port();
+  BOOST_REQUIRE_MESSAGE(p1 > 0, "node output: " << shop.output());
+  BOOST_REQUIRE_MESSAGE(p2 > 0, "node output: " << insurer.output());
+
+  auto remote =
+      dir.file("remote.toml", adult_session(10, 4, 30, at(p1), at(p2)));
+  auto local =
+      dir.file("local.toml", adult_session(10, 4, 30, "local", "local"));
+  auto [rc, out] =
+      run_veil({"train", "--config", remote, "--report", dir / "remote.json",
+                "--model-out", dir / "model.json"},
+               120s);
+  BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
+  BOOST_TEST(contains(out, "2 on other nodes"));
+  // --once: each node exits after its session.
+  BOOST_TEST(shop.wait(10s) == 0);
+  BOOST_TEST(insurer.wait(10s) == 0);
+  BOOST_TEST(contains(shop.output(), "party shop started"));
+
+  auto [rc2, out2] = run_veil(
+      {"train", "--config", local, "--report", dir / "local.json"}, 120s);
+  BOOST_REQUIRE_MESSAGE(rc2 == 0, "veil train: " << out2);
+  auto r = read_json(dir / "remote.json");
+  auto l = read_json(dir / "local.json");
+  double auc = r["metrics"]["auc"], auc_local = l["metrics"]["auc"];
+  BOOST_TEST(std::abs(auc - auc_local) <= 1e-12);
+  BOOST_TEST(auc > 0.85);
+  BOOST_TEST(r["trees"] == 10);
+  BOOST_TEST(r["parties"] == 3);
+  BOOST_TEST(r["bytes"]["per_party"]["shop"]["received"] ==
+             l["bytes"]["per_party"]["shop"]["received"]);
+  BOOST_TEST(std::filesystem::exists(dir / "model.json.shop"));
+}
+
+BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: " << adult("train") << " is missing");
+    return;
+  }
+  temp_dir dir;
+  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
+  process insurer({"node", "--listen", "127.0.0.1:0", "--once"});
+  auto p1 = shop.port(), p2 = insurer.port();
+  BOOST_REQUIRE(p1 > 0);
+  BOOST_REQUIRE(p2 > 0);
+  // Enough trees that the session is still training when the node dies.
+  auto file = dir.file("s.toml", adult_session(5000, 6, 5, at(p1), at(p2)));
+  process train({"train", "--config", file});
+  BOOST_REQUIRE_MESSAGE(
+      insurer.wait_for(std::regex("party insurer started"), 30s),
+      "node output: " << insurer.output());
+  std::this_thread::sleep_for(1500ms); // loading Adult, then training
+  BOOST_REQUIRE_MESSAGE(train.running(),
+                        "the session ended early: " << train.output());
+  auto killed = std::chrono::steady_clock::now();
+  insurer.kill(SIGKILL);
+  auto rc = train.wait(20s);
+  auto took = std::chrono::steady_clock::now() - killed;
+  BOOST_TEST_MESSAGE("veil train: " << train.output());
+  BOOST_TEST(rc != 0);
+  BOOST_TEST(rc != -1);     // it exited by itself
+  BOOST_TEST((took < 12s)); // the timeout (5 s) plus the watchdog's slack
+  BOOST_TEST(contains(train.output(), "insurer"));
+  BOOST_TEST(contains(train.output(), "veil: error:"));
+  // The other node's party ends with the session, and --once ends the node.
+  BOOST_TEST(shop.wait(15s) == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
