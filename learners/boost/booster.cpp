@@ -122,6 +122,9 @@ training_result train(const dataset& train_set, const dataset* valid,
 
   for (int round = 1; round <= p.rounds; ++round) {
     obj.gradients(train_set.labels(), margins, grads, p.threads);
+    if (p.leaf == leaf_rule::gradient)
+      for (auto& gp : grads)
+        gp.h = 1; // least squares on the negative gradient
     for (std::size_t c = 0; c < k; ++c) {
       std::span<const grad_pair> g(grads.data() + c * n, n);
       tree_grower grower(p.tree, g, all_rows, p.threads);

@@ -13,6 +13,16 @@
 
 namespace veil::learners {
 
+/// How a round's tree sets its leaf values (and weighs its splits).
+enum class leaf_rule {
+  /// XGBoost's second-order step: w = -G / (H + lambda).
+  newton,
+  /// Gradient-only (Friedman's GBDT, spec opboost §5.4): every hessian is
+  /// 1, so a tree is a least-squares fit to the negative gradients and
+  /// w = -G / (n + lambda).
+  gradient,
+};
+
 /// Settings of the boosting loop (XGBoost's names and defaults).
 struct booster_params {
   objective_kind objective = objective_kind::binary_logistic;
@@ -21,6 +31,8 @@ struct booster_params {
   /// Boosting rounds (trees per output). [1, 100000].
   int rounds = 100;
   tree_params tree;
+  /// Leaf values from gradients and hessians (newton) or gradients only.
+  leaf_rule leaf = leaf_rule::newton;
   /// Maximum bins per feature. [2, 65535].
   int max_bin = 256;
   /// Worker threads. >= 1.

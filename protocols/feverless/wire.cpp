@@ -1,13 +1,10 @@
 #include "protocols/feverless/wire.hpp"
 
+#include "protocols/bits.hpp"
+
 namespace veil::protocols::feverless {
 
 namespace {
-
-template <class T>
-std::size_t vec_bytes(const std::vector<T>& v) {
-  return sizeof(std::uint32_t) + v.size() * sizeof(T);
-}
 
 std::size_t ticket_bytes(const std::vector<crypto::lottery_ticket>& v) {
   return sizeof(std::uint32_t) +
@@ -92,23 +89,6 @@ const char* message_name(const message& m) {
 
 std::size_t payload_bytes(const message& m) {
   return std::visit(sizer{}, m);
-}
-
-void append_bits(std::vector<std::uint8_t>& out,
-                 std::span<const std::uint8_t> flags) {
-  auto base = out.size();
-  out.resize(base + packed_size(flags.size()), 0);
-  for (std::size_t i = 0; i < flags.size(); ++i)
-    if (flags[i])
-      out[base + i / 8] |= static_cast<std::uint8_t>(1u << (i % 8));
-}
-
-std::vector<std::uint8_t> unpack_bits(std::span<const std::uint8_t> bits,
-                                      std::size_t offset, std::size_t count) {
-  std::vector<std::uint8_t> out(count);
-  for (std::size_t i = 0; i < count; ++i)
-    out[i] = (bits[offset + i / 8] >> (i % 8)) & 1u;
-  return out;
 }
 
 } // namespace veil::protocols::feverless

@@ -37,11 +37,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "protocols/bits.hpp"
 #include "protocols/crypto/identity.hpp"
 #include "protocols/crypto/lottery.hpp"
 
@@ -241,15 +241,9 @@ const char* message_name(const message& m);
 /// plus a 4-byte length each; scalars at their size).
 std::size_t payload_bytes(const message& m);
 
-/// Appends `flags` packed to `out` (LSB first), starting on a byte boundary.
-void append_bits(std::vector<std::uint8_t>& out,
-                 std::span<const std::uint8_t> flags);
-/// Unpacks `count` flags starting at byte `offset` of `bits`.
-std::vector<std::uint8_t> unpack_bits(std::span<const std::uint8_t> bits,
-                                      std::size_t offset, std::size_t count);
-/// Bytes that `count` packed flags occupy.
-inline std::size_t packed_size(std::size_t count) {
-  return (count + 7) / 8;
-}
+// The bit packing shared by every protocol (protocols/bits.hpp).
+using protocols::append_bits;
+using protocols::packed_size;
+using protocols::unpack_bits;
 
 } // namespace veil::protocols::feverless

@@ -9,8 +9,8 @@
 // prediction and model format are XGBoost's (learners::objective).
 //
 // [D] This is not Smile's L2-TreeBoost, whose binary leaves take a Newton
-// step; it is the gradient-only GBDT the task asks for. It belongs in
-// learners/boost as a leaf rule of booster_params; it lives here until then.
+// step; it is the gradient-only GBDT the task asks for: learners::train
+// with leaf_rule::gradient.
 
 #include "learners/boost/booster.hpp"
 #include "learners/data/dataset.hpp"
@@ -23,7 +23,8 @@ learners::booster_params gbdt_defaults();
 
 /// Trains gradient-only GBDT on `train` (labels required). Uses rounds,
 /// tree (max_depth, eta, lambda, gamma, min_child_weight), max_bin, threads,
-/// base_score and objective of `p`; no validation set, no early stopping.
+/// base_score and objective of `p` (its leaf rule is always gradient); no
+/// validation set, no early stopping.
 /// Throws veil::input_error like learners::train.
 learners::training_result train_gbdt(const learners::dataset& train,
                                      const learners::booster_params& p);

@@ -1,17 +1,10 @@
 #include "protocols/opboost/wire.hpp"
 
+#include "protocols/bits.hpp"
+
 namespace veil::protocols::opboost {
 
 namespace {
-
-template <class T>
-std::size_t vec_bytes(const std::vector<T>& v) {
-  return sizeof(std::uint32_t) + v.size() * sizeof(T);
-}
-
-std::size_t str_bytes(const std::string& s) {
-  return sizeof(std::uint32_t) + s.size();
-}
 
 struct sizer {
   std::size_t operator()(const schema& m) const {

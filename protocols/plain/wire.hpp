@@ -6,12 +6,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "learners/hist/gradients.hpp"
+#include "protocols/bits.hpp"
 
 namespace veil::protocols::plain {
 
@@ -129,17 +129,10 @@ const char* message_name(const message& m);
 /// blocks plus a length each; scalars at their size).
 std::size_t payload_bytes(const message& m);
 
-/// Packs 0/1 flags into bits, LSB first.
-std::vector<std::uint8_t> pack_bits(const std::vector<std::uint8_t>& flags);
-/// Appends `flags` packed to `out`, starting on a byte boundary.
-void append_bits(std::vector<std::uint8_t>& out,
-                 std::span<const std::uint8_t> flags);
-/// Unpacks `count` flags starting at byte `offset` of `bits`.
-std::vector<std::uint8_t> unpack_bits(std::span<const std::uint8_t> bits,
-                                      std::size_t offset, std::size_t count);
-/// Bytes that `count` packed flags occupy.
-inline std::size_t packed_size(std::size_t count) {
-  return (count + 7) / 8;
-}
+// The bit packing shared by every protocol (protocols/bits.hpp).
+using protocols::append_bits;
+using protocols::pack_bits;
+using protocols::packed_size;
+using protocols::unpack_bits;
 
 } // namespace veil::protocols::plain

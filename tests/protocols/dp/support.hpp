@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "tests/support/seeds.hpp"
@@ -101,6 +102,31 @@ inline void require_fit(const gof_result& r, std::uint64_t n,
   double tv_bound =
       3 * std::sqrt(static_cast<double>(r.support) / static_cast<double>(n));
   BOOST_TEST(r.tv < tv_bound, what << ": TV " << r.tv << " >= " << tv_bound);
+}
+
+/// Takes `draws` outputs of `draw()` on [lo, hi], requires that none falls
+/// outside, and checks their frequencies against the exact law `pmf(o)`
+/// (chi_square at significance `alpha`, then require_fit).
+template <class Draw, class Pmf>
+void require_draws_fit(Draw draw, std::int64_t lo, std::int64_t hi, Pmf pmf,
+                       std::uint64_t draws, double alpha,
+                       const std::string& what) {
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(hi - lo + 1));
+  std::uint64_t outside = 0;
+  for (std::uint64_t i = 0; i < draws; ++i) {
+    auto o = draw();
+    if (o < lo || o > hi) {
+      ++outside;
+      continue;
+    }
+    ++counts[static_cast<std::size_t>(o - lo)];
+  }
+  BOOST_TEST(outside == 0u);
+  std::vector<double> probs;
+  probs.reserve(counts.size());
+  for (auto o = lo; o <= hi; ++o)
+    probs.push_back(pmf(o));
+  require_fit(chi_square(counts, probs, alpha), draws, what);
 }
 
 /// Thrown by enumerating engines when a path's probability falls below the

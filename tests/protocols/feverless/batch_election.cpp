@@ -19,42 +19,9 @@ using namespace veil::test::fvl;
 namespace {
 
 params batched(mode m, int trees, int depth, std::uint64_t session) {
-  params p;
-  p.protocol = m;
-  p.trees = trees;
-  p.max_depth = depth;
-  p.session = session;
+  auto p = session_params(m, trees, depth, session);
   p.election = election_scope::per_batch;
   return p;
-}
-
-/// Same structure, owners and split thresholds; leaf values within 1e-6.
-void require_same_models(const federation& x, const federation& y) {
-  const auto& a = x.clients[0]->model().trees;
-  const auto& b = y.clients[0]->model().trees;
-  BOOST_REQUIRE_EQUAL(a.size(), b.size());
-  std::size_t splits = 0;
-  for (std::size_t t = 0; t < a.size(); ++t) {
-    BOOST_REQUIRE_EQUAL(a[t].nodes.size(), b[t].nodes.size());
-    for (std::size_t i = 0; i < a[t].nodes.size(); ++i) {
-      const auto& u = a[t].nodes[i];
-      const auto& v = b[t].nodes[i];
-      BOOST_REQUIRE_EQUAL(u.is_leaf(), v.is_leaf());
-      if (u.is_leaf()) {
-        BOOST_REQUIRE_SMALL(static_cast<double>(u.value - v.value), 1e-6);
-        continue;
-      }
-      ++splits;
-      BOOST_REQUIRE_EQUAL(u.owner, v.owner);
-      auto key =
-          std::pair{static_cast<std::int32_t>(t), static_cast<std::int32_t>(i)};
-      const auto& sx = x.clients[u.owner]->own_splits().at(key);
-      const auto& sy = y.clients[v.owner]->own_splits().at(key);
-      BOOST_REQUIRE_EQUAL(sx.feature, sy.feature);
-      BOOST_REQUIRE_EQUAL(sx.threshold, sy.threshold);
-    }
-  }
-  BOOST_TEST(splits > 0u);
 }
 
 /// The traces of all sources grouped by election unit.

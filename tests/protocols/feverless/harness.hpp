@@ -95,6 +95,17 @@ inline protocols::crypto::identity identity_of(int p, std::uint64_t seed) {
   return protocols::crypto::identity(k);
 }
 
+/// Settings of a small session: protocol, trees, depth and session id.
+inline params session_params(mode m, int trees, int depth,
+                             std::uint64_t session) {
+  params p;
+  p.protocol = m;
+  p.trees = trees;
+  p.max_depth = depth;
+  p.session = session;
+  return p;
+}
+
 struct federation {
   std::vector<std::unique_ptr<client>> clients;
   std::vector<std::size_t> bounds;
@@ -153,6 +164,52 @@ inline void run_training(federation& f, std::uint64_t pump_seed,
   pump.run();
   for (auto& c : f.clients)
     BOOST_REQUIRE(c->training_done());
+}
+
+/// Trains every client with `tamper` applied to the messages; the refusal
+/// the pump reports ("" if none).
+inline std::string training_refusal(federation& f, std::uint64_t pump_seed,
+                                    const interceptor& tamper) {
+  try {
+    run_training(f, pump_seed, tamper);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+inline bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+/// Same structure, owners and split thresholds; leaf values within 1e-6;
+/// at least one split.
+inline void require_same_models(const federation& x, const federation& y) {
+  const auto& a = x.clients[0]->model().trees;
+  const auto& b = y.clients[0]->model().trees;
+  BOOST_REQUIRE_EQUAL(a.size(), b.size());
+  std::size_t splits = 0;
+  for (std::size_t t = 0; t < a.size(); ++t) {
+    BOOST_REQUIRE_EQUAL(a[t].nodes.size(), b[t].nodes.size());
+    for (std::size_t i = 0; i < a[t].nodes.size(); ++i) {
+      const auto& u = a[t].nodes[i];
+      const auto& v = b[t].nodes[i];
+      BOOST_REQUIRE_EQUAL(u.is_leaf(), v.is_leaf());
+      if (u.is_leaf()) {
+        BOOST_REQUIRE_SMALL(static_cast<double>(u.value - v.value), 1e-6);
+        continue;
+      }
+      ++splits;
+      BOOST_REQUIRE_EQUAL(u.owner, v.owner);
+      auto key =
+          std::pair{static_cast<std::int32_t>(t), static_cast<std::int32_t>(i)};
+      const auto& sx = x.clients[u.owner]->own_splits().at(key);
+      const auto& sy = y.clients[v.owner]->own_splits().at(key);
+      BOOST_REQUIRE_EQUAL(sx.feature, sy.feature);
+      BOOST_REQUIRE_EQUAL(sx.threshold, sy.threshold);
+    }
+  }
+  BOOST_TEST(splits > 0u);
 }
 
 inline federation train_session(const dataset& d, const params& p,

@@ -13,12 +13,7 @@ using namespace veil::test::fvl;
 namespace {
 
 params base(mode m, int trees, int depth) {
-  params p;
-  p.protocol = m;
-  p.trees = trees;
-  p.max_depth = depth;
-  p.session = 77;
-  return p;
+  return session_params(m, trees, depth, 77);
 }
 
 /// The threshold of a split, from the client that owns it.

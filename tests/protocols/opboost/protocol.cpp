@@ -184,6 +184,18 @@ vop::params identity_params(vop::domain dom, vop::learner_kind learner,
   return p;
 }
 
+/// Settings with mechanism `kind` at `epsilon`, partition width `theta`
+/// and adjacency `alpha`; everything else default.
+vop::params noisy_params(vop::mechanism_kind kind, double epsilon,
+                         std::int64_t theta, double alpha) {
+  vop::params p;
+  p.mechanism.kind = kind;
+  p.mechanism.epsilon = epsilon;
+  p.mechanism.theta = theta;
+  p.mechanism.alpha = alpha;
+  return p;
+}
+
 /// Same trees node for node: structure, features, leaf values, thresholds.
 void require_same_model(const vl::model& got, const vl::model& want) {
   BOOST_REQUIRE_EQUAL(got.trees.size(), want.trees.size());
@@ -225,6 +237,26 @@ dataset all_raw(const split_data& s) {
   return out;
 }
 
+/// Training rows whose leaf under the value-space model differs from their
+/// leaf under the rank-space model, over every tree (spec §9.6). The
+/// value-space matrix: A's columns, then each B's desensitized values, in
+/// the model's feature order.
+std::size_t rank_space_mismatches(const federation& f, const split_data& s) {
+  auto values = f.a->training_matrix();
+  std::size_t col = s.a.features();
+  for (const auto& b : f.b)
+    for (std::size_t j = 0; j < b->features(); ++j, ++col)
+      for (std::size_t i = 0; i < values.rows(); ++i)
+        values.column(col)[i] = static_cast<float>(b->desensitized(j)[i]);
+  const auto& ranks = f.a->training_matrix();
+  std::size_t mismatches = 0;
+  for (std::size_t t = 0; t < f.a->model().trees.size(); ++t)
+    for (std::size_t i = 0; i < values.rows(); ++i)
+      mismatches += f.a->model().trees[t].leaf_of(values, i) !=
+                    f.a->rank_model().trees[t].leaf_of(ranks, i);
+  return mismatches;
+}
+
 void check_identity_equivalence(const dataset& d, std::size_t head,
                                 const std::vector<std::size_t>& a_cols,
                                 std::size_t parties, vop::params p,
@@ -249,21 +281,15 @@ void check_identity_equivalence(const dataset& d, std::size_t head,
   auto train_margins = model.predict_margin(central_data);
   auto central_train = central.predict_margin(central_data);
   BOOST_TEST(train_margins == central_train);
-  if (p.threshold == vop::threshold_rule::upper) {
-    // v(k+1) is exactly the cut centralized training picks: the models are
-    // equal node for node, and so are predictions on unseen data.
+  // Upper: v(k+1) is exactly the cut centralized training picks, so the
+  // models are equal node for node. Midpoint thresholds differ from the
+  // centralized cuts by design; they agree on every value seen in training
+  // (all of D⊥ here). Either way the predictions on unseen data agree.
+  if (p.threshold == vop::threshold_rule::upper)
     require_same_model(model, central);
-    auto got = f.a->predict_margin_plain(all_raw(st));
-    auto want = central.predict_margin(centralized(st, p.dom));
-    BOOST_TEST(got == want);
-  } else {
-    // Midpoint thresholds differ from the centralized cuts by design; they
-    // agree on every value seen in training (all of D⊥ here), so the test
-    // predictions agree too.
-    auto got = f.a->predict_margin_plain(all_raw(st));
-    auto want = central.predict_margin(centralized(st, p.dom));
-    BOOST_TEST(got == want);
-  }
+  auto got = f.a->predict_margin_plain(all_raw(st));
+  auto want = central.predict_margin(centralized(st, p.dom));
+  BOOST_TEST(got == want);
 }
 
 } // namespace
@@ -368,31 +394,13 @@ BOOST_AUTO_TEST_CASE(noisy_models_route_training_rows_as_in_rank_space) {
         vop::mechanism_kind::adj_map, vop::mechanism_kind::piecewise})
     for (auto rule :
          {vop::threshold_rule::midpoint, vop::threshold_rule::upper}) {
-      vop::params p;
-      p.mechanism.kind = kind;
-      p.mechanism.epsilon = 0.64;
-      p.mechanism.theta = 2;
-      p.mechanism.alpha = 2;
+      auto p = noisy_params(kind, 0.64, 2, 2);
       p.threshold = rule;
       p.booster.rounds = 10;
       p.booster.threads = 1;
       auto f = train(s, p, vt::opboost_seed + 42);
-      // The value-space matrix: A's columns, then each B's desensitized
-      // values, in the model's feature order.
-      auto values = f.a->training_matrix();
-      std::size_t col = s.a.features();
-      for (const auto& b : f.b)
-        for (std::size_t j = 0; j < b->features(); ++j, ++col)
-          for (std::size_t i = 0; i < values.rows(); ++i)
-            values.column(col)[i] = static_cast<float>(b->desensitized(j)[i]);
-      const auto& ranks = f.a->training_matrix();
-      std::size_t mismatches = 0;
-      for (std::size_t t = 0; t < f.a->model().trees.size(); ++t)
-        for (std::size_t i = 0; i < values.rows(); ++i)
-          mismatches += f.a->model().trees[t].leaf_of(values, i) !=
-                        f.a->rank_model().trees[t].leaf_of(ranks, i);
-      BOOST_TEST(mismatches == 0u, vop::to_string(kind)
-                                       << " " << vop::to_string(rule));
+      BOOST_TEST(rank_space_mismatches(f, s) == 0u,
+                 vop::to_string(kind) << " " << vop::to_string(rule));
       BOOST_TEST(!f.a->splits().empty());
     }
 }
@@ -411,19 +419,7 @@ BOOST_AUTO_TEST_CASE(quantile_bins_on_a_large_domain_keep_the_invariant) {
   p.booster.rounds = 8;
   p.booster.threads = 1;
   auto f = train(s, p, vt::opboost_seed + 48);
-  auto values = f.a->training_matrix();
-  std::size_t col = s.a.features();
-  for (const auto& b : f.b)
-    for (std::size_t j = 0; j < b->features(); ++j, ++col)
-      for (std::size_t i = 0; i < values.rows(); ++i)
-        values.column(col)[i] = static_cast<float>(b->desensitized(j)[i]);
-  std::size_t mismatches = 0;
-  for (std::size_t t = 0; t < f.a->model().trees.size(); ++t)
-    for (std::size_t i = 0; i < values.rows(); ++i)
-      mismatches +=
-          f.a->model().trees[t].leaf_of(values, i) !=
-          f.a->rank_model().trees[t].leaf_of(f.a->training_matrix(), i);
-  BOOST_TEST(mismatches == 0u);
+  BOOST_TEST(rank_space_mismatches(f, s) == 0u);
   BOOST_TEST(!f.a->splits().empty());
 }
 
@@ -433,11 +429,7 @@ BOOST_AUTO_TEST_CASE(messages_have_the_sizes_of_spec_5_7) {
   // hessians); every Party B sends M0, M1 and M3 once.
   auto d = synthetic(1200, 10, 2, 15);
   auto s = deal(d, {0, 1}, 3, {-4, 4});
-  vop::params p;
-  p.mechanism.kind = vop::mechanism_kind::adj_map;
-  p.mechanism.epsilon = 0.08;
-  p.mechanism.theta = 4;
-  p.mechanism.alpha = 10;
+  auto p = noisy_params(vop::mechanism_kind::adj_map, 0.08, 4, 10);
   p.mechanism.sampler = vop::sampler_kind::discrete_laplace;
   p.booster.rounds = 8;
   p.booster.threads = 1;
@@ -720,11 +712,7 @@ BOOST_AUTO_TEST_CASE(bad_configurations_throw_before_anything_is_sent) {
 BOOST_AUTO_TEST_CASE(budget_split_and_privacy_report) {
   auto d = synthetic(200, 8, 2, 21);
   auto s = deal(d, {0, 1}, 2, {-4, 4});
-  vop::params p;
-  p.mechanism.kind = vop::mechanism_kind::adj_map;
-  p.mechanism.epsilon = 0.6;
-  p.mechanism.theta = 2;
-  p.mechanism.alpha = 2;
+  auto p = noisy_params(vop::mechanism_kind::adj_map, 0.6, 2, 2);
   p.budget = vop::budget_split::split;
   p.booster.rounds = 2;
   auto f = train(s, p, vt::opboost_seed + 47);
