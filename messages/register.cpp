@@ -4,6 +4,7 @@
 #include <caf/atom.hpp>
 #include <caf/message.hpp>
 
+#include "messages/feverless.hpp"
 #include "messages/plain.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"

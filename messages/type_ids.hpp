@@ -9,6 +9,7 @@
 #include <caf/atom.hpp>
 #include <caf/type_id.hpp>
 
+#include "messages/feverless.hpp"
 #include "protocols/plain/wire.hpp"
 #include "protocols/session/wire.hpp"
 
@@ -43,6 +44,27 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::session::progress_report))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::session_result))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::session_failure))
 
+// -- FEVERLESS and its baselines (protocols/feverless/wire.hpp) -----------
+
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::key_announce))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::query_batch))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::lead_tickets))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::threshold_tickets))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::noise_offers))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::noise_notice))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::masked_sums))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::plain_sums))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::encrypted_sums))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::best_gains))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::node_decisions))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::predict_query))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::predict_answer))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::failure))
+CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::identity_key))
+CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::roster))
+CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::trained))
+CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::predicted))
+
 // -- command atoms -----------------------------------------------------------
 
 CAF_ADD_ATOM(veil, veil::messages, load_atom, "load")
@@ -55,5 +77,6 @@ CAF_ADD_ATOM(veil, veil::messages, stats_atom, "stats")
 CAF_ADD_ATOM(veil, veil::messages, run_atom, "run")
 CAF_ADD_ATOM(veil, veil::messages, tick_atom, "tick")
 CAF_ADD_ATOM(veil, veil::messages, spawn_atom, "spawn")
+CAF_ADD_ATOM(veil, veil::messages, keys_atom, "keys")
 
 CAF_END_TYPE_ID_BLOCK(veil)

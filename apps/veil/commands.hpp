@@ -30,6 +30,10 @@ struct train_options {
   int parties = 0;
   /// Seconds a party may take to answer one step (federated protocols).
   double timeout = 60;
+  /// FEVERLESS: the total (epsilon, delta) budget of the training; 0 = not
+  /// given (the protocol's default, 2 and 1e-5).
+  double epsilon = 0;
+  double delta = 0;
   learners::booster_params params;
   /// A session file (docs/session.md); then the parties, their data and
   /// locations come from it, and `overrides` (KEY=VALUE, applied in order
@@ -69,6 +73,12 @@ int run_node(const node_command_options& opts);
 /// with plaintext vertical federated XGBoost. Called by run_train once the
 /// objective and --set settings are applied to opts.params.
 int run_plain_train(const train_options& opts);
+
+/// `veil train --protocol feverless|feverless-plain|feverless-ldp|
+/// feverless-ahe`: one table's columns split evenly over --parties clients
+/// in this process, the labels spread uniformly at random over them.
+/// Called by run_train with the objective parsed; reads the --set keys.
+int run_feverless_train(const train_options& opts);
 
 /// The built-in demo data: synthetic, split 80/20 into train and test.
 std::pair<learners::dataset, learners::dataset>

@@ -54,11 +54,22 @@ int main(int argc, char** argv) {
                    "or plain (vertical federated XGBoost without "
                    "protection: the columns are dealt out in order to "
                    "--parties parties that run in this process as actors; "
-                   "party 0 holds the label)")
+                   "party 0 holds the label); feverless (labels spread "
+                   "over the parties, pairwise masks and a noise leader per "
+                   "query, --epsilon/--delta total budget, --set "
+                   "feverless.KEY=VALUE), or its baselines feverless-plain, "
+                   "feverless-ldp and feverless-ahe (Paillier, --set "
+                   "paillier.bits=2048)")
       ->capture_default_str();
   train->add_option("--parties", t.parties,
                     "Parties of a federated protocol (at least 2; default 3 "
-                    "for plain)");
+                    "for plain, 4 for feverless)");
+  train->add_option("--epsilon", t.epsilon,
+                    "FEVERLESS: total privacy budget epsilon of the training "
+                    "(default 2; --set feverless.query_epsilon=E for the "
+                    "paper's per-query setting)");
+  train->add_option("--delta", t.delta,
+                    "FEVERLESS: total privacy budget delta (default 1e-5)");
   train
       ->add_option("--timeout", t.timeout,
                    "Seconds a party may take to answer one step before the "

@@ -75,6 +75,8 @@ int run_train(train_options o) {
   auto& p = o.params;
   p.objective = learners::parse_objective(o.objective);
   p.num_class = 0; // 0 = infer from the labels unless --set num_class
+  if (o.protocol.rfind("feverless", 0) == 0)
+    return run_feverless_train(o);
   for (const auto& s : o.settings)
     apply_setting(p, s);
   if (o.protocol == "plain")
@@ -82,7 +84,8 @@ int run_train(train_options o) {
   if (o.protocol != "centralized")
     throw input_error("--protocol " + o.protocol +
                       ": not available in this build (available: "
-                      "centralized, plain)");
+                      "centralized, plain, feverless, feverless-plain, "
+                      "feverless-ldp, feverless-ahe)");
   if (o.parties > 1)
     throw input_error("--parties " + std::to_string(o.parties) +
                       ": centralized training has one party (use --protocol "

@@ -1,0 +1,233 @@
+#pragma once
+
+// Binds the messages of FEVERLESS and its baselines
+// (protocols/feverless/wire.hpp) to CAF, and declares the session messages
+// between the FEVERLESS coordinator and its client actors. Vectors and
+// fixed-size byte arrays (keys, signatures, lottery tickets) travel as raw
+// blocks; every floating-point value as its bit pattern (raw_block.hpp).
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/deserializer.hpp>
+#include <caf/error.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/serializer.hpp>
+
+#include "learners/boost/model.hpp"
+#include "messages/learners.hpp"
+#include "messages/raw_block.hpp"
+#include "protocols/feverless/wire.hpp"
+
+namespace veil::messages {
+
+/// A view of a fixed-size byte array that inspect() moves as one raw block
+/// of exactly N bytes (no length: both sides know it).
+template <std::size_t N>
+struct fixed_block {
+  std::array<std::uint8_t, N>& xs;
+};
+
+template <std::size_t N>
+fixed_block<N> raw(std::array<std::uint8_t, N>& xs) {
+  return {xs};
+}
+
+template <class Inspector, std::size_t N>
+typename Inspector::result_type inspect(Inspector& f, fixed_block<N>& x) {
+  if constexpr (std::is_base_of_v<caf::serializer, Inspector> ||
+                std::is_base_of_v<caf::deserializer, Inspector>) {
+    return f.apply_raw(N, x.xs.data());
+  } else {
+    auto n = static_cast<std::uint64_t>(N);
+    return f(caf::meta::type_name("fixed_block"), n);
+  }
+}
+
+/// Session messages of a FEVERLESS session (coordinator <-> client).
+namespace fvl {
+
+/// A client's public Ed25519 identity key (reply to keys_atom).
+struct identity_key {
+  std::array<std::uint8_t, 32> key{};
+};
+
+/// The roster: this client's index, every client's name and identity key
+/// (32 bytes each, by index), the silence timeout. Sent with the peers.
+struct roster {
+  std::int32_t self = -1;
+  std::vector<std::string> names;
+  std::int64_t timeout_ms = 60000;
+  std::vector<std::uint8_t> keys;
+};
+
+/// What a client reports when its training ended: the public model, the
+/// number of splits it owns, and its privacy accounting.
+struct trained {
+  learners::model model;
+  std::uint64_t own_splits = 0;
+  double seconds = 0;
+  bool protected_sums = false;
+  double sigma = 0;
+  double release_epsilon = 0, release_delta = 0;
+  double query_epsilon = 0, query_delta = 0;
+  double release_rho = 0;
+  std::uint64_t queries_caused = 0, queries_answered = 0, queries_total = 0;
+  std::uint64_t record_queries = 0, record_query_bound = 0;
+  double basic_epsilon = 0, basic_delta = 0;
+  double zcdp_rho = 0, zcdp_epsilon = 0, zcdp_delta = 0;
+  std::string warning;
+  /// The splits this client owns: (tree, node) -> local feature, threshold.
+  std::vector<std::int32_t> split_trees, split_nodes, split_features;
+  std::vector<float> split_thresholds;
+};
+
+/// The margins of a federated prediction (reply of the asking client).
+struct predicted {
+  std::vector<double> margins;
+  double seconds = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, identity_key& x) {
+  return f(caf::meta::type_name("veil::messages::fvl::identity_key"),
+           raw(x.key));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, roster& x) {
+  return f(caf::meta::type_name("veil::messages::fvl::roster"), x.self, x.names,
+           x.timeout_ms, raw(x.keys));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, trained& x) {
+  return f(caf::meta::type_name("veil::messages::fvl::trained"), x.model,
+           x.own_splits, exact(x.seconds), x.protected_sums, exact(x.sigma),
+           exact(x.release_epsilon), exact(x.release_delta),
+           exact(x.query_epsilon), exact(x.query_delta), exact(x.release_rho),
+           x.queries_caused, x.queries_answered, x.queries_total,
+           x.record_queries, x.record_query_bound, exact(x.basic_epsilon),
+           exact(x.basic_delta), exact(x.zcdp_rho), exact(x.zcdp_epsilon),
+           exact(x.zcdp_delta), x.warning, raw(x.split_trees),
+           raw(x.split_nodes), raw(x.split_features), raw(x.split_thresholds));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, predicted& x) {
+  return f(caf::meta::type_name("veil::messages::fvl::predicted"),
+           raw(x.margins), exact(x.seconds));
+}
+
+} // namespace fvl
+
+} // namespace veil::messages
+
+namespace veil::protocols::crypto {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lottery_ticket& x) {
+  return f(caf::meta::type_name("veil::protocols::crypto::lottery_ticket"),
+           veil::messages::raw(x.value), veil::messages::raw(x.sig));
+}
+
+} // namespace veil::protocols::crypto
+
+namespace veil::protocols::feverless {
+
+using veil::messages::exact;
+using veil::messages::raw;
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_announce& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::key_announce"),
+           x.rows, x.labels, x.features, raw(x.params_digest),
+           raw(x.session_key), raw(x.sig), raw(x.paillier_key));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, query_batch& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::query_batch"),
+           x.tree, x.depth, raw(x.qids), raw(x.nodes), raw(x.offsets),
+           raw(x.ids), raw(x.nonces));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, lead_tickets& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::lead_tickets"),
+           x.tree, x.depth, raw(x.tickets));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, threshold_tickets& x) {
+  return f(
+      caf::meta::type_name("veil::protocols::feverless::threshold_tickets"),
+      x.tree, x.depth, x.round, raw(x.qids), raw(x.attempts), raw(x.tickets));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, noise_offers& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::noise_offers"),
+           x.tree, x.depth, x.round, raw(x.volunteer), raw(x.tickets), raw(x.g),
+           raw(x.h));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, noise_notice& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::noise_notice"),
+           x.tree, x.depth, x.round, raw(x.selected), x.redo);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, masked_sums& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::masked_sums"),
+           x.tree, x.depth, raw(x.g), raw(x.h));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, encrypted_sums& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::encrypted_sums"),
+           x.tree, x.depth, raw(x.g), raw(x.h));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, plain_sums& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::plain_sums"),
+           x.tree, x.depth, raw(x.g), raw(x.h));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, best_gains& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::best_gains"),
+           x.tree, x.depth, raw(x.gains), raw(x.has_totals));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_decisions& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::node_decisions"),
+           x.tree, x.depth, raw(x.split_nodes), raw(x.goes_left_bits),
+           raw(x.left_weights), raw(x.right_weights), raw(x.leaf_nodes),
+           raw(x.leaf_weights));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, predict_query& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::predict_query"),
+           x.step, raw(x.trees), raw(x.nodes), raw(x.offsets), raw(x.rows));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, predict_answer& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::predict_answer"),
+           x.step, raw(x.goes_left_bits));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, failure& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::failure"), x.step,
+           x.reason);
+}
+
+} // namespace veil::protocols::feverless

@@ -1,0 +1,298 @@
+// FEVERLESS in the actor runtime: every wire message survives CAF's binary
+// serializer (alone and type-erased), and a session of client actors with
+// noise off trains the same model as the plain baseline through the same
+// actors.
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <numeric>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/binary_deserializer.hpp>
+#include <caf/binary_serializer.hpp>
+#include <caf/deep_to_string.hpp>
+#include <caf/make_message.hpp>
+#include <caf/message.hpp>
+
+#include "actors/feverless_session.hpp"
+#include "learners/data/csv_reader.hpp"
+#include "messages/feverless.hpp"
+#include "messages/register.hpp"
+#include "messages/type_ids.hpp"
+
+using namespace veil;
+namespace fv = veil::protocols::feverless;
+
+namespace {
+
+struct config : caf::actor_system_config {
+  config() { messages::register_types(*this); }
+};
+
+struct fixture {
+  config cfg;
+  caf::actor_system sys{cfg};
+
+  template <class T>
+  std::vector<char> save(T& x) {
+    std::vector<char> buf;
+    caf::binary_serializer sink{sys, buf};
+    auto err = sink(x);
+    BOOST_REQUIRE(!err);
+    return buf;
+  }
+
+  /// Alone and inside a caf::message: the copy serializes to the same bytes.
+  template <class T>
+  T round_trip(T x) {
+    auto bytes = save(x);
+    T y;
+    {
+      caf::binary_deserializer source{sys, bytes};
+      BOOST_REQUIRE(!source(y));
+      BOOST_TEST(source.remaining() == 0u);
+    }
+    BOOST_TEST(save(y) == bytes);
+    auto msg = caf::make_message(x);
+    std::vector<char> buf;
+    {
+      caf::binary_serializer sink{sys, buf};
+      BOOST_REQUIRE(!sink(msg));
+    }
+    caf::message back;
+    {
+      caf::binary_deserializer source{sys, buf};
+      auto err = source(back);
+      BOOST_REQUIRE_MESSAGE(!err, sys.render(err));
+    }
+    BOOST_REQUIRE(back.match_elements<T>());
+    T z = back.get_as<T>(0);
+    BOOST_TEST(save(z) == bytes);
+    return z;
+  }
+};
+
+template <std::size_t N>
+std::array<std::uint8_t, N> bytes_from(std::uint8_t start) {
+  std::array<std::uint8_t, N> a{};
+  for (std::size_t i = 0; i < N; ++i)
+    a[i] = static_cast<std::uint8_t>(start + i);
+  return a;
+}
+
+protocols::crypto::lottery_ticket ticket(std::uint8_t s) {
+  return {bytes_from<32>(s), bytes_from<64>(static_cast<std::uint8_t>(s + 1))};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(feverless)
+
+BOOST_FIXTURE_TEST_SUITE(wire_messages, fixture)
+
+BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
+  fv::key_announce ka{
+      100,      25, 3, bytes_from<32>(1), bytes_from<32>(7), bytes_from<64>(9),
+      {1, 2, 3}};
+  auto ka2 = round_trip(ka);
+  BOOST_TEST(ka2.sig == ka.sig);
+  BOOST_TEST(ka2.session_key == ka.session_key);
+  BOOST_TEST(ka2.params_digest == ka.params_digest);
+  BOOST_TEST(ka2.paillier_key == ka.paillier_key);
+  BOOST_TEST(ka2.rows == 100u);
+
+  fv::query_batch qb{1, 2, {5, 6}, {3, 4}, {0, 1, 3}, {7, 8, 9}, {1, 2}};
+  auto qb2 = round_trip(qb);
+  BOOST_TEST(qb2.qids == qb.qids);
+  BOOST_TEST(qb2.ids == qb.ids);
+  BOOST_TEST(qb2.nonces == qb.nonces);
+
+  fv::lead_tickets lt{1, 2, {ticket(3), ticket(40)}};
+  auto lt2 = round_trip(lt);
+  BOOST_REQUIRE_EQUAL(lt2.tickets.size(), 2u);
+  BOOST_TEST(lt2.tickets[1].sig == lt.tickets[1].sig);
+  BOOST_TEST(lt2.tickets[1].value == lt.tickets[1].value);
+
+  fv::threshold_tickets tt{1, 2, 3, {4}, {5}, {ticket(6)}};
+  auto tt2 = round_trip(tt);
+  BOOST_TEST(tt2.round == 3u);
+  BOOST_TEST(tt2.tickets[0].sig == tt.tickets[0].sig);
+
+  fv::noise_offers no{1, 2, 3, {1, 0}, {ticket(8)}, {~0ull}, {42}};
+  auto no2 = round_trip(no);
+  BOOST_TEST(no2.g == no.g);
+  BOOST_TEST(no2.volunteer == no.volunteer);
+  BOOST_TEST(no2.tickets[0].value == no.tickets[0].value);
+
+  fv::noise_notice nn{1, 2, 3, {1}, 4};
+  BOOST_TEST(round_trip(nn).redo == 4u);
+
+  fv::masked_sums msum{1, 2, {1, 2}, {3, 4}};
+  BOOST_TEST(round_trip(msum).h == msum.h);
+
+  fv::encrypted_sums es{1, 2, {9, 8, 7}, {6}};
+  BOOST_TEST(round_trip(es).g == es.g);
+
+  auto nan = std::numeric_limits<double>::quiet_NaN();
+  auto inf = std::numeric_limits<double>::infinity();
+  fv::plain_sums ps{1, 2, {-0.0, nan}, {inf, 1.5}};
+  auto ps2 = round_trip(ps);
+  BOOST_TEST(std::signbit(ps2.g[0]));
+  BOOST_TEST(std::isnan(ps2.g[1]));
+  BOOST_TEST(ps2.h[0] == inf);
+
+  fv::best_gains bg{1, 2, {-inf, 0.5}, {1, 0}};
+  auto bg2 = round_trip(bg);
+  BOOST_TEST(bg2.gains[0] == -inf);
+  BOOST_TEST(bg2.has_totals == bg.has_totals);
+
+  fv::node_decisions nd{1, 2, {3}, {0xAB}, {0.25}, {-0.5}, {4, 5}, {nan, 1}};
+  auto nd2 = round_trip(nd);
+  BOOST_TEST(nd2.goes_left_bits == nd.goes_left_bits);
+  BOOST_TEST(std::isnan(nd2.leaf_weights[0]));
+  BOOST_TEST(nd2.right_weights == nd.right_weights);
+
+  fv::predict_query pq{3, {0, 1}, {2, 3}, {0, 1, 2}, {7, 9}};
+  BOOST_TEST(round_trip(pq).rows == pq.rows);
+  fv::predict_answer pa{3, {1, 2}};
+  BOOST_TEST(round_trip(pa).goes_left_bits == pa.goes_left_bits);
+  fv::failure f{"masked", "bad length"};
+  BOOST_TEST(round_trip(f).reason == f.reason);
+}
+
+BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
+  veil::messages::fvl::identity_key k{bytes_from<32>(5)};
+  BOOST_TEST(round_trip(k).key == k.key);
+  veil::messages::fvl::roster r{
+      2, {"a", "b", "c"}, 1500, std::vector<std::uint8_t>(96, 3)};
+  auto r2 = round_trip(r);
+  BOOST_TEST(r2.keys == r.keys);
+  BOOST_TEST(r2.names == r.names);
+  veil::messages::fvl::trained t;
+  t.query_epsilon = 0.25;
+  t.zcdp_epsilon = 1.5;
+  t.warning = "w";
+  t.split_thresholds = {std::numeric_limits<float>::quiet_NaN()};
+  t.split_trees = {1};
+  auto t2 = round_trip(t);
+  BOOST_TEST(t2.query_epsilon == 0.25);
+  BOOST_TEST(std::isnan(t2.split_thresholds[0]));
+  veil::messages::fvl::predicted p{{0.5, -1}, 2};
+  BOOST_TEST(round_trip(p).margins == p.margins);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+learners::dataset bank_sample(std::size_t rows) {
+  auto path = std::string(VEIL_SHARED_DIR) + "/datasets/bank_marketing.csv.gz";
+  if (!std::filesystem::exists(path))
+    return {};
+  learners::read_options o;
+  o.label = "label";
+  auto all = learners::read_csv(path, o);
+  std::vector<std::size_t> pick;
+  for (std::size_t k = 0; k < rows; ++k)
+    pick.push_back(k * all.rows() / rows);
+  return all.select_rows(pick);
+}
+
+learners::dataset columns(const learners::dataset& d, std::size_t lo,
+                          std::size_t hi) {
+  std::vector<std::size_t> cols(hi - lo);
+  std::iota(cols.begin(), cols.end(), lo);
+  auto part = d.select_columns(cols);
+  part.labels().clear();
+  return part;
+}
+
+actors::feverless_outcome run(const learners::dataset& d, fv::mode m,
+                              std::size_t n) {
+  actors::feverless_config cfg;
+  cfg.params.protocol = m;
+  cfg.params.trees = 2;
+  cfg.params.max_depth = 3;
+  cfg.params.session = 11;
+  cfg.params.noise = false;
+  cfg.test_seed = 5;
+  cfg.timeout = std::chrono::milliseconds(60000);
+  for (std::size_t c = 0; c < n; ++c) {
+    actors::feverless_client_spec s;
+    s.name = "client" + std::to_string(c);
+    auto lo = d.features() * c / n, hi = d.features() * (c + 1) / n;
+    s.features = columns(d, lo, hi);
+    for (std::size_t i = 0; i < d.rows(); ++i)
+      if ((i * 7 + 3) % n == c) {
+        s.labels.rows.push_back(static_cast<std::uint32_t>(i));
+        s.labels.labels.push_back(d.labels()[i]);
+      }
+    s.eval = columns(d, lo, hi);
+    cfg.clients.push_back(std::move(s));
+  }
+  return actors::run_feverless_session(std::move(cfg));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(actor_session_without_noise_equals_plain_mode) {
+  auto d = bank_sample(600);
+  if (d.rows() == 0) {
+    BOOST_TEST_MESSAGE("bank_marketing.csv.gz absent: skipped");
+    return;
+  }
+  auto a = run(d, fv::mode::feverless, 4);
+  BOOST_REQUIRE_MESSAGE(a.ok(), a.error);
+  auto b = run(d, fv::mode::plain, 4);
+  BOOST_REQUIRE_MESSAGE(b.ok(), b.error);
+  const auto& ta = a.result->model.trees;
+  const auto& tb = b.result->model.trees;
+  BOOST_REQUIRE_EQUAL(ta.size(), tb.size());
+  std::size_t splits = 0;
+  for (std::size_t t = 0; t < ta.size(); ++t) {
+    BOOST_REQUIRE_EQUAL(ta[t].nodes.size(), tb[t].nodes.size());
+    for (std::size_t i = 0; i < ta[t].nodes.size(); ++i) {
+      const auto& u = ta[t].nodes[i];
+      const auto& v = tb[t].nodes[i];
+      BOOST_REQUIRE_EQUAL(u.is_leaf(), v.is_leaf());
+      if (u.is_leaf()) {
+        BOOST_TEST(std::abs(u.value - v.value) < 1e-6);
+        continue;
+      }
+      ++splits;
+      BOOST_REQUIRE_EQUAL(u.owner, v.owner);
+      std::pair key{static_cast<std::int32_t>(t), static_cast<std::int32_t>(i)};
+      const auto& sa = a.result->clients.at(u.owner).splits.at(key);
+      const auto& sb = b.result->clients.at(v.owner).splits.at(key);
+      BOOST_TEST(sa.feature == sb.feature);
+      BOOST_TEST(sa.threshold == sb.threshold);
+    }
+  }
+  BOOST_TEST(splits > 0u);
+  BOOST_TEST(a.result->margins.size() == d.rows());
+  BOOST_REQUIRE_EQUAL(a.result->margins.size(), b.result->margins.size());
+  for (std::size_t i = 0; i < d.rows(); ++i)
+    BOOST_TEST(std::abs(a.result->margins[i] - b.result->margins[i]) < 1e-5);
+  // Bytes are counted per client and type; feverless sends masked sums.
+  for (const auto& c : a.result->clients) {
+    BOOST_TEST(c.bytes.total_sent() > 0u);
+    BOOST_TEST((std::find(c.bytes.types.begin(), c.bytes.types.end(),
+                          "masked") != c.bytes.types.end()));
+  }
+  BOOST_TEST(!a.result->privacy.protected_sums);
+}
+
+BOOST_AUTO_TEST_CASE(one_client_is_refused) {
+  actors::feverless_config cfg;
+  cfg.clients.resize(1);
+  auto out = actors::run_feverless_session(std::move(cfg));
+  BOOST_TEST(!out.ok());
+  BOOST_TEST((out.code == protocols::session::errc::bad_input));
+  BOOST_TEST(out.error.find("at least 2 clients") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
