@@ -47,8 +47,8 @@ std::pair<dataset, dataset> builtin_data(const train_options& o,
                       ": expected classification or regression");
   }
   // The generator shuffles rows, so the first 80% are a random 80%.
-  std::vector<std::size_t> head(all.rows() * 4 / 5), tail(all.rows() -
-                                                          head.size());
+  std::vector<std::size_t> head(all.rows() * 4 / 5),
+      tail(all.rows() - head.size());
   std::iota(head.begin(), head.end(), 0);
   std::iota(tail.begin(), tail.end(), head.size());
   return {all.select_rows(head), all.select_rows(tail)};
@@ -121,8 +121,8 @@ int run_train(train_options o) {
   bool progress = !o.quiet && ::isatty(STDERR_FILENO);
   auto on_round = [&](const learners::round_info& r) {
     std::cerr << "\r[round " << r.round << "/" << r.rounds << "] "
-              << (r.valid.empty() ? "" : "test: ")
-              << format_metrics(r.valid) << "\033[K" << std::flush;
+              << (r.valid.empty() ? "" : "test: ") << format_metrics(r.valid)
+              << "\033[K" << std::flush;
   };
   const dataset* valid = have_test ? &test_set : nullptr;
   auto result = progress ? learners::train(train_set, valid, p, on_round)
@@ -151,39 +151,39 @@ int run_train(train_options o) {
     for (auto& r : result.history)
       if (!r.valid.empty() || !r.train.empty())
         history.push_back(
-          {{"round", r.round}, {"test", r.valid}, {"train", r.train}});
+            {{"round", r.round}, {"test", r.valid}, {"train", r.train}});
     json report = {
-      {"veil_version", "0.1.0"},
-      {"protocol", o.protocol},
-      {"data", data_name},
-      {"objective", learners::to_string(p.objective)},
-      {"rows", train_set.rows()},
-      {"test_rows", have_test ? test_set.rows() : 0},
-      {"features", train_set.features()},
-      {"parties", 1},
-      {"weak_learner", result.model.weak_learner},
-      {"trees", result.model.trees.size()},
-      {"rounds", result.model.rounds()},
-      {"best_round", result.best_round},
-      {"params",
-       {{"max_depth", p.tree.max_depth},
-        {"eta", p.tree.eta},
-        {"lambda", p.tree.lambda},
-        {"gamma", p.tree.gamma},
-        {"min_child_weight", p.tree.min_child_weight},
-        {"max_bin", p.max_bin},
-        {"threads", p.threads},
-        {"num_class", p.objective == learners::objective_kind::multi_softmax
-                        ? p.num_class
-                        : 1},
-        {"base_margin", result.model.base_margin},
-        {"early_stopping_rounds", p.early_stopping_rounds}}},
-      {"metrics", metrics},
-      {"metrics_on", have_test ? "test" : "train"},
-      {"bin_seconds", result.bin_seconds},
-      {"train_seconds", result.train_seconds},
-      {"privacy", {{"mechanism", "none"}}},
-      {"history", history}};
+        {"veil_version", "0.1.0"},
+        {"protocol", o.protocol},
+        {"data", data_name},
+        {"objective", learners::to_string(p.objective)},
+        {"rows", train_set.rows()},
+        {"test_rows", have_test ? test_set.rows() : 0},
+        {"features", train_set.features()},
+        {"parties", 1},
+        {"weak_learner", result.model.weak_learner},
+        {"trees", result.model.trees.size()},
+        {"rounds", result.model.rounds()},
+        {"best_round", result.best_round},
+        {"params",
+         {{"max_depth", p.tree.max_depth},
+          {"eta", p.tree.eta},
+          {"lambda", p.tree.lambda},
+          {"gamma", p.tree.gamma},
+          {"min_child_weight", p.tree.min_child_weight},
+          {"max_bin", p.max_bin},
+          {"threads", p.threads},
+          {"num_class", p.objective == learners::objective_kind::multi_softmax
+                            ? p.num_class
+                            : 1},
+          {"base_margin", result.model.base_margin},
+          {"early_stopping_rounds", p.early_stopping_rounds}}},
+        {"metrics", metrics},
+        {"metrics_on", have_test ? "test" : "train"},
+        {"bin_seconds", result.bin_seconds},
+        {"train_seconds", result.train_seconds},
+        {"privacy", {{"mechanism", "none"}}},
+        {"history", history}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }
   return 0;
