@@ -5,6 +5,7 @@
 #include <caf/message.hpp>
 
 #include "messages/feverless.hpp"
+#include "messages/opboost.hpp"
 #include "messages/plain.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"

@@ -10,6 +10,7 @@
 #include <caf/type_id.hpp>
 
 #include "messages/feverless.hpp"
+#include "messages/opboost.hpp"
 #include "protocols/plain/wire.hpp"
 #include "protocols/session/wire.hpp"
 
@@ -64,6 +65,19 @@ CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::identity_key))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::roster))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::trained))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::predicted))
+
+// -- OpBoost (protocols/opboost/wire.hpp) ------------------------------------
+
+CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::schema))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::ranks))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::split_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::split_values))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::predict_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::predict_values))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::failure))
+CAF_ADD_TYPE_ID(veil, (veil::messages::opl::roster))
+CAF_ADD_TYPE_ID(veil, (veil::messages::opl::trained))
+CAF_ADD_TYPE_ID(veil, (veil::messages::opl::predicted))
 
 // -- command atoms -----------------------------------------------------------
 

@@ -34,6 +34,8 @@ struct train_options {
   /// given (the protocol's default, 2 and 1e-5).
   double epsilon = 0;
   double delta = 0;
+  /// OpBoost: the columns Party A holds in plaintext (with the label).
+  std::vector<std::string> categorical;
   learners::booster_params params;
   /// A session file (docs/session.md); then the parties, their data and
   /// locations come from it, and `overrides` (KEY=VALUE, applied in order
@@ -79,6 +81,12 @@ int run_plain_train(const train_options& opts);
 /// in this process, the labels spread uniformly at random over them.
 /// Called by run_train with the objective parsed; reads the --set keys.
 int run_feverless_train(const train_options& opts);
+
+/// `veil train --protocol opboost`: Party A (party 0) holds the label and
+/// the --categorical columns, --parties - 1 Party B users the others in
+/// contiguous blocks, desensitized by a dLDP mechanism. Called by run_train
+/// with the objective parsed; reads the opboost.* --set keys.
+int run_opboost_train(const train_options& opts);
 
 /// The built-in demo data: synthetic, split 80/20 into train and test.
 std::pair<learners::dataset, learners::dataset>

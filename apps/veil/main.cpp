@@ -59,15 +59,28 @@ int main(int argc, char** argv) {
                    "query, --epsilon/--delta total budget, --set "
                    "feverless.KEY=VALUE), or its baselines feverless-plain, "
                    "feverless-ldp and feverless-ahe (Paillier, --set "
-                   "paillier.bits=2048)")
+                   "paillier.bits=2048); opboost (Party A holds the label "
+                   "and the --categorical columns, the other parties the "
+                   "numeric columns, desensitized with --epsilon per unit "
+                   "distance; --set opboost.mechanism=global-map|local-map|"
+                   "adj-map|piecewise|identity, opboost.sampler="
+                   "exponential|discrete-laplace, opboost.theta=T, "
+                   "opboost.alpha=A, opboost.learner=xgboost|gbdt, "
+                   "opboost.threshold=midpoint|upper)")
       ->capture_default_str();
   train->add_option("--parties", t.parties,
                     "Parties of a federated protocol (at least 2; default 3 "
-                    "for plain, 4 for feverless)");
+                    "for plain and opboost, 4 for feverless)");
   train->add_option("--epsilon", t.epsilon,
                     "FEVERLESS: total privacy budget epsilon of the training "
                     "(default 2; --set feverless.query_epsilon=E for the "
-                    "paper's per-query setting)");
+                    "paper's per-query setting). OpBoost: the dLDP "
+                    "budget of each Party B feature (default 1.28)");
+  train
+      ->add_option("--categorical", t.categorical,
+                   "OpBoost: columns Party A holds in plaintext with the "
+                   "label (COL,COL,...; default none)")
+      ->delimiter(',');
   train->add_option("--delta", t.delta,
                     "FEVERLESS: total privacy budget delta (default 1e-5)");
   train
@@ -220,7 +233,7 @@ int main(int argc, char** argv) {
       t.overrides.push_back(kv);
     for (auto flag :
          {"--data", "--test", "--label", "--id", "--protocol", "--parties",
-          "--synthetic", "--rows", "--features", "--seed"})
+          "--synthetic", "--rows", "--features", "--seed", "--categorical"})
       if (train->count(flag) > 0)
         t.conflicting.push_back(flag);
   }

@@ -77,6 +77,10 @@ int run_train(train_options o) {
   p.num_class = 0; // 0 = infer from the labels unless --set num_class
   if (o.protocol.rfind("feverless", 0) == 0)
     return run_feverless_train(o);
+  if (o.protocol == "opboost")
+    return run_opboost_train(o);
+  if (!o.categorical.empty())
+    throw input_error("--categorical: only for --protocol opboost");
   for (const auto& s : o.settings)
     apply_setting(p, s);
   if (o.protocol == "plain")
@@ -85,7 +89,7 @@ int run_train(train_options o) {
     throw input_error("--protocol " + o.protocol +
                       ": not available in this build (available: "
                       "centralized, plain, feverless, feverless-plain, "
-                      "feverless-ldp, feverless-ahe)");
+                      "feverless-ldp, feverless-ahe, opboost)");
   if (o.parties > 1)
     throw input_error("--parties " + std::to_string(o.parties) +
                       ": centralized training has one party (use --protocol "

@@ -1,0 +1,86 @@
+#pragma once
+
+// An OpBoost session (protocols/opboost/{active,passive}_party.hpp) in the
+// actor runtime: one actor per party, Party A (index 0, the labels) a peer
+// of every Party B, and a coordinator that starts training, has Party A
+// predict privately, and collects the model, the privacy report and the
+// byte counts. CAF-free, like actors/session.hpp.
+//
+// [D] In-process only for now: the parties get their data at spawn time (no
+// `veil node` spawning of OpBoost parties yet).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actors/session.hpp"
+#include "learners/boost/model.hpp"
+#include "learners/data/dataset.hpp"
+#include "protocols/dp/accountant.hpp"
+#include "protocols/opboost/params.hpp"
+#include "protocols/opboost/preprocess.hpp"
+#include "protocols/session/wire.hpp"
+
+namespace veil::actors {
+
+/// One OpBoost party. Party A (the first): its columns with the labels.
+/// A Party B: its raw columns (no labels) and their public pre-processing
+/// constants. `eval`: its columns of the rows to predict (none: no
+/// prediction).
+struct opboost_party_spec {
+  std::string name;
+  learners::dataset features;
+  std::vector<protocols::opboost::feature_map> maps; ///< Party B only
+  learners::dataset eval;
+};
+
+struct opboost_config {
+  protocols::opboost::params params;
+  /// Party A first, then every Party B.
+  std::vector<opboost_party_spec> parties;
+  /// How long a busy party may hear nothing from its peers.
+  std::chrono::milliseconds timeout{60000};
+  /// Party A predicts the eval rows privately after training: every Party B
+  /// desensitizes its columns of them afresh (M4).
+  bool predict = true;
+  /// Tests only: Party B q draws from seeded_random(seed * 1000 + q).
+  /// Unset (production): crypto::system_random.
+  std::optional<std::uint64_t> test_seed;
+};
+
+struct opboost_party_result {
+  std::string name;
+  protocols::session::byte_stats bytes;
+};
+
+struct opboost_result {
+  /// The model, Party B thresholds in desensitized-value (D⊥) units.
+  learners::model model;
+  std::uint64_t splits = 0; ///< Party B splits (thresholds asked for)
+  std::vector<opboost_party_result> parties;
+  /// Party A's privacy_report() and spent().
+  std::string privacy_report;
+  protocols::dp::accountant spent;
+  std::vector<double> margins; ///< of the eval rows (predict only)
+  double train_seconds = 0;
+  double predict_seconds = 0;
+};
+
+struct opboost_outcome {
+  std::optional<opboost_result> result;
+  protocols::session::errc code = protocols::session::errc::none;
+  std::string error;
+
+  bool ok() const { return result.has_value(); }
+};
+
+/// Runs an OpBoost session with every party in this process. Never throws
+/// for bad input: it comes back as errc::bad_input. A party that refuses a
+/// message, ends or stays silent beyond the timeout ends the session; the
+/// error names the party and the step.
+opboost_outcome run_opboost_session(opboost_config cfg,
+                                    const local_options& opts = {});
+
+} // namespace veil::actors

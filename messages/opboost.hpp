@@ -1,0 +1,125 @@
+#pragma once
+
+// Binds the messages of OpBoost (protocols/opboost/wire.hpp, M0-M4) to CAF,
+// and declares the session messages between the OpBoost coordinator and its
+// party actors. Vectors travel as raw blocks, every single floating-point
+// value as its bit pattern (raw_block.hpp).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/meta/type_name.hpp>
+
+#include "learners/boost/model.hpp"
+#include "messages/learners.hpp"
+#include "messages/raw_block.hpp"
+#include "protocols/opboost/wire.hpp"
+
+namespace veil::messages {
+
+/// Session messages of an OpBoost session (coordinator <-> party).
+namespace opl {
+
+/// The roster: this party's index (0 = Party A), every party's name, the
+/// silence timeout. Sent with the peers.
+struct roster {
+  std::int32_t self = -1;
+  std::vector<std::string> names;
+  std::int64_t timeout_ms = 60000;
+};
+
+/// What Party A reports when training ended: the model (value-space
+/// thresholds), the number of Party B splits, the privacy report and what
+/// each Party B feature spends (active_party::spent(), entry by entry).
+struct trained {
+  learners::model model;
+  std::uint64_t splits = 0;
+  double seconds = 0;
+  std::string report;
+  std::vector<std::string> what;
+  std::vector<std::string> mechanism;
+  std::vector<std::uint8_t> kinds; ///< dp::guarantee per entry
+  std::vector<double> epsilon, epsilon_prt, epsilon_ner;
+  std::vector<std::int64_t> theta;
+};
+
+/// The margins of Party A's private prediction.
+struct predicted {
+  std::vector<double> margins;
+  double seconds = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, roster& x) {
+  return f(caf::meta::type_name("veil::messages::opl::roster"), x.self, x.names,
+           x.timeout_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, trained& x) {
+  return f(caf::meta::type_name("veil::messages::opl::trained"), x.model,
+           x.splits, exact(x.seconds), x.report, x.what, x.mechanism,
+           raw(x.kinds), raw(x.epsilon), raw(x.epsilon_prt), raw(x.epsilon_ner),
+           raw(x.theta));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, predicted& x) {
+  return f(caf::meta::type_name("veil::messages::opl::predicted"),
+           raw(x.margins), exact(x.seconds));
+}
+
+} // namespace opl
+
+} // namespace veil::messages
+
+namespace veil::protocols::opboost {
+
+using veil::messages::exact;
+using veil::messages::raw;
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, schema& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::schema"), x.rows,
+           x.names, raw(x.kinds), raw(x.lower), raw(x.upper), raw(x.fill),
+           x.domain_lo, x.domain_hi);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ranks& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::ranks"), x.rows,
+           raw(x.values));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, split_request& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::split_request"),
+           raw(x.offsets), raw(x.ranks));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, split_values& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::split_values"),
+           raw(x.values));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, predict_request& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::predict_request"),
+           x.batch, x.rows);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, predict_values& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::predict_values"),
+           x.batch, x.rows, raw(x.values));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, failure& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::failure"), x.step,
+           x.reason);
+}
+
+} // namespace veil::protocols::opboost
