@@ -1663,7 +1663,7 @@ client::status client::finish_decide(outbox& out) {
     std::size_t pos;
     double left_weight, right_weight;
   };
-  std::vector<pending_split> todo;
+  std::vector<pending_split> to_expand;
   std::vector<std::vector<std::uint8_t>> flags;
   flags.reserve(nodes);
   std::vector<learners::node_split> splits;
@@ -1677,7 +1677,8 @@ client::status client::finish_decide(outbox& out) {
       auto rows = partition_.size(node);
       flags.push_back(unpack_bits(d.goes_left_bits, c.byte, rows));
       c.byte += packed_size(rows);
-      todo.push_back({pos, d.left_weights[c.split], d.right_weights[c.split]});
+      to_expand.push_back(
+          {pos, d.left_weights[c.split], d.right_weights[c.split]});
       ++c.split;
       // Children ids in frontier order, left then right, as learners'
       // tree_grower hands them out.
@@ -1698,7 +1699,7 @@ client::status client::finish_decide(outbox& out) {
     return refuse("split", "the split bits do not partition the nodes");
   }
   std::vector<std::int32_t> next;
-  for (const auto& t : todo) {
+  for (const auto& t : to_expand) {
     auto node = frontier_[t.pos];
     auto lid = add_node(node, t.left_weight);
     auto rid = add_node(node, t.right_weight);

@@ -58,7 +58,7 @@ struct three_parties {
   }
 };
 
-enum class fake_mode {
+enum class misbehaviour {
   malformed_setup_done, ///< answers setup with an impossible bin count
   silent_after_roster,  ///< never answers a protocol message
 };
@@ -66,8 +66,8 @@ enum class fake_mode {
 /// A stand-in for a passive party (untyped, so that it can misbehave): it
 /// answers the session steps like a party with `rows` rows and one feature,
 /// then misbehaves as told.
-caf::behavior fake_passive(caf::event_based_actor* self, fake_mode mode,
-                           std::uint64_t rows) {
+caf::behavior misbehaving_passive(caf::event_based_actor* self,
+                                  misbehaviour mode, std::uint64_t rows) {
   return {
       [=](messages::load_atom, sess::load_request&) {
         return sess::data_summary{rows, {"x"}, false, {}};
@@ -79,7 +79,7 @@ caf::behavior fake_passive(caf::event_based_actor* self, fake_mode mode,
         return caf::ok_atom::value;
       },
       [=](wire::setup&) {
-        if (mode == fake_mode::malformed_setup_done)
+        if (mode == misbehaviour::malformed_setup_done)
           self->send(caf::actor_cast<caf::actor>(self->current_sender()),
                      wire::setup_done{{70000}});
       },
@@ -139,16 +139,17 @@ BOOST_AUTO_TEST_CASE(a_message_from_an_unknown_sender_is_refused) {
 
 BOOST_AUTO_TEST_CASE(a_malformed_message_is_a_protocol_error) {
   three_parties t(500, 5);
-  t.cfg.parties[2].name = "fake";
+  t.cfg.parties[2].name = "impostor";
   auto parties = spawn_parties(t.cfg);
-  auto fake = sys.spawn(fake_passive, fake_mode::malformed_setup_done,
-                        std::uint64_t{500});
-  parties[2] = caf::actor_cast<actors::party_actor>(fake);
+  auto impostor =
+      sys.spawn(misbehaving_passive, misbehaviour::malformed_setup_done,
+                std::uint64_t{500});
+  parties[2] = caf::actor_cast<actors::party_actor>(impostor);
   auto out = actors::run_session(sys, parties, t.cfg);
   BOOST_REQUIRE(!out.ok());
   BOOST_TEST_MESSAGE(out.error);
   BOOST_TEST((out.code == errc::protocol_error), out.error);
-  BOOST_TEST(contains(out.error, "p0 refused a setup_done from fake"),
+  BOOST_TEST(contains(out.error, "p0 refused a setup_done from impostor"),
              out.error);
   BOOST_TEST(contains(out.error, "bin count out of range"), out.error);
 }
@@ -158,9 +159,10 @@ BOOST_AUTO_TEST_CASE(a_party_that_stops_answering_times_out) {
   t.cfg.parties[1].name = "mute";
   t.cfg.timeout = 300ms;
   auto parties = spawn_parties(t.cfg);
-  auto fake = sys.spawn(fake_passive, fake_mode::silent_after_roster,
-                        std::uint64_t{500});
-  parties[1] = caf::actor_cast<actors::party_actor>(fake);
+  auto impostor =
+      sys.spawn(misbehaving_passive, misbehaviour::silent_after_roster,
+                std::uint64_t{500});
+  parties[1] = caf::actor_cast<actors::party_actor>(impostor);
   auto start = clock_type::now();
   auto out = actors::run_session(sys, parties, t.cfg);
   BOOST_REQUIRE(!out.ok());
