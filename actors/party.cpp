@@ -264,15 +264,16 @@ void on_wire(party_pointer self, T& x) {
               sender + " before its role was set up");
     return;
   }
+  std::string name = plain::message_name(m);
   auto out = st.active ? st.active->on_message(from, m)
-                       : st.passive->on_message(from, m);
+                       : st.passive->on_message(from, std::move(m));
   if (!out) {
     const auto& e = out.error();
     if (st.passive)
       route(self, {{from, plain::failure{e.step, e.reason}}});
     abort(self, errc::protocol_error,
-          st.party_name + " refused a " + plain::message_name(m) + " from " +
-              sender + " at step " + e.step + ": " + e.reason);
+          st.party_name + " refused a " + name + " from " + sender +
+              " at step " + e.step + ": " + e.reason);
     return;
   }
   route(self, std::move(*out));

@@ -30,7 +30,7 @@ std::vector<std::uint8_t> route(const learners::dataset& d,
 passive_party::passive_party(learners::dataset train)
     : train_(std::move(train)) {}
 
-outcome<outbox> passive_party::on_message(party_id from, const message& m) {
+outcome<outbox> passive_party::on_message(party_id from, message m) {
   if (from != 0)
     return refuse("message", "only the active party (0) may send to a "
                              "passive party, got party " +
@@ -38,7 +38,7 @@ outcome<outbox> passive_party::on_message(party_id from, const message& m) {
   if (auto* x = std::get_if<setup>(&m))
     return on_setup(*x);
   if (auto* x = std::get_if<tree_start>(&m))
-    return on_tree_start(*x);
+    return on_tree_start(std::move(*x));
   if (auto* x = std::get_if<level_request>(&m))
     return on_level(*x);
   if (auto* x = std::get_if<split_query>(&m))
@@ -66,7 +66,7 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
   return outbox{{0, std::move(reply)}};
 }
 
-outcome<outbox> passive_party::on_tree_start(const tree_start& m) {
+outcome<outbox> passive_party::on_tree_start(tree_start&& m) {
   if (!ready_)
     return refuse("tree_start", "no setup received yet");
   if (m.grads.size() != train_.rows())
@@ -77,7 +77,7 @@ outcome<outbox> passive_party::on_tree_start(const tree_start& m) {
     return refuse("tree_start", "tree ids must increase");
   tree_ = m.tree;
   depth_ = -1;
-  grads_ = m.grads;
+  grads_ = std::move(m.grads);
   std::vector<std::uint32_t> rows(train_.rows());
   std::iota(rows.begin(), rows.end(), 0u);
   partition_ = learners::row_partition(std::move(rows));

@@ -41,7 +41,8 @@ public:
   explicit passive_party(learners::dataset train);
 
   /// Handles one message from the active party (party 0).
-  outcome<outbox> on_message(party_id from, const message& m);
+  /// Taken by value: the gradients of a tree_start are moved, not copied.
+  outcome<outbox> on_message(party_id from, message m);
 
   /// The rows to answer prediction queries about (same columns).
   void set_predict_data(learners::dataset d) { predict_ = std::move(d); }
@@ -51,7 +52,7 @@ public:
 
 private:
   outcome<outbox> on_setup(const setup& m);
-  outcome<outbox> on_tree_start(const tree_start& m);
+  outcome<outbox> on_tree_start(tree_start&& m);
   outcome<outbox> on_level(const level_request& m);
   outcome<outbox> on_split_query(const split_query& m);
   outcome<outbox> on_predict(const predict_query& m);
