@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <thread>
 #include <variant>
 
 #include <caf/actor_system.hpp>
@@ -15,9 +14,9 @@
 #include <caf/stateful_actor.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/local_system.hpp"
 #include "learners/input_error.hpp"
 #include "messages/feverless.hpp"
-#include "messages/register.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
 #include "protocols/crypto/random.hpp"
@@ -442,24 +441,8 @@ caf::behavior client_impl(client_actor* self,
   };
 }
 
-struct local_config : caf::actor_system_config {
-  explicit local_config(const local_options& o) {
-    messages::register_types(*this);
-    auto threads = o.threads > 0
-                       ? o.threads
-                       : static_cast<int>(
-                             std::max(1u, std::thread::hardware_concurrency()));
-    set("scheduler.max-threads", threads);
-    if (o.sharing)
-      set("scheduler.policy", caf::atom("sharing"));
-  }
-};
-
 feverless_outcome failed(errc code, std::string message) {
-  feverless_outcome out;
-  out.code = code;
-  out.error = std::move(message);
-  return out;
+  return actors::failed<feverless_outcome>(code, std::move(message));
 }
 
 } // namespace
@@ -499,27 +482,12 @@ feverless_outcome run_feverless_session(feverless_config cfg,
   caf::scoped_actor self{sys};
   for (auto& c : clients)
     self->monitor(c);
-  auto index_of = [&](const caf::strong_actor_ptr& p) -> std::int32_t {
-    if (!p)
-      return -1;
-    auto a = caf::actor_cast<caf::actor_addr>(p);
-    for (std::size_t c = 0; c < n; ++c)
-      if (clients[c].address() == a)
-        return static_cast<std::int32_t>(c);
-    return -1;
-  };
   auto finish = [&](feverless_outcome out) {
-    for (auto& c : clients)
-      self->send_exit(c, caf::exit_reason::user_shutdown);
+    send_exits(self, clients);
     return out;
   };
-  // The first failure: a client's own error (names it and the step), or
-  // CAF's reason for a client that vanished.
-  auto from_error = [&](const caf::error& e, const std::string& who) {
-    auto text = describe(e);
-    if (e.category() != caf::atom("veil"))
-      text = who + ": " + text;
-    return failed(code_of(e), text);
+  auto from_error = [](const caf::error& e, const std::string& who) {
+    return actors::from_error<feverless_outcome>(e, who);
   };
 
   // 1. Identity keys, gathered and handed out with the roster.
@@ -553,15 +521,12 @@ feverless_outcome run_feverless_session(feverless_config cfg,
     self->send(c, messages::train_atom::value);
   std::size_t got = 0;
   auto wait_error = [&](caf::down_msg& dm) {
-    auto q = index_of(caf::actor_cast<caf::strong_actor_ptr>(dm.source));
-    auto who = q >= 0 ? names[static_cast<std::size_t>(q)] : "a client";
-    error = dm.reason ? from_error(dm.reason, who)
-                      : failed(errc::party_down, who + " ended early");
+    error = from_down<feverless_outcome>(dm, clients, names, "a client");
   };
   while (got < n && !error)
     self->receive(
         [&](fvl::trained& t) {
-          auto q = index_of(self->current_sender());
+          auto q = index_of(clients, self->current_sender());
           if (q >= 0 && !done[static_cast<std::size_t>(q)]) {
             done[static_cast<std::size_t>(q)] = std::move(t);
             ++got;
@@ -619,10 +584,11 @@ feverless_outcome run_feverless_session(feverless_config cfg,
   }
 
   // 4. Byte counts.
-  for (std::size_t c = 0; c < n && !error; ++c)
-    self->request(clients[c], cfg.timeout, messages::stats_atom::value)
-        .receive([&](session::byte_stats& b) { result.clients[c].bytes = b; },
-                 [&](caf::error& e) { error = from_error(e, names[c]); });
+  error = gather_bytes<feverless_outcome>(
+      self, clients, names, cfg.timeout,
+      [&](std::size_t c, session::byte_stats& b) {
+        result.clients[c].bytes = b;
+      });
   if (error)
     return finish(std::move(*error));
   feverless_outcome out;

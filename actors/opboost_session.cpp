@@ -4,7 +4,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <thread>
 #include <variant>
 
 #include <caf/actor_system.hpp>
@@ -16,9 +15,9 @@
 #include <caf/stateful_actor.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/local_system.hpp"
 #include "learners/input_error.hpp"
 #include "messages/opboost.hpp"
-#include "messages/register.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
 #include "protocols/crypto/random.hpp"
@@ -400,24 +399,8 @@ caf::behavior party_impl(party_actor* self,
   };
 }
 
-struct local_config : caf::actor_system_config {
-  explicit local_config(const local_options& o) {
-    messages::register_types(*this);
-    auto threads = o.threads > 0
-                       ? o.threads
-                       : static_cast<int>(
-                             std::max(1u, std::thread::hardware_concurrency()));
-    set("scheduler.max-threads", threads);
-    if (o.sharing)
-      set("scheduler.policy", caf::atom("sharing"));
-  }
-};
-
 opboost_outcome failed(errc code, std::string message) {
-  opboost_outcome out;
-  out.code = code;
-  out.error = std::move(message);
-  return out;
+  return actors::failed<opboost_outcome>(code, std::move(message));
 }
 
 } // namespace
@@ -457,25 +440,12 @@ opboost_outcome run_opboost_session(opboost_config cfg,
   caf::scoped_actor self{sys};
   for (auto& c : parties)
     self->monitor(c);
-  auto index_of = [&](const caf::strong_actor_ptr& p) -> std::int32_t {
-    if (!p)
-      return -1;
-    auto a = caf::actor_cast<caf::actor_addr>(p);
-    for (std::size_t c = 0; c < n; ++c)
-      if (parties[c].address() == a)
-        return static_cast<std::int32_t>(c);
-    return -1;
-  };
   auto finish = [&](opboost_outcome out) {
-    for (auto& c : parties)
-      self->send_exit(c, caf::exit_reason::user_shutdown);
+    send_exits(self, parties);
     return out;
   };
-  auto from_error = [&](const caf::error& e, const std::string& who) {
-    auto text = describe(e);
-    if (e.category() != caf::atom("veil"))
-      text = who + ": " + text;
-    return failed(code_of(e), text);
+  auto from_error = [](const caf::error& e, const std::string& who) {
+    return actors::from_error<opboost_outcome>(e, who);
   };
 
   // 1. The roster: every party learns its peers and sets up its role.
@@ -494,10 +464,7 @@ opboost_outcome run_opboost_session(opboost_config cfg,
   // split values and reports its model. A party that fails ends itself and
   // its peers (they monitor each other).
   auto wait_error = [&](caf::down_msg& dm) {
-    auto q = index_of(caf::actor_cast<caf::strong_actor_ptr>(dm.source));
-    auto who = q >= 0 ? names[static_cast<std::size_t>(q)] : "a party";
-    error = dm.reason ? from_error(dm.reason, who)
-                      : failed(errc::party_down, who + " ended early");
+    error = from_down<opboost_outcome>(dm, parties, names, "a party");
   };
   opboost_result result;
   auto t0 = clock_type::now();
@@ -507,7 +474,7 @@ opboost_outcome run_opboost_session(opboost_config cfg,
   while (!done && !error)
     self->receive(
         [&](opl::trained& t) {
-          if (index_of(self->current_sender()) == 0)
+          if (index_of(parties, self->current_sender()) == 0)
             done = std::move(t);
         },
         [&](caf::down_msg& dm) { wait_error(dm); });
@@ -547,12 +514,13 @@ opboost_outcome run_opboost_session(opboost_config cfg,
 
   // 4. Byte counts.
   result.parties.resize(n);
-  for (std::size_t c = 0; c < n && !error; ++c) {
+  for (std::size_t c = 0; c < n; ++c)
     result.parties[c].name = names[c];
-    self->request(parties[c], cfg.timeout, messages::stats_atom::value)
-        .receive([&](session::byte_stats& b) { result.parties[c].bytes = b; },
-                 [&](caf::error& e) { error = from_error(e, names[c]); });
-  }
+  error =
+      gather_bytes<opboost_outcome>(self, parties, names, cfg.timeout,
+                                    [&](std::size_t c, session::byte_stats& b) {
+                                      result.parties[c].bytes = b;
+                                    });
   if (error)
     return finish(std::move(*error));
   opboost_outcome out;

@@ -3,16 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
-#include <thread>
 
 #include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
-#include <caf/atom.hpp>
 
 #include "actors/coordinator.hpp"
+#include "actors/local_system.hpp"
 #include "actors/party.hpp"
 #include "learners/input_error.hpp"
-#include "messages/register.hpp"
 
 namespace veil::actors {
 
@@ -27,19 +24,6 @@ bool valid_name(const std::string& s) {
       return false;
   return true;
 }
-
-struct local_config : caf::actor_system_config {
-  explicit local_config(const local_options& o) {
-    messages::register_types(*this);
-    auto threads = o.threads > 0
-                       ? o.threads
-                       : static_cast<int>(
-                             std::max(1u, std::thread::hardware_concurrency()));
-    set("scheduler.max-threads", threads);
-    if (o.sharing)
-      set("scheduler.policy", caf::atom("sharing"));
-  }
-};
 
 } // namespace
 
@@ -100,10 +84,8 @@ session_outcome run_local_session(const session_config& cfg,
   try {
     validate(cfg);
   } catch (const input_error& e) {
-    session_outcome out;
-    out.code = protocols::session::errc::bad_input;
-    out.error = e.what();
-    return out;
+    return failed<session_outcome>(protocols::session::errc::bad_input,
+                                   e.what());
   }
   local_config sys_cfg(opts);
   caf::actor_system sys{sys_cfg};

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "actors/session.hpp"
 #include "learners/boost/booster.hpp"
@@ -91,6 +94,33 @@ int run_opboost_train(const train_options& opts);
 /// The built-in demo data: synthetic, split 80/20 into train and test.
 std::pair<learners::dataset, learners::dataset>
 builtin_data(const train_options& o, learners::objective_kind kind);
+
+/// The training and test rows of `veil train`: --data (and --test) or the
+/// built-in synthetic data, with the name the report gives them.
+struct train_data {
+  learners::dataset train, test;
+  std::string name;
+  bool have_test = true;
+};
+
+train_data load_train_data(const train_options& o,
+                           learners::objective_kind kind);
+
+/// The columns `cols` of `d`, with its labels if `labels`.
+learners::dataset select_columns(const learners::dataset& d,
+                                 const std::vector<std::size_t>& cols,
+                                 bool labels);
+
+/// The value of `--set key=v` as a finite number.
+double parse_number(const std::string& key, const std::string& v);
+
+/// "auc 0.91  logloss 0.3".
+std::string format_metrics(const std::map<std::string, double>& m);
+
+/// One party's byte counts for the report: sent, received and by message
+/// type (the sum of both directions, or each apart if `by_direction`).
+nlohmann::json party_bytes_json(const protocols::session::byte_stats& b,
+                                bool by_direction);
 
 struct predict_options {
   std::string model;

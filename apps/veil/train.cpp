@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -54,7 +55,44 @@ std::pair<dataset, dataset> builtin_data(const train_options& o,
   return {all.select_rows(head), all.select_rows(tail)};
 }
 
-namespace {
+train_data load_train_data(const train_options& o,
+                           learners::objective_kind kind) {
+  train_data d;
+  if (o.data.empty()) {
+    std::tie(d.train, d.test) = builtin_data(o, kind);
+    d.name = "synthetic:" + o.synthetic;
+  } else {
+    learners::read_options ro;
+    ro.label = o.label;
+    ro.id = o.id;
+    d.train = learners::read_table(o.data, ro);
+    d.name = o.data;
+    if (!o.test.empty())
+      d.test = learners::read_table(o.test, ro);
+    else
+      d.have_test = false;
+  }
+  return d;
+}
+
+dataset select_columns(const dataset& d, const std::vector<std::size_t>& cols,
+                       bool labels) {
+  auto part = d.select_columns(cols);
+  if (!labels)
+    part.labels().clear();
+  return part;
+}
+
+double parse_number(const std::string& key, const std::string& v) {
+  try {
+    std::size_t used = 0;
+    double x = std::stod(v, &used);
+    if (used == v.size() && std::isfinite(x))
+      return x;
+  } catch (const std::exception&) {
+  }
+  throw input_error("--set " + key + "=" + v + ": expected a number");
+}
 
 std::string format_metrics(const std::map<std::string, double>& m) {
   std::ostringstream s;
@@ -67,7 +105,18 @@ std::string format_metrics(const std::map<std::string, double>& m) {
   return s.str();
 }
 
-} // namespace
+json party_bytes_json(const protocols::session::byte_stats& b,
+                      bool by_direction) {
+  json by_type = json::object();
+  for (std::size_t k = 0; k < b.types.size(); ++k)
+    if (by_direction)
+      by_type[b.types[k]] = {{"sent", b.sent[k]}, {"received", b.received[k]}};
+    else
+      by_type[b.types[k]] = b.sent[k] + b.received[k];
+  return {{"sent", b.total_sent()},
+          {"received", b.total_received()},
+          {"by_type", by_type}};
+}
 
 int run_train(train_options o) {
   if (!o.config.empty())
@@ -95,23 +144,11 @@ int run_train(train_options o) {
                       ": centralized training has one party (use --protocol "
                       "plain for a federated session)");
 
-  dataset train_set, test_set;
-  std::string data_name;
-  bool have_test = true;
-  if (o.data.empty()) {
-    std::tie(train_set, test_set) = builtin_data(o, p.objective);
-    data_name = "synthetic:" + o.synthetic;
-  } else {
-    learners::read_options ro;
-    ro.label = o.label;
-    ro.id = o.id;
-    train_set = learners::read_table(o.data, ro);
-    data_name = o.data;
-    if (!o.test.empty())
-      test_set = learners::read_table(o.test, ro);
-    else
-      have_test = false;
-  }
+  auto data = load_train_data(o, p.objective);
+  auto& train_set = data.train;
+  auto& test_set = data.test;
+  const auto& data_name = data.name;
+  bool have_test = data.have_test;
   if (p.objective == learners::objective_kind::multi_softmax &&
       p.num_class == 0) {
     float top = 0;

@@ -28,23 +28,10 @@ namespace fv = protocols::feverless;
 
 namespace {
 
-double parse_number(const std::string& key, const std::string& v) {
-  try {
-    std::size_t used = 0;
-    double x = std::stod(v, &used);
-    if (used == v.size() && std::isfinite(x))
-      return x;
-  } catch (const std::exception&) {
-  }
-  throw input_error("--set " + key + "=" + v + ": expected a number");
-}
-
 dataset columns(const dataset& d, std::size_t lo, std::size_t hi) {
   std::vector<std::size_t> cols(hi - lo);
   std::iota(cols.begin(), cols.end(), lo);
-  auto part = d.select_columns(cols);
-  part.labels().clear();
-  return part;
+  return select_columns(d, cols, false);
 }
 
 void check_binary(const dataset& d, const std::string& what) {
@@ -178,24 +165,11 @@ int run_feverless_train(const train_options& o) {
   p.delta = o.delta > 0 ? o.delta : 1e-5;
   p.validate();
 
-  dataset train_set, test_set;
-  std::string data_name;
-  bool have_test = true;
-  if (o.data.empty()) {
-    std::tie(train_set, test_set) =
-        builtin_data(o, learners::objective_kind::binary_logistic);
-    data_name = "synthetic:" + o.synthetic;
-  } else {
-    learners::read_options ro;
-    ro.label = o.label;
-    ro.id = o.id;
-    train_set = learners::read_table(o.data, ro);
-    data_name = o.data;
-    if (!o.test.empty())
-      test_set = learners::read_table(o.test, ro);
-    else
-      have_test = false;
-  }
+  auto data = load_train_data(o, learners::objective_kind::binary_logistic);
+  auto& train_set = data.train;
+  auto& test_set = data.test;
+  const auto& data_name = data.name;
+  bool have_test = data.have_test;
   check_binary(train_set, data_name);
   if (have_test)
     check_binary(test_set, o.test.empty() ? "the test rows" : o.test);
@@ -252,18 +226,9 @@ int run_feverless_train(const train_options& o) {
   for (std::size_t c = 0; c < r.clients.size(); ++c) {
     const auto& b = r.clients[c].bytes;
     total_bytes += b.total_sent();
-    json by_type = json::object();
-    for (std::size_t k = 0; k < b.types.size(); ++k)
-      by_type[b.types[k]] = b.sent[k] + b.received[k];
-    per_party[r.clients[c].name] = {{"sent", b.total_sent()},
-                                    {"received", b.total_received()},
-                                    {"by_type", by_type}};
+    per_party[r.clients[c].name] = party_bytes_json(b, false);
     party_features[r.clients[c].name] = bounds[c + 1] - bounds[c];
   }
-  std::ostringstream ms;
-  ms << std::setprecision(6);
-  for (const auto& [k, v] : metrics)
-    ms << (ms.tellp() > 0 ? "  " : "") << k << " " << v;
   const auto& pr = r.privacy;
   std::cout << "trained " << r.model.trees.size() << " trees on " << rows
             << " rows x " << m << " features in " << std::fixed
@@ -271,7 +236,7 @@ int run_feverless_train(const train_options& o) {
             << ", " << n << " clients in this process, " << total_bytes
             << " bytes exchanged)\n"
             << std::defaultfloat << (have_test ? "test" : "train") << ": "
-            << ms.str() << "\n";
+            << format_metrics(metrics) << "\n";
   if (pr.protected_sums)
     std::cout << "privacy: per query (" << pr.query_epsilon << ", "
               << pr.query_delta << ")-DP; total over " << pr.record_queries

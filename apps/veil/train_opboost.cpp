@@ -32,25 +32,6 @@ namespace dp = protocols::dp;
 
 namespace {
 
-double parse_number(const std::string& key, const std::string& v) {
-  try {
-    std::size_t used = 0;
-    double x = std::stod(v, &used);
-    if (used == v.size() && std::isfinite(x))
-      return x;
-  } catch (const std::exception&) {
-  }
-  throw input_error("--set " + key + "=" + v + ": expected a number");
-}
-
-dataset columns(const dataset& d, const std::vector<std::size_t>& cols,
-                bool labels) {
-  auto part = d.select_columns(cols);
-  if (!labels)
-    part.labels().clear();
-  return part;
-}
-
 json cost_json(const dp::privacy_cost& c) {
   json j = {{"guarantee", dp::to_string(c.kind)},
             {"mechanism", c.mechanism},
@@ -187,23 +168,11 @@ int run_opboost_train(const train_options& o) {
   for (const auto& s : learner_settings)
     apply_setting(bp, s);
 
-  dataset train_set, test_set;
-  std::string data_name;
-  bool have_test = true;
-  if (o.data.empty()) {
-    std::tie(train_set, test_set) = builtin_data(o, bp.objective);
-    data_name = "synthetic:" + o.synthetic;
-  } else {
-    learners::read_options ro;
-    ro.label = o.label;
-    ro.id = o.id;
-    train_set = learners::read_table(o.data, ro);
-    data_name = o.data;
-    if (!o.test.empty())
-      test_set = learners::read_table(o.test, ro);
-    else
-      have_test = false;
-  }
+  auto data = load_train_data(o, bp.objective);
+  auto& train_set = data.train;
+  auto& test_set = data.test;
+  const auto& data_name = data.name;
+  bool have_test = data.have_test;
   if (!train_set.has_labels())
     throw input_error(data_name + ": no label column");
   if (bp.objective == learners::objective_kind::multi_softmax &&
@@ -259,8 +228,8 @@ int run_opboost_train(const train_options& o) {
   {
     actors::opboost_party_spec a;
     a.name = "party0";
-    a.features = columns(train_set, a_cols, true);
-    a.eval = columns(eval_set, eval_cols(a_cols), false);
+    a.features = select_columns(train_set, a_cols, true);
+    a.eval = select_columns(eval_set, eval_cols(a_cols), false);
     party_features[a.name] = a.features.feature_names();
     cfg.parties.push_back(std::move(a));
   }
@@ -277,10 +246,10 @@ int run_opboost_train(const train_options& o) {
             static_cast<std::ptrdiff_t>(rest.size() * (q + 1) / passives));
     actors::opboost_party_spec b;
     b.name = "party" + std::to_string(q + 1);
-    b.features = columns(train_set, mine, false);
+    b.features = select_columns(train_set, mine, false);
     for (std::size_t j = 0; j < b.features.features(); ++j)
       b.maps.push_back(op::fit_bounds(b.features.column(j)));
-    b.eval = columns(eval_set, eval_cols(mine), false);
+    b.eval = select_columns(eval_set, eval_cols(mine), false);
     party_features[b.name] = b.features.feature_names();
     cfg.parties.push_back(std::move(b));
   }
@@ -296,19 +265,9 @@ int run_opboost_train(const train_options& o) {
   std::uint64_t total_bytes = 0;
   json per_party = json::object();
   for (const auto& pr : r.parties) {
-    const auto& b = pr.bytes;
-    total_bytes += b.total_sent();
-    json by_type = json::object();
-    for (std::size_t k = 0; k < b.types.size(); ++k)
-      by_type[b.types[k]] = {{"sent", b.sent[k]}, {"received", b.received[k]}};
-    per_party[pr.name] = {{"sent", b.total_sent()},
-                          {"received", b.total_received()},
-                          {"by_type", by_type}};
+    total_bytes += pr.bytes.total_sent();
+    per_party[pr.name] = party_bytes_json(pr.bytes, true);
   }
-  std::ostringstream ms;
-  ms << std::setprecision(6);
-  for (const auto& [k, v] : metrics)
-    ms << (ms.tellp() > 0 ? "  " : "") << k << " " << v;
   auto rows = train_set.rows();
   std::cout << "trained " << r.model.trees.size() << " trees on " << rows
             << " rows x " << train_set.features() << " features in "
@@ -317,7 +276,7 @@ int run_opboost_train(const train_options& o) {
             << " parties in this process, " << total_bytes
             << " bytes exchanged)\n"
             << std::defaultfloat << (have_test ? "test" : "train")
-            << " (private prediction): " << ms.str() << "\n";
+            << " (private prediction): " << format_metrics(metrics) << "\n";
   std::cout << "privacy: " << op::to_string(p.mechanism.kind) << " per "
             << "Party B feature";
   for (auto kind :

@@ -292,13 +292,7 @@ int report_federated(const actors::session_outcome& out,
     json per_party = json::object();
     json party_features = json::object();
     for (std::size_t q = 0; q < r.bytes.size(); ++q) {
-      const auto& b = r.bytes[q];
-      json by_type = json::object();
-      for (std::size_t k = 0; k < b.types.size(); ++k)
-        by_type[b.types[k]] = b.sent[k] + b.received[k];
-      per_party[r.names[q]] = {{"sent", b.total_sent()},
-                               {"received", b.total_received()},
-                               {"by_type", by_type}};
+      per_party[r.names[q]] = party_bytes_json(r.bytes[q], false);
       party_features[r.names[q]] = r.features[q];
     }
     json report = {

@@ -25,58 +25,14 @@
 #include "messages/register.hpp"
 #include "messages/type_ids.hpp"
 #include "protocols/opboost/privacy.hpp"
+#include "tests/actors/round_trip.hpp"
 
 using namespace veil;
 namespace op = veil::protocols::opboost;
 
 namespace {
 
-struct op_config : caf::actor_system_config {
-  op_config() { messages::register_types(*this); }
-};
-
-struct op_fixture {
-  op_config cfg;
-  caf::actor_system sys{cfg};
-
-  template <class T>
-  std::vector<char> save(T& x) {
-    std::vector<char> buf;
-    caf::binary_serializer sink{sys, buf};
-    auto err = sink(x);
-    BOOST_REQUIRE(!err);
-    return buf;
-  }
-
-  /// Alone and inside a caf::message: the copy serializes to the same bytes.
-  template <class T>
-  T round_trip(T x) {
-    auto bytes = save(x);
-    T y;
-    {
-      caf::binary_deserializer source{sys, bytes};
-      BOOST_REQUIRE(!source(y));
-      BOOST_TEST(source.remaining() == 0u);
-    }
-    BOOST_TEST(save(y) == bytes);
-    auto msg = caf::make_message(x);
-    std::vector<char> buf;
-    {
-      caf::binary_serializer sink{sys, buf};
-      BOOST_REQUIRE(!sink(msg));
-    }
-    caf::message back;
-    {
-      caf::binary_deserializer source{sys, buf};
-      auto err = source(back);
-      BOOST_REQUIRE_MESSAGE(!err, sys.render(err));
-    }
-    BOOST_REQUIRE(back.match_elements<T>());
-    T z = back.get_as<T>(0);
-    BOOST_TEST(save(z) == bytes);
-    return z;
-  }
-};
+using op_fixture = veil::test::round_trip_fixture;
 
 learners::dataset pick_columns(const learners::dataset& d,
                                const std::vector<std::size_t>& cols,

@@ -4,43 +4,19 @@
 // exchanged, and a bad party count is a clear error.
 #include <boost/test/unit_test.hpp>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
+#include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
 
+using veil::test::contains;
+using veil::test::run_veil;
 using veil::test::temp_dir;
 
 namespace {
-
-struct run_result {
-  int status = -1;
-  std::string output;
-};
-
-/// Runs `veil ARGS` and captures stdout and stderr together.
-run_result run_veil(const std::string& args) {
-  std::string cmd = std::string(VEIL_BINARY_DIR) + "/veil " + args + " 2>&1";
-  run_result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  BOOST_REQUIRE(p);
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0)
-    r.output.append(buf.data(), n);
-  int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
 
 nlohmann::json read_json(const std::string& path) {
   nlohmann::json j;

@@ -3,36 +3,17 @@
 // and bytes; one client is a clear error.
 #include <boost/test/unit_test.hpp>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
+#include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
 
+using veil::test::contains;
+using veil::test::run_veil;
 using veil::test::temp_dir;
 
 namespace {
-
-struct fv_run {
-  int status = -1;
-  std::string output;
-};
-
-fv_run run_veil_fv(const std::string& args) {
-  std::string cmd = std::string(VEIL_BINARY_DIR) + "/veil " + args + " 2>&1";
-  fv_run r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  BOOST_REQUIRE(p);
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0)
-    r.output.append(buf.data(), n);
-  int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
 /// 300 rows, 6 features, a label that depends on two of them.
 std::string write_small_csv(const temp_dir& dir) {
@@ -63,8 +44,8 @@ BOOST_AUTO_TEST_CASE(feverless_cli_report) {
   temp_dir dir;
   auto data = write_small_csv(dir);
   auto report = dir.path("r.json");
-  auto r = run_veil_fv("train --protocol feverless --parties 3 --data " + data +
-                       " --trees 2 --depth 3 --report " + report);
+  auto r = run_veil("train --protocol feverless --parties 3 --data " + data +
+                    " --trees 2 --depth 3 --report " + report);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   BOOST_TEST(r.output.find("privacy: per query") != std::string::npos);
   nlohmann::json j;
@@ -93,10 +74,10 @@ BOOST_AUTO_TEST_CASE(feverless_cli_per_query_and_classical_warning) {
   temp_dir dir;
   auto data = write_small_csv(dir);
   auto report = dir.path("r.json");
-  auto r = run_veil_fv("train --protocol feverless --parties 2 --data " + data +
-                       " --trees 1 --depth 2 --set feverless.query_epsilon=2 "
-                       "--set feverless.calibration=classical --report " +
-                       report);
+  auto r = run_veil("train --protocol feverless --parties 2 --data " + data +
+                    " --trees 1 --depth 2 --set feverless.query_epsilon=2 "
+                    "--set feverless.calibration=classical --report " +
+                    report);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   nlohmann::json j;
   std::ifstream(report) >> j;
@@ -106,7 +87,7 @@ BOOST_AUTO_TEST_CASE(feverless_cli_per_query_and_classical_warning) {
 }
 
 BOOST_AUTO_TEST_CASE(feverless_cli_one_party_is_an_error) {
-  auto r = run_veil_fv("train --protocol feverless --parties 1");
+  auto r = run_veil("train --protocol feverless --parties 1");
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.output.find("--parties 1") != std::string::npos);
   BOOST_TEST(r.output.find("at least 2 clients") != std::string::npos);

@@ -3,36 +3,17 @@
 // record) and bytes by type; one party is a clear error.
 #include <boost/test/unit_test.hpp>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
+#include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
 
+using veil::test::contains;
+using veil::test::run_veil;
 using veil::test::temp_dir;
 
 namespace {
-
-struct op_run {
-  int status = -1;
-  std::string output;
-};
-
-op_run run_veil_op(const std::string& args) {
-  std::string cmd = std::string(VEIL_BINARY_DIR) + "/veil " + args + " 2>&1";
-  op_run r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  BOOST_REQUIRE(p);
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0)
-    r.output.append(buf.data(), n);
-  int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
 
 /// 300 rows, 6 numeric features and a categorical code, a label that
 /// depends on two numeric features and the code.
@@ -65,9 +46,9 @@ BOOST_AUTO_TEST_CASE(opboost_cli_report) {
   temp_dir dir;
   auto data = write_op_csv(dir);
   auto report = dir.path("r.json");
-  auto r = run_veil_op("train --protocol opboost --parties 3 --epsilon 1 "
-                       "--trees 5 --categorical kind --data " +
-                       data + " --report " + report);
+  auto r = run_veil("train --protocol opboost --parties 3 --epsilon 1 "
+                    "--trees 5 --categorical kind --data " +
+                    data + " --report " + report);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   BOOST_TEST(r.output.find("privacy: global-map") != std::string::npos);
   BOOST_TEST(r.output.find("taken from the data") != std::string::npos);
@@ -113,7 +94,7 @@ BOOST_AUTO_TEST_CASE(opboost_cli_adj_map_gbdt) {
   temp_dir dir;
   auto data = write_op_csv(dir);
   auto report = dir.path("r.json");
-  auto r = run_veil_op(
+  auto r = run_veil(
       "train --protocol opboost --parties 2 --epsilon 0.5 --trees 3 --data " +
       data + " --test " + data +
       " --set opboost.mechanism=adj-map --set opboost.theta=2 "
@@ -135,11 +116,11 @@ BOOST_AUTO_TEST_CASE(opboost_cli_adj_map_gbdt) {
 }
 
 BOOST_AUTO_TEST_CASE(opboost_cli_bad_settings) {
-  auto r = run_veil_op("train --protocol opboost --parties 1");
+  auto r = run_veil("train --protocol opboost --parties 1");
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.output.find("--parties 1") != std::string::npos);
   BOOST_TEST(r.output.find("at least 2 parties") != std::string::npos);
-  r = run_veil_op("train --protocol opboost --set opboost.mechanism=nope");
+  r = run_veil("train --protocol opboost --set opboost.mechanism=nope");
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.output.find("nope") != std::string::npos);
 }
