@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <caf/actor_system.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/alignment.hpp"
 #include "actors/errors.hpp"
+#include "actors/support.hpp"
 #include "learners/input_error.hpp"
 #include "messages/plain.hpp"
 #include "messages/session.hpp"
@@ -22,11 +22,7 @@ namespace {
 
 namespace session = protocols::session;
 using session::errc;
-using clock_type = std::chrono::steady_clock;
 using namespace std::chrono_literals;
-
-/// Row orders per party (empty = keep the rows as they are).
-using row_orders = std::vector<std::vector<std::uint32_t>>;
 
 struct coordinator_state {
   static inline const char* name = "veil.coordinator";
@@ -79,10 +75,6 @@ struct coordinator_state {
 
 using coordinator_pointer =
     coordinator_actor::stateful_pointer<coordinator_state>;
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
-}
 
 void shutdown(coordinator_pointer self, const caf::error& reason) {
   for (auto& p : self->state.parties)
@@ -158,59 +150,16 @@ std::vector<std::size_t> all_parties(coordinator_pointer self) {
   return v;
 }
 
-/// Checks the parties' rows line up and computes each party's row order:
-/// with ids, the active party's order (the id sets must be equal); without,
-/// by position (the row counts must be equal). Returns an error message.
+/// align_rows for this session's parties.
 std::string align_rows(coordinator_pointer self,
                        const std::vector<session::data_summary>& s,
                        const char* what, row_orders& orders) {
   auto& st = self->state;
-  orders.assign(s.size(), {});
-  const auto& ref = s[0];
-  bool ids = !st.cfg.parties[0].data.id_column.empty();
-  if (!ids) {
-    for (std::size_t p = 1; p < s.size(); ++p)
-      if (s[p].rows != ref.rows)
-        return st.name_of(p) + "'s " + what + " data has " +
-               std::to_string(s[p].rows) + " rows, " + st.name_of(0) +
-               "'s has " + std::to_string(ref.rows) +
-               " (no id column: rows are aligned by position)";
-    return {};
-  }
-  std::unordered_map<std::string_view, std::uint32_t> ref_index;
-  ref_index.reserve(ref.ids.size());
-  for (std::size_t i = 0; i < ref.ids.size(); ++i)
-    ref_index.emplace(ref.ids[i], static_cast<std::uint32_t>(i));
-  for (std::size_t p = 1; p < s.size(); ++p) {
-    const auto& ids_p = s[p].ids;
-    // Position in the active party's order of each of p's rows.
-    std::vector<std::uint32_t> pos(ids_p.size());
-    for (std::size_t r = 0; r < ids_p.size(); ++r) {
-      auto it = ref_index.find(ids_p[r]);
-      if (it == ref_index.end())
-        return st.name_of(p) + "'s " + what + " data has sample id \"" +
-               ids_p[r] + "\", which " + st.name_of(0) + "'s has not";
-      pos[r] = it->second;
-    }
-    if (ids_p.size() != ref.ids.size()) {
-      std::unordered_set<std::string_view> have(ids_p.begin(), ids_p.end());
-      for (const auto& id : ref.ids)
-        if (!have.contains(id))
-          return st.name_of(0) + "'s " + what + " data has sample id \"" + id +
-                 "\", which " + st.name_of(p) + "'s has not";
-    }
-    // Ids are unique on each side (the reader checks), so pos is a
-    // permutation: invert it.
-    std::vector<std::uint32_t> order(ids_p.size());
-    bool identity = true;
-    for (std::size_t r = 0; r < pos.size(); ++r) {
-      order[pos[r]] = static_cast<std::uint32_t>(r);
-      identity = identity && pos[r] == r;
-    }
-    if (!identity)
-      orders[p] = std::move(order);
-  }
-  return {};
+  std::vector<std::string> names;
+  for (const auto& p : st.cfg.parties)
+    names.push_back(p.name);
+  return actors::align_rows(names, s, !st.cfg.parties[0].data.id_column.empty(),
+                            what, orders);
 }
 
 /// Checks which parties hold labels and that test columns match training's.
@@ -243,10 +192,9 @@ void arm_ticks(coordinator_pointer self) {
   if (st.ticking)
     return;
   st.ticking = true;
-  auto period =
-      std::clamp<std::chrono::milliseconds>(st.cfg.timeout / 8, 10ms, 1000ms);
-  self->delayed_send(caf::actor_cast<coordinator_actor>(self), period,
-                     messages::tick_atom::value, std::uint64_t{0});
+  self->delayed_send(caf::actor_cast<coordinator_actor>(self),
+                     tick_period(st.cfg.timeout), messages::tick_atom::value,
+                     std::uint64_t{0});
 }
 
 void watch_active(coordinator_pointer self) {

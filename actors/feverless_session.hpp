@@ -6,9 +6,11 @@
 // has client 0 predict, and collects the models, privacy reports and byte
 // counts. CAF-free, like actors/session.hpp.
 //
-// [D] In-process only for now: the clients get their data at spawn time
-// and the identity keys are exchanged through the coordinator in this
-// process (no `veil node` spawning of FEVERLESS clients yet).
+// Two ways in: run_feverless_session gives every client its data at spawn
+// (one process); run_feverless_parties has each client load its own files,
+// in this process or on a `veil node` (actors/feverless_client.hpp has the
+// client actor and the driver both use). The identity keys are exchanged
+// through the coordinator.
 
 #include <chrono>
 #include <cstdint>
@@ -56,8 +58,17 @@ struct feverless_client_result {
 };
 
 struct feverless_result {
-  /// The public model (identical on every client; client 0's).
+  /// The public model (identical on every client; client 0's). Its splits
+  /// hold no feature and no threshold: those are in `clients[c].splits`.
   learners::model model;
+  /// Every client's feature names, by index (its split tables' features
+  /// are indices into them).
+  std::vector<std::vector<std::string>> features;
+  std::uint64_t rows = 0;
+  std::uint64_t test_rows = 0;
+  /// The labels of the evaluation rows, gathered from the clients that
+  /// loaded their data (empty for data given at spawn: the caller has them).
+  std::vector<float> labels;
   std::vector<feverless_client_result> clients;
   /// Client 0's privacy report (every client counts the same queries).
   protocols::feverless::privacy_report privacy;
@@ -73,6 +84,25 @@ struct feverless_outcome {
 
   bool ok() const { return result.has_value(); }
 };
+
+/// A FEVERLESS session whose clients load their own data: each party's
+/// file, id, feature and label columns (a row whose label cell is empty is
+/// another client's), test file, and where it runs.
+struct feverless_party_config {
+  protocols::feverless::params params;
+  std::vector<party_spec> parties;
+  std::chrono::milliseconds timeout{60000};
+};
+
+/// Runs it: local parties in this process, remote ones on their `veil
+/// node`s (over TLS when `tls` is enabled). The training labels never leave
+/// their clients; with test files, client 0 predicts the test rows and the
+/// clients' test labels are gathered for the metrics. Checks before
+/// training that the label counts add up to the row count (label counts
+/// are public in FEVERLESS) and that the rows line up. Never hangs.
+feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
+                                        const tls_files& tls,
+                                        const local_options& opts = {});
 
 /// Runs a FEVERLESS (or plain / LDP / AHE baseline, by params.protocol)
 /// session with every client in this process. Never throws for bad input:

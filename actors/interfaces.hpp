@@ -62,10 +62,13 @@ using coordinator_actor =
                      caf::reacts_to<messages::tick_atom, std::uint64_t>>;
 
 /// A party daemon (`veil node`): on request from a coordinator it spawns a
-/// party of the given name on its node and returns its handle (a
-/// party_actor, sent untyped). It monitors the requester and ends the
-/// parties it spawned for it when the requester goes away.
-using node_actor = caf::typed_actor<
-    caf::replies_to<messages::spawn_atom, std::string>::with<caf::actor>>;
+/// party of the given name and protocol kind ("plain": a party_actor,
+/// "feverless": a FEVERLESS client; see spawn_kind in actors/remote.hpp)
+/// on its node and returns its handle, sent untyped. An unknown kind is
+/// refused with an error. It monitors the requester and ends the parties
+/// it spawned for it when the requester goes away.
+using node_actor =
+    caf::typed_actor<caf::replies_to<messages::spawn_atom, std::string,
+                                     std::string>::with<caf::actor>>;
 
 } // namespace veil::actors

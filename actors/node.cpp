@@ -21,39 +21,59 @@
 
 #include "actors/coordinator.hpp"
 #include "actors/errors.hpp"
+#include "actors/feverless_client.hpp"
 #include "actors/party.hpp"
+#include "actors/remote.hpp"
 #include "learners/input_error.hpp"
 #include "messages/register.hpp"
 #include "messages/session.hpp"
 
 namespace veil::actors {
 
+net_config::net_config(int threads, const tls_files& tls) {
+  messages::register_types(*this);
+  load<caf::io::middleman>();
+  if (tls.enabled()) {
+    load<caf::openssl::manager>();
+    openssl_certificate = tls.certificate;
+    openssl_key = tls.key;
+    openssl_cafile = tls.ca;
+  }
+  auto n =
+      threads > 0
+          ? threads
+          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  set("scheduler.max-threads", n);
+  set("scheduler.policy", caf::atom("sharing"));
+}
+
 namespace {
+
+/// A kind of party a node can host: the name a spawn request gives and the
+/// function that spawns it. [D] OpBoost's parties join this list as
+/// {"opboost", ...} when they can run on a node.
+struct party_kind {
+  const char* name;
+  caf::actor (*spawn)(caf::actor_system&, std::string);
+};
+
+const std::vector<party_kind>& party_kinds() {
+  static const std::vector<party_kind> kinds = {
+      {"plain",
+       [](caf::actor_system& sys, std::string name) {
+         return caf::actor_cast<caf::actor>(spawn_party(sys, std::move(name)));
+       }},
+      {"feverless",
+       [](caf::actor_system& sys, std::string name) {
+         return spawn_feverless_client(sys, std::move(name));
+       }},
+  };
+  return kinds;
+}
 
 namespace session = protocols::session;
 using session::errc;
 using namespace std::chrono_literals;
-
-/// An actor system that talks to other nodes: Veil's types, the middleman
-/// and, with certificates, the OpenSSL manager (loaded after the
-/// middleman; with a CA, peers are verified and a wrong one is refused).
-struct net_config : caf::actor_system_config {
-  net_config(int threads, const tls_files& tls) {
-    messages::register_types(*this);
-    load<caf::io::middleman>();
-    if (tls.enabled()) {
-      load<caf::openssl::manager>();
-      openssl_certificate = tls.certificate;
-      openssl_key = tls.key;
-      openssl_cafile = tls.ca;
-    }
-    auto n = threads > 0 ? threads
-                         : static_cast<int>(std::max(
-                               1u, std::thread::hardware_concurrency()));
-    set("scheduler.max-threads", n);
-    set("scheduler.policy", caf::atom("sharing"));
-  }
-};
 
 struct node_state {
   static inline const char* name = "veil.node";
@@ -118,7 +138,8 @@ node_actor::behavior_type node_impl(node_pointer self, bool once) {
                                  sender_text(ptr->current_sender()));
       });
   return {
-      [=](messages::spawn_atom, std::string& name) -> caf::result<caf::actor> {
+      [=](messages::spawn_atom, std::string& name,
+          std::string& kind) -> caf::result<caf::actor> {
         auto& st = self->state;
         auto requester = self->current_sender();
         if (!requester)
@@ -129,14 +150,17 @@ node_actor::behavior_type node_impl(node_pointer self, bool once) {
           return session_error(errc::bad_request,
                                "node: started with --once, it has served "
                                "its session already");
-        auto party = spawn_party(self->system(), name);
-        auto handle = caf::actor_cast<caf::actor>(party);
+        auto party = spawn_kind(self->system(), kind, name);
+        if (!party)
+          return party.error();
+        auto handle = *party;
         self->monitor(handle);
         if (!st.sessions.contains(addr))
           self->monitor(requester);
         st.sessions[addr].push_back(handle);
         st.served = true;
-        std::cout << "party " << name << " started" << std::endl;
+        std::cout << "party " << name << " started (" << kind << ")"
+                  << std::endl;
         return handle;
       },
   };
@@ -188,6 +212,78 @@ int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+caf::expected<caf::actor>
+spawn_kind(caf::actor_system& sys, const std::string& kind, std::string name) {
+  std::string known;
+  for (const auto& k : party_kinds()) {
+    if (kind == k.name)
+      return k.spawn(sys, std::move(name));
+    known += (known.empty() ? "" : ", ") + std::string(k.name);
+  }
+  return session_error(errc::bad_request, "cannot start party " + name +
+                                              ": unknown protocol "
+                                              "kind \"" +
+                                              kind + "\" (this node hosts " +
+                                              known + " parties)");
+}
+
+std::optional<spawn_failure>
+spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
+              const std::vector<party_spec>& specs, const tls_files& tls,
+              std::chrono::milliseconds timeout, const std::string& kind,
+              std::vector<caf::actor>& out) {
+  auto fail = [&](errc code, std::string error) {
+    for (auto& p : out)
+      caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
+    out.clear();
+    return spawn_failure{code, std::move(error)};
+  };
+  std::map<std::string, node_actor> nodes;
+  for (const auto& p : specs) {
+    if (!p.is_remote()) {
+      auto a = spawn_kind(sys, kind, p.name);
+      if (!a)
+        return fail(code_of(a.error()), describe(a.error()));
+      out.push_back(*a);
+      continue;
+    }
+    auto [host, port] = split_address(p.host, p.port);
+    auto where = p.host + ":" + std::to_string(p.port);
+    auto it = nodes.find(where);
+    if (it == nodes.end()) {
+      auto node = tls.enabled()
+                      ? caf::openssl::remote_actor<node_actor>(sys, host, port)
+                      : sys.middleman().remote_actor<node_actor>(host, port);
+      if (!node) {
+        auto error = "cannot connect to party " + p.name + "'s node at " +
+                     where + (tls.enabled() ? " over TLS" : "") + ": " +
+                     sys.render(node.error());
+        if (tls.enabled())
+          error += " (the node's certificate must be signed by the "
+                   "[tls] ca, and it must trust this node's certificate; "
+                   "is it a `veil node` started with --tls-*?)";
+        else
+          error += " (is `veil node --listen " + where +
+                   "` running there, without TLS?)";
+        return fail(errc::party_down, std::move(error));
+      }
+      it = nodes.emplace(where, *node).first;
+    }
+    std::optional<spawn_failure> failure;
+    self->request(it->second, timeout, messages::spawn_atom::value, p.name,
+                  kind)
+        .receive([&](caf::actor& a) { out.push_back(std::move(a)); },
+                 [&](caf::error& e) {
+                   failure = fail(code_of(e), "the node at " + where +
+                                                  " did not start party " +
+                                                  p.name + ": " + describe(e));
+                 });
+    if (failure)
+      return failure;
+  }
+  return std::nullopt;
+}
+
 session_outcome run_distributed_session(const session_config& cfg,
                                         const tls_files& tls,
                                         const progress_fn& on_progress,
@@ -204,58 +300,16 @@ session_outcome run_distributed_session(const session_config& cfg,
   caf::actor_system sys{sys_cfg};
   // The requester the nodes monitor: it lives until the session ended.
   caf::scoped_actor self{sys};
-  std::vector<party_actor> parties;
-  auto stop_all = [&] {
-    for (auto& p : parties)
-      caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
-  };
-  std::map<std::string, node_actor> nodes;
-  for (const auto& p : cfg.parties) {
-    if (!p.is_remote()) {
-      parties.push_back(spawn_party(sys, p.name));
-      continue;
-    }
-    auto [host, port] = split_address(p.host, p.port);
-    auto where = p.host + ":" + std::to_string(p.port);
-    auto it = nodes.find(where);
-    if (it == nodes.end()) {
-      auto node = tls.enabled()
-                      ? caf::openssl::remote_actor<node_actor>(sys, host, port)
-                      : sys.middleman().remote_actor<node_actor>(host, port);
-      if (!node) {
-        stop_all();
-        out.code = errc::party_down;
-        out.error = "cannot connect to party " + p.name + "'s node at " +
-                    where + (tls.enabled() ? " over TLS" : "") + ": " +
-                    sys.render(node.error());
-        if (tls.enabled())
-          out.error += " (the node's certificate must be signed by the "
-                       "[tls] ca, and it must trust this node's certificate; "
-                       "is it a `veil node` started with --tls-*?)";
-        else
-          out.error += " (is `veil node --listen " + where +
-                       "` running there, without TLS?)";
-        return out;
-      }
-      it = nodes.emplace(where, *node).first;
-    }
-    bool ok = false;
-    self->request(it->second, cfg.timeout, messages::spawn_atom::value, p.name)
-        .receive(
-            [&](caf::actor& a) {
-              parties.push_back(caf::actor_cast<party_actor>(a));
-              ok = true;
-            },
-            [&](caf::error& e) {
-              out.code = code_of(e);
-              out.error = "the node at " + where + " did not start party " +
-                          p.name + ": " + describe(e);
-            });
-    if (!ok) {
-      stop_all();
-      return out;
-    }
+  std::vector<caf::actor> started;
+  if (auto f = spawn_parties(sys, self, cfg.parties, tls, cfg.timeout, "plain",
+                             started)) {
+    out.code = f->code;
+    out.error = std::move(f->error);
+    return out;
   }
+  std::vector<party_actor> parties;
+  for (auto& a : started)
+    parties.push_back(caf::actor_cast<party_actor>(a));
   return run_session(sys, parties, cfg, on_progress);
 }
 

@@ -12,7 +12,9 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/alignment.hpp"
 #include "actors/errors.hpp"
+#include "actors/support.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
@@ -28,7 +30,6 @@ namespace {
 namespace plain = protocols::plain;
 namespace session = protocols::session;
 using session::errc;
-using clock_type = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 /// What this party sent to a peer last, and whether the peer owes an answer
@@ -40,11 +41,6 @@ struct peer_watch {
   std::string step;
 
   bool owes() const { return sent_seq > recv_seq; }
-};
-
-struct byte_count {
-  std::uint64_t sent = 0;
-  std::uint64_t received = 0;
 };
 
 struct party_state {
@@ -91,24 +87,17 @@ struct party_state {
 
   // -- accounting
   // --------------------------------------------------------------
-  std::map<std::string, byte_count> bytes;
+  byte_counts bytes;
 
   /// The party id of the actor that sent the current message, or -1.
   std::int32_t peer_of(const caf::strong_actor_ptr& sender) const {
     if (!sender)
       return -1;
-    auto addr = caf::actor_cast<caf::actor_addr>(sender);
-    for (std::size_t i = 0; i < peer_addrs.size(); ++i)
-      if (peer_addrs[i] == addr && static_cast<std::int32_t>(i) != self_id)
-        return static_cast<std::int32_t>(i);
-    return -1;
+    return peer_index(caf::actor_cast<caf::actor_addr>(sender));
   }
 
   std::int32_t peer_index(const caf::actor_addr& addr) const {
-    for (std::size_t i = 0; i < peer_addrs.size(); ++i)
-      if (peer_addrs[i] == addr && static_cast<std::int32_t>(i) != self_id)
-        return static_cast<std::int32_t>(i);
-    return -1;
+    return peer_index_of(peer_addrs, addr, self_id);
   }
 
   bool busy() const { return training || predicting; }
@@ -116,27 +105,8 @@ struct party_state {
 
 using party_pointer = party_actor::stateful_pointer<party_state>;
 
-/// "histograms (tree 3, depth 2)": the message type and, where it has them,
-/// its tree and depth.
 std::string step_of(const plain::message& m) {
-  std::string s = plain::message_name(m);
-  std::visit(
-      [&](const auto& x) {
-        if constexpr (
-            requires { x.tree; } && requires { x.depth; })
-          s += " (tree " + std::to_string(x.tree) + ", depth " +
-               std::to_string(x.depth) + ")";
-        else if constexpr (requires { x.tree; })
-          s += " (tree " + std::to_string(x.tree) + ")";
-        else if constexpr (requires { x.depth; })
-          s += " (level " + std::to_string(x.depth) + ")";
-      },
-      m);
-  return s;
-}
-
-double seconds_since(clock_type::time_point t) {
-  return std::chrono::duration<double>(clock_type::now() - t).count();
+  return step_text(plain::message_name(m), m);
 }
 
 /// Ends this party: fails a pending request with `err` and quits with it,
@@ -161,10 +131,9 @@ void arm_ticks(party_pointer self) {
   if (st.ticking)
     return;
   st.ticking = true;
-  auto period =
-      std::clamp<std::chrono::milliseconds>(st.timeout / 8, 10ms, 1000ms);
-  self->delayed_send(caf::actor_cast<party_actor>(self), period,
-                     messages::tick_atom::value, st.tick_epoch);
+  self->delayed_send(caf::actor_cast<party_actor>(self),
+                     tick_period(st.timeout), messages::tick_atom::value,
+                     st.tick_epoch);
 }
 
 /// Sends the role's outgoing messages, counting their bytes and noting
@@ -361,15 +330,8 @@ caf::result<std::uint64_t> on_align(party_pointer self,
   if (!(r.test ? st.test_loaded : st.train_loaded))
     return session_error(errc::bad_request,
                          st.party_name + ": align before load");
-  std::vector<std::size_t> rows(r.rows.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (r.rows[i] >= d.rows())
-      return session_error(errc::bad_request, st.party_name + ": align: row " +
-                                                  std::to_string(r.rows[i]) +
-                                                  " out of range");
-    rows[i] = r.rows[i];
-  }
-  d = d.select_rows(rows);
+  if (auto msg = apply_order(d, r.rows); !msg.empty())
+    return session_error(errc::bad_request, st.party_name + ": " + msg);
   return static_cast<std::uint64_t>(d.rows());
 }
 
@@ -497,18 +459,6 @@ session::split_export on_splits(party_pointer self) {
   return e;
 }
 
-session::byte_stats on_stats(party_pointer self) {
-  auto& st = self->state;
-  session::byte_stats s;
-  s.party = st.party_name;
-  for (const auto& [type, n] : st.bytes) {
-    s.types.push_back(type);
-    s.sent.push_back(n.sent);
-    s.received.push_back(n.received);
-  }
-  return s;
-}
-
 party_actor::behavior_type party_impl(party_pointer self, std::string name) {
   self->state.party_name = std::move(name);
   self->set_down_handler([=](caf::down_msg& dm) {
@@ -580,7 +530,9 @@ party_actor::behavior_type party_impl(party_pointer self, std::string name) {
         return on_predict(self, r);
       },
       [=](messages::splits_atom) { return on_splits(self); },
-      [=](messages::stats_atom) { return on_stats(self); },
+      [=](messages::stats_atom) {
+        return byte_stats_of(self->state.party_name, self->state.bytes);
+      },
       [=](messages::tick_atom, std::uint64_t epoch) { on_tick(self, epoch); },
       [=](plain::setup& x) { on_wire(self, x); },
       [=](plain::setup_done& x) { on_wire(self, x); },

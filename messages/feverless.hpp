@@ -19,6 +19,8 @@
 #include "learners/boost/model.hpp"
 #include "messages/learners.hpp"
 #include "messages/raw_block.hpp"
+#include "messages/session.hpp"
+#include "protocols/feverless/params.hpp"
 #include "protocols/feverless/wire.hpp"
 
 namespace veil::messages {
@@ -55,12 +57,33 @@ struct identity_key {
 };
 
 /// The roster: this client's index, every client's name and identity key
-/// (32 bytes each, by index), the silence timeout. Sent with the peers.
+/// (32 bytes each, by index), the silence timeout and the session's
+/// parameters (identical for every client). Sent with the peers.
 struct roster {
   std::int32_t self = -1;
   std::vector<std::string> names;
   std::int64_t timeout_ms = 60000;
   std::vector<std::uint8_t> keys;
+  protocols::feverless::params params;
+};
+
+/// A client's reply to a load request: what a plain party says
+/// (session::data_summary; has_labels: some label cell is set) plus how many
+/// rows it holds the label of. Label counts are public in FEVERLESS (every
+/// key announcement carries them), so the coordinator may check that they
+/// add up to the row count before training starts.
+struct loaded {
+  protocols::session::data_summary data;
+  std::uint64_t labels = 0;
+};
+
+/// A client's labels of the evaluation rows (reply to labels_atom), in the
+/// session's row order: the rows whose label it holds and their labels.
+/// [D] The coordinator gathers them to compute the test metrics, so the
+/// test labels, and only they, reach the coordinator's process.
+struct eval_labels {
+  std::vector<std::uint32_t> rows;
+  std::vector<float> labels;
 };
 
 /// What a client reports when its training ended: the public model, the
@@ -99,7 +122,19 @@ typename Inspector::result_type inspect(Inspector& f, identity_key& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster& x) {
   return f(caf::meta::type_name("veil::messages::fvl::roster"), x.self, x.names,
-           x.timeout_ms, raw(x.keys));
+           x.timeout_ms, raw(x.keys), x.params);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, loaded& x) {
+  return f(caf::meta::type_name("veil::messages::fvl::loaded"), x.data,
+           x.labels);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eval_labels& x) {
+  return f(caf::meta::type_name("veil::messages::fvl::eval_labels"),
+           raw(x.rows), raw(x.labels));
 }
 
 template <class Inspector>
@@ -139,6 +174,18 @@ namespace veil::protocols::feverless {
 
 using veil::messages::exact;
 using veil::messages::raw;
+
+/// Every field but test_hooks (local to a process, never on the wire).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, params& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::params"),
+           x.protocol, x.session, x.trees, x.max_depth, exact(x.eta),
+           exact(x.lambda), exact(x.gamma), exact(x.split_threshold), x.buckets,
+           x.frac_bits, x.budget, exact(x.epsilon), exact(x.delta),
+           x.total_split, x.calib, exact(x.sensitivity_g),
+           exact(x.sensitivity_h), x.noise, x.selection, exact(x.portion),
+           x.election, x.paillier_bits);
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_announce& x) {

@@ -65,6 +65,8 @@ CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::identity_key))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::roster))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::trained))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::predicted))
+CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::loaded))
+CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::eval_labels))
 
 // -- OpBoost (protocols/opboost/wire.hpp) ------------------------------------
 
@@ -92,5 +94,6 @@ CAF_ADD_ATOM(veil, veil::messages, run_atom, "run")
 CAF_ADD_ATOM(veil, veil::messages, tick_atom, "tick")
 CAF_ADD_ATOM(veil, veil::messages, spawn_atom, "spawn")
 CAF_ADD_ATOM(veil, veil::messages, keys_atom, "keys")
+CAF_ADD_ATOM(veil, veil::messages, labels_atom, "labels")
 
 CAF_END_TYPE_ID_BLOCK(veil)

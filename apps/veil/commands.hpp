@@ -63,6 +63,26 @@ int report_federated(const actors::session_outcome& out,
                      const std::string& data_name, bool have_test,
                      const std::string& where);
 
+/// Writes a party's split table (each (tree, node) it owns: feature name,
+/// threshold, default direction) as JSON to MODEL_OUT.<party>, beside the
+/// model file that holds the public part.
+void write_split_table(const std::string& model_out,
+                       const protocols::session::split_export& e);
+
+struct session_config;
+
+/// The parties of a session file as the runtime takes them; `remote`: how
+/// many run on other nodes; `have_test`: whether every party has a test
+/// file.
+std::vector<actors::party_spec>
+party_specs(const session_config& c, std::size_t& remote, bool& have_test);
+
+/// `veil train --config` with protocol feverless, feverless-plain,
+/// feverless-ldp or feverless-ahe: each party loads its own file (labels
+/// spread by the parties' label columns), locally or on its node; the
+/// [protocol] parameters are the --set feverless.* names.
+int run_feverless_config(const session_config& c, const train_options& o);
+
 /// Options of `veil node`.
 struct node_command_options {
   std::string listen;

@@ -117,7 +117,9 @@ int main(int argc, char** argv) {
                     "Write the model (JSON). With --protocol plain: the "
                     "active party's part (structure, leaf values, its own "
                     "thresholds) to FILE and each passive party's split "
-                    "table to FILE.<party-name>");
+                    "table to FILE.<party-name>. With the feverless "
+                    "protocols: the public model (no thresholds) to FILE "
+                    "and every client's split table to FILE.<client-name>");
   train->add_option("--report", t.report, "Write a JSON report");
   train->add_option("--set", t.settings, settings_help());
   train
@@ -226,7 +228,9 @@ int main(int argc, char** argv) {
                              {"--lambda", "lambda"},
                              {"--max-bin", "max_bin"},
                              {"--threads", "threads"},
-                             {"--timeout", "timeout"}})
+                             {"--timeout", "timeout"},
+                             {"--epsilon", "epsilon"},
+                             {"--delta", "delta"}})
       if (train->count(flag) > 0)
         t.overrides.push_back(std::string(key) + "=" + last(flag));
     for (const auto& kv : t.settings)

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -19,9 +20,23 @@
 namespace veil::apps {
 
 const std::vector<protocol_info>& known_protocols() {
+  // FEVERLESS and its baselines: the names of `veil train --set` (and
+  // --epsilon/--delta, the total budget).
+  static const std::vector<std::string_view> feverless = {
+      "epsilon",
+      "delta",
+      "feverless.query_epsilon",
+      "feverless.calibration",
+      "feverless.election",
+      "feverless.buckets",
+      "paillier.bits"};
   static const std::vector<protocol_info> list = {
       {"plain", true, {}},
       {"centralized", false, {}},
+      {"feverless", true, feverless, true},
+      {"feverless-plain", true, feverless, true},
+      {"feverless-ldp", true, feverless, true},
+      {"feverless-ahe", true, feverless, true},
   };
   return list;
 }
@@ -258,9 +273,24 @@ std::vector<std::string> protocol_names() {
 /// table; null when absent or for an override); `context` prefixes the
 /// message ("--set protocol=x" for an override, empty in the file).
 void check_protocol(const session_config& c, const toml::value* at,
-                    const std::string& context) {
+                    const std::string& context,
+                    const std::vector<const toml::value*>& party_table = {}) {
+  // The value of `key` in the [protocol] table (a dotted key through its
+  // sub-tables), else the protocol's own value.
   auto in_table = [&](const std::string& key) {
-    return at && at->is_table() && at->contains(key) ? &at->at(key) : at;
+    const toml::value* v = at;
+    std::size_t from = 0;
+    while (v && v->is_table()) {
+      auto dot = key.find('.', from);
+      auto part = key.substr(from, dot == std::string::npos ? dot : dot - from);
+      if (!v->contains(part))
+        return at;
+      v = &v->at(part);
+      if (dot == std::string::npos)
+        return v;
+      from = dot + 1;
+    }
+    return at;
   };
   auto prefix = context.empty() ? context : context + ": ";
   auto info = find_protocol(c.protocol);
@@ -281,6 +311,39 @@ void check_protocol(const session_config& c, const toml::value* at,
              " is federated and needs at least 2 parties, the session has " +
              std::to_string(c.parties.size()) +
              " (protocol \"centralized\" trains on one party's data)");
+  // Who holds labels: exactly one party, or (spread labels) at least one.
+  const auto& ps = c.parties;
+  auto party_at = [&](std::size_t i) {
+    return i < party_table.size() ? party_table[i] : nullptr;
+  };
+  auto line = [&](std::size_t i) {
+    auto t = party_at(i);
+    return t ? " (line " + std::to_string(t->location().line()) + ")"
+             : std::string();
+  };
+  std::vector<std::size_t> labelled;
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    if (!ps[i].label.empty())
+      labelled.push_back(i);
+  if (labelled.empty())
+    fail(c.source, nullptr,
+         prefix + "no party has a label: " +
+             (info->spread_labels
+                  ? "at least one [[party]] must name its label column"
+                  : "exactly one [[party]] must name its label column") +
+             " (label = \"...\")");
+  if (labelled.size() > 1 && !info->spread_labels) {
+    std::vector<std::string> who;
+    for (auto i : labelled)
+      who.push_back(in_quotes(ps[i].name) + line(i) + " label " +
+                    in_quotes(ps[i].label));
+    fail(c.source, party_at(labelled[1]),
+         prefix + "parties " + join(who, " and ") +
+             " both have a label: exactly one party may hold the labels "
+             "with protocol " +
+             c.protocol +
+             " (the feverless protocols spread them over several parties)");
+  }
 }
 
 void check_timeout(const std::string& file, const toml::value* at,
@@ -401,14 +464,24 @@ void read_protocol(const reader& r, const toml::value& v, session_config& c) {
   r.expect(v, v.is_table(), "protocol",
            "a string (protocol = \"plain\") or a [protocol] table");
   bool named = false;
-  for (auto& [k, x] : in_file_order(v)) {
-    if (k == "name") {
-      c.protocol = r.text(*x, "[protocol] name");
-      named = true;
-    } else {
-      c.protocol_params[k] = r.setting_text(*x, "[protocol] " + k);
-    }
-  }
+  // A dotted key (paillier.bits = 2048) is a sub-table in TOML: flatten it.
+  std::function<void(const toml::value&, const std::string&)> add =
+      [&](const toml::value& t, const std::string& prefix) {
+        for (auto& [k, x] : in_file_order(t)) {
+          auto key = prefix + k;
+          if (key == "name") {
+            c.protocol = r.text(*x, "[protocol] name");
+            named = true;
+          } else if (x->is_table()) {
+            add(*x, key + ".");
+          } else {
+            c.protocol_params[key] = r.setting_text(*x, "[protocol] " + key);
+            c.protocol_param_lines[key] =
+                static_cast<int>(x->location().line());
+          }
+        }
+      };
+  add(v, "");
   if (!named)
     r.fail(&v, "[protocol] has no name (e.g. name = \"plain\")");
 }
@@ -490,22 +563,6 @@ void check_parties(const reader& r, const session_config& c,
                           " is used twice: by this party and by the one at"
                           " line " +
                           std::to_string(at[j]->location().line()));
-  std::vector<std::size_t> labelled;
-  for (std::size_t i = 0; i < ps.size(); ++i)
-    if (!ps[i].label.empty())
-      labelled.push_back(i);
-  if (labelled.empty())
-    r.fail(nullptr, "no party has a label: exactly one [[party]] must name "
-                    "its label column (label = \"...\")");
-  if (labelled.size() > 1) {
-    std::vector<std::string> who;
-    for (auto i : labelled)
-      who.push_back(in_quotes(ps[i].name) + line(i) + " label " +
-                    in_quotes(ps[i].label));
-    r.fail(at[labelled[1]],
-           "parties " + join(who, " and ") +
-               " both have a label: exactly one party may hold the labels");
-  }
   // An id column and a test file: on every party or on none.
   auto all_or_none = [&](auto field, const std::string& what,
                          const std::string& advice) {
@@ -641,7 +698,7 @@ session_config load_session(const std::string& path) {
   if (c.parties.empty())
     r.fail(&pv, "party = [] lists no party");
   check_parties(r, c, at);
-  check_protocol(c, protocol_at, "");
+  check_protocol(c, protocol_at, "", at);
 
   for (auto& p : c.parties) {
     p.data = resolve(path, p.data);
@@ -676,6 +733,16 @@ void apply_override(session_config& c, const std::string& key_equals_value) {
     check_protocol(copy, nullptr, context);
     c.protocol = value;
     return;
+  }
+  if (auto info = find_protocol(c.protocol)) {
+    const auto& ps = info->parameters;
+    if (std::find(ps.begin(), ps.end(), key) != ps.end()) {
+      if (value.empty())
+        throw input_error(context + ": the value is empty");
+      c.protocol_params[key] = value; // checked where the protocol reads it
+      c.protocol_param_lines.erase(key);
+      return;
+    }
   }
   auto keys = setting_keys();
   if (std::find(keys.begin(), keys.end(), key) == keys.end()) {

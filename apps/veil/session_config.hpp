@@ -30,7 +30,8 @@ struct party_config {
   std::string id;
   /// Feature columns; empty = every column except the id and the label.
   std::vector<std::string> features;
-  /// Label column; exactly one party of a session has one.
+  /// Label column; exactly one party of a session has one (with a
+  /// protocol that spreads the labels, any number of parties, at least one).
   std::string label;
   /// "local" (spawned in this process) or "HOST:PORT" of a `veil node`.
   std::string location = "local";
@@ -57,8 +58,12 @@ struct protocol_info {
   std::string_view name;
   /// Needs at least 2 parties (every protocol except "centralized").
   bool federated = true;
-  /// Keys its [protocol] table may hold besides `name`.
+  /// Keys its [protocol] table may hold besides `name` (a dotted key such
+  /// as paillier.bits may also be written as a sub-table).
   std::vector<std::string_view> parameters;
+  /// The labels may be spread over several parties (FEVERLESS): any number
+  /// of parties, at least one, name a label column. Otherwise exactly one.
+  bool spread_labels = false;
 };
 
 /// Every protocol a session may name: the one place to add a protocol.
@@ -71,6 +76,9 @@ struct session_config {
   /// The protocol's own parameters from the [protocol] table, as text
   /// (numbers in their shortest round-trip form, booleans as true/false).
   std::map<std::string, std::string> protocol_params;
+  /// The line of each of them in the file (none for an override), for
+  /// the messages of the protocol that reads them.
+  std::map<std::string, int> protocol_param_lines;
   std::vector<party_config> parties;
   /// From the [learner] table, with the names of `veil train --set`.
   /// num_class is 0 unless set: infer it from the labels (as `veil train`).
@@ -89,6 +97,7 @@ struct session_config {
 /// line (where there is one) and the key or party for: TOML syntax errors,
 /// unknown keys or tables, wrong value types, a party without name or data,
 /// duplicate party names, a bad name or location, no label or more than one,
+/// (more than one only where the protocol spreads the labels),
 /// an id column on some parties only, a test file on some parties only,
 /// a feature listed twice, a learner setting that --set refuses or that is
 /// out of range, an unknown protocol or protocol parameter, fewer than 2
@@ -98,8 +107,10 @@ struct session_config {
 session_config load_session(const std::string& path);
 
 /// Applies one command-line override after loading: any `--set` key
-/// (apply_setting), `timeout` (or `timeout_seconds`) in seconds, or
-/// `protocol`. Checks the result as load_session does; throws input_error.
+/// (apply_setting), `timeout` (or `timeout_seconds`) in seconds,
+/// `protocol`, or a parameter of the session's protocol (as in its
+/// [protocol] table: `feverless.buckets=8`, `epsilon=1`). Checks the result as
+/// load_session does; throws input_error.
 void apply_override(session_config& c, const std::string& key_equals_value);
 
 /// Checks that the data and test files of the local parties and the TLS

@@ -12,6 +12,30 @@
 
 namespace veil::apps {
 
+std::vector<actors::party_spec>
+party_specs(const session_config& c, std::size_t& remote, bool& have_test) {
+  std::vector<actors::party_spec> out;
+  remote = 0;
+  have_test = true;
+  for (const auto& q : c.parties) {
+    actors::party_spec s;
+    s.name = q.name;
+    s.data.path = q.data;
+    s.data.id_column = q.id;
+    s.data.label_column = q.label;
+    s.data.feature_columns = q.features;
+    s.test_path = q.test;
+    if (!q.is_local()) {
+      s.host = q.host;
+      s.port = q.port;
+      ++remote;
+    }
+    have_test = have_test && !q.test.empty();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 int run_config_train(const train_options& o) {
   if (!o.conflicting.empty()) {
     std::string flags;
@@ -25,10 +49,14 @@ int run_config_train(const train_options& o) {
   auto c = load_session(o.config);
   for (const auto& kv : o.overrides)
     apply_override(c, kv);
+  if (c.protocol.rfind("feverless", 0) == 0) {
+    check_local_files(c);
+    return run_feverless_config(c, o);
+  }
   if (c.protocol != "plain")
     throw input_error(c.source + ": protocol \"" + c.protocol +
-                      "\": veil train --config runs the plain protocol in "
-                      "this build");
+                      "\": veil train --config runs the plain and feverless "
+                      "protocols in this build");
   check_local_files(c);
 
   auto p = c.params;
@@ -49,22 +77,7 @@ int run_config_train(const train_options& o) {
       std::max<std::int64_t>(1, std::llround(c.timeout_seconds * 1000)));
   bool have_test = true;
   std::size_t remote = 0;
-  for (const auto& q : c.parties) {
-    actors::party_spec s;
-    s.name = q.name;
-    s.data.path = q.data;
-    s.data.id_column = q.id;
-    s.data.label_column = q.label;
-    s.data.feature_columns = q.features;
-    s.test_path = q.test;
-    if (!q.is_local()) {
-      s.host = q.host;
-      s.port = q.port;
-      ++remote;
-    }
-    have_test = have_test && !q.test.empty();
-    cfg.parties.push_back(std::move(s));
-  }
+  cfg.parties = party_specs(c, remote, have_test);
   cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
 
   bool progress = !o.quiet && ::isatty(STDERR_FILENO);

@@ -1,8 +1,10 @@
 // `veil train --protocol feverless` (and its baselines feverless-plain,
 // feverless-ldp, feverless-ahe): one table's columns split evenly in
 // contiguous blocks over N clients that run in this process as actors, the
-// labels spread uniformly at random over them (spec feverless §14.1); the
-// report adds the privacy guarantee (per query and the honest total).
+// labels spread uniformly at random over them (spec feverless §14.1); or,
+// with --config, each party's own file (labels spread by the parties' label
+// columns), locally or on its `veil node`. The report adds the privacy
+// guarantee (per query and the honest total).
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -14,6 +16,7 @@
 
 #include "actors/feverless_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
@@ -25,6 +28,7 @@ namespace veil::apps {
 using learners::dataset;
 using nlohmann::json;
 namespace fv = protocols::feverless;
+namespace session = protocols::session;
 
 namespace {
 
@@ -82,22 +86,232 @@ json privacy_json(const fv::params& p, const fv::privacy_report& r) {
   return j;
 }
 
+fv::mode parse_mode(const std::string& protocol) {
+  if (protocol == "feverless")
+    return fv::mode::feverless;
+  if (protocol == "feverless-plain")
+    return fv::mode::plain;
+  if (protocol == "feverless-ldp")
+    return fv::mode::ldp;
+  if (protocol == "feverless-ahe")
+    return fv::mode::ahe;
+  throw input_error("--protocol " + protocol +
+                    ": expected feverless, feverless-plain, feverless-ldp "
+                    "or feverless-ahe");
+}
+
+/// The FEVERLESS settings a session collects before they become params.
+struct feverless_settings {
+  std::optional<double> query_epsilon;
+  double epsilon = 0; ///< total budget; 0 = not given (2)
+  double delta = 0;   ///< 0 = not given (1e-5)
+};
+
+/// Applies one FEVERLESS setting (a --set key, or a [protocol] parameter
+/// of a session file); false if `key` is none. `context` names it in
+/// errors ("--set feverless.buckets=x", "session.toml: [protocol] ...").
+bool apply_feverless_setting(fv::params& p, feverless_settings& fs,
+                             const std::string& key, const std::string& value,
+                             const std::string& context) {
+  auto number = [&] {
+    try {
+      return parse_number(key, value);
+    } catch (const input_error&) {
+      throw input_error(context + ": expected a number");
+    }
+  };
+  auto integer = [&] {
+    double x = number();
+    if (x != std::floor(x) || std::abs(x) > 1e9)
+      throw input_error(context + ": expected an integer");
+    return static_cast<int>(x);
+  };
+  if (key == "feverless.query_epsilon") {
+    fs.query_epsilon = number();
+  } else if (key == "epsilon") {
+    fs.epsilon = number();
+  } else if (key == "delta") {
+    fs.delta = number();
+  } else if (key == "feverless.calibration") {
+    if (value == "analytic")
+      p.calib = fv::calibration::analytic;
+    else if (value == "classical")
+      p.calib = fv::calibration::classical;
+    else
+      throw input_error(context + ": expected analytic or classical");
+  } else if (key == "feverless.election") {
+    if (value == "per_query")
+      p.election = fv::election_scope::per_query;
+    else if (value == "per_batch")
+      p.election = fv::election_scope::per_batch;
+    else
+      throw input_error(context + ": expected per_query or per_batch");
+  } else if (key == "feverless.buckets") {
+    p.buckets = integer();
+  } else if (key == "paillier.bits") {
+    p.paillier_bits = integer();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/// The learner's settings and the budget into `p`; validates it.
+void finish_params(fv::params& p, const learners::booster_params& bp,
+                   const feverless_settings& fs, const std::string& context) {
+  if (bp.objective != learners::objective_kind::binary_logistic)
+    throw input_error(context + fv::to_string(p.protocol) +
+                      " trains binary:logistic only");
+  p.trees = bp.rounds;
+  p.max_depth = bp.tree.max_depth;
+  p.eta = bp.tree.eta;
+  p.lambda = bp.tree.lambda;
+  p.gamma = bp.tree.gamma;
+  if (fs.query_epsilon) {
+    if (fs.epsilon > 0)
+      throw input_error(context + "epsilon (a total budget) and "
+                                  "feverless.query_epsilon (per query): give "
+                                  "one");
+    p.budget = fv::budget_kind::per_query;
+    p.epsilon = *fs.query_epsilon;
+  } else {
+    p.budget = fv::budget_kind::total;
+    p.epsilon = fs.epsilon > 0 ? fs.epsilon : 2.0;
+  }
+  p.delta = fs.delta > 0 ? fs.delta : 1e-5;
+  try {
+    p.validate();
+  } catch (const input_error& e) {
+    throw input_error(context + e.what());
+  }
+}
+
+std::chrono::milliseconds timeout_of(double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds) || seconds > 86400)
+    throw input_error("--timeout " + std::to_string(seconds) +
+                      ": expected seconds in (0, 86400]");
+  return std::chrono::milliseconds(
+      std::max<std::int64_t>(1, std::llround(seconds * 1000)));
+}
+
+/// What the printing and the report say about the session's data.
+struct run_info {
+  std::string protocol;
+  std::string data_name;
+  /// "4 clients in this process", "4 clients, 2 on other nodes".
+  std::string where;
+  /// "test", "train", or empty: no metrics.
+  std::string metrics_on;
+  /// The labels of the evaluation rows (metrics_on non-empty).
+  const std::vector<float>* labels = nullptr;
+};
+
+/// Prints a FEVERLESS session's outcome and writes --model-out (the public
+/// model, and each client's split table beside it) and --report.
+int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
+                     const train_options& o, const run_info& info) {
+  if (!out.ok()) {
+    std::cerr << "veil: error: " << out.error << "\n";
+    return out.code == session::errc::bad_input ? 2 : 1;
+  }
+  const auto& r = *out.result;
+  std::map<std::string, double> metrics;
+  if (!info.metrics_on.empty()) {
+    auto obj = r.model.make_objective();
+    auto preds = obj.transform(r.margins, info.labels->size());
+    metrics = learners::evaluate(obj, *info.labels, preds);
+  }
+  std::size_t m = 0;
+  std::uint64_t total_bytes = 0;
+  json per_party = json::object();
+  json party_features = json::object();
+  json names = json::array();
+  for (std::size_t c = 0; c < r.clients.size(); ++c) {
+    const auto& b = r.clients[c].bytes;
+    total_bytes += b.total_sent();
+    per_party[r.clients[c].name] = party_bytes_json(b, false);
+    party_features[r.clients[c].name] = r.features[c].size();
+    names.push_back(r.clients[c].name);
+    m += r.features[c].size();
+  }
+  const auto& pr = r.privacy;
+  std::cout << "trained " << r.model.trees.size() << " trees on " << r.rows
+            << " rows x " << m << " features in " << std::fixed
+            << std::setprecision(3) << r.train_seconds << " s ("
+            << info.protocol << ", " << info.where << ", " << total_bytes
+            << " bytes exchanged)\n"
+            << std::defaultfloat;
+  if (info.metrics_on.empty())
+    std::cout << "no test files: no metrics (the training labels stay with "
+                 "their parties)\n";
+  else
+    std::cout << info.metrics_on << ": " << format_metrics(metrics) << "\n";
+  if (pr.protected_sums)
+    std::cout << "privacy: per query (" << pr.query_epsilon << ", "
+              << pr.query_delta << ")-DP; total over " << pr.record_queries
+              << " queries per record: (" << pr.zcdp_epsilon << ", "
+              << pr.zcdp_delta << ") by zCDP, (" << pr.basic_epsilon << ", "
+              << pr.basic_delta << ") by basic composition\n";
+  else
+    std::cout << "privacy: none (" << fv::to_string(p.protocol)
+              << (p.noise ? "" : ", noise off") << ")\n";
+  if (!pr.warning.empty())
+    std::cerr << "veil: warning: " << pr.warning << "\n";
+
+  if (!o.model_out.empty()) {
+    // The public model holds no feature and no threshold of any split
+    // (spec §8.4): each client's are in its own table.
+    learners::save_model(r.model, o.model_out);
+    for (std::size_t c = 0; c < r.clients.size(); ++c) {
+      session::split_export e;
+      e.party = r.clients[c].name;
+      for (const auto& [key, s] : r.clients[c].splits)
+        e.splits.push_back(
+            {key.first, key.second,
+             r.features[c].at(static_cast<std::size_t>(s.feature)), s.threshold,
+             false});
+      write_split_table(o.model_out, e);
+    }
+  }
+  if (!o.report.empty()) {
+    json report = {
+        {"veil_version", "0.1.0"},
+        {"protocol", info.protocol},
+        {"data", info.data_name},
+        {"objective", "binary:logistic"},
+        {"rows", r.rows},
+        {"test_rows", info.metrics_on == "test" ? r.test_rows : 0},
+        {"features", m},
+        {"parties", r.clients.size()},
+        {"party_names", names},
+        {"party_features", party_features},
+        {"trees", r.model.trees.size()},
+        {"params",
+         {{"max_depth", p.max_depth},
+          {"eta", p.eta},
+          {"lambda", p.lambda},
+          {"gamma", p.gamma},
+          {"buckets", p.buckets},
+          {"election", fv::to_string(p.election)},
+          {"paillier_bits", p.paillier_bits}}},
+        {"metrics", metrics},
+        {"metrics_on", info.metrics_on.empty() ? "none" : info.metrics_on},
+        {"train_seconds", r.train_seconds},
+        {"predict_seconds", r.predict_seconds},
+        {"timeout_seconds", o.timeout},
+        {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
+        {"privacy", privacy_json(p, pr)},
+        {"history", json::array()}};
+    learners::write_file_atomically(o.report, report.dump(2) + "\n");
+  }
+  return 0;
+}
+
 } // namespace
 
 int run_feverless_train(const train_options& o) {
   fv::params p;
-  if (o.protocol == "feverless")
-    p.protocol = fv::mode::feverless;
-  else if (o.protocol == "feverless-plain")
-    p.protocol = fv::mode::plain;
-  else if (o.protocol == "feverless-ldp")
-    p.protocol = fv::mode::ldp;
-  else if (o.protocol == "feverless-ahe")
-    p.protocol = fv::mode::ahe;
-  else
-    throw input_error("--protocol " + o.protocol +
-                      ": expected feverless, feverless-plain, feverless-ldp "
-                      "or feverless-ahe");
+  p.protocol = parse_mode(o.protocol);
   int n = o.parties == 0 ? 4 : o.parties;
   if (n < 2)
     throw input_error(
@@ -111,59 +325,23 @@ int run_feverless_train(const train_options& o) {
   if (o.params.objective != learners::objective_kind::binary_logistic)
     throw input_error("--protocol " + o.protocol +
                       " trains binary:logistic only");
-  if (!(o.timeout > 0) || !std::isfinite(o.timeout) || o.timeout > 86400)
-    throw input_error("--timeout " + std::to_string(o.timeout) +
-                      ": expected seconds in (0, 86400]");
+  auto timeout = timeout_of(o.timeout);
 
   // Learner settings: the flags, then --set (learner keys as for plain).
   auto bp = o.params;
-  std::optional<double> query_epsilon;
+  feverless_settings fs;
+  fs.epsilon = o.epsilon;
+  fs.delta = o.delta;
   for (const auto& s : o.settings) {
     auto eq = s.find('=');
     auto key = s.substr(0, eq);
     auto value = eq == std::string::npos ? std::string() : s.substr(eq + 1);
-    if (key == "feverless.query_epsilon") {
-      query_epsilon = parse_number(key, value);
-    } else if (key == "feverless.calibration") {
-      if (value == "analytic")
-        p.calib = fv::calibration::analytic;
-      else if (value == "classical")
-        p.calib = fv::calibration::classical;
-      else
-        throw input_error("--set " + s + ": expected analytic or classical");
-    } else if (key == "feverless.election") {
-      if (value == "per_query")
-        p.election = fv::election_scope::per_query;
-      else if (value == "per_batch")
-        p.election = fv::election_scope::per_batch;
-      else
-        throw input_error("--set " + s + ": expected per_query or per_batch");
-    } else if (key == "feverless.buckets") {
-      p.buckets = static_cast<int>(parse_number(key, value));
-    } else if (key == "paillier.bits") {
-      p.paillier_bits = static_cast<int>(parse_number(key, value));
-    } else {
+    if (key == "epsilon" || key == "delta" ||
+        !apply_feverless_setting(p, fs, key, value, "--set " + s))
       apply_setting(bp, s);
-    }
   }
-  p.trees = bp.rounds;
-  p.max_depth = bp.tree.max_depth;
-  p.eta = bp.tree.eta;
-  p.lambda = bp.tree.lambda;
-  p.gamma = bp.tree.gamma;
   p.session = o.seed;
-  if (query_epsilon) {
-    if (o.epsilon > 0)
-      throw input_error("--epsilon (a total budget) and --set "
-                        "feverless.query_epsilon (per query): give one");
-    p.budget = fv::budget_kind::per_query;
-    p.epsilon = *query_epsilon;
-  } else {
-    p.budget = fv::budget_kind::total;
-    p.epsilon = o.epsilon > 0 ? o.epsilon : 2.0;
-  }
-  p.delta = o.delta > 0 ? o.delta : 1e-5;
-  p.validate();
+  finish_params(p, bp, fs, "");
 
   auto data = load_train_data(o, learners::objective_kind::binary_logistic);
   auto& train_set = data.train;
@@ -197,8 +375,7 @@ int run_feverless_train(const train_options& o) {
 
   actors::feverless_config cfg;
   cfg.params = p;
-  cfg.timeout = std::chrono::milliseconds(
-      std::max<std::int64_t>(1, std::llround(o.timeout * 1000)));
+  cfg.timeout = timeout;
   for (int c = 0; c < n; ++c) {
     actors::feverless_client_spec s;
     s.name = "client" + std::to_string(c);
@@ -212,76 +389,51 @@ int run_feverless_train(const train_options& o) {
     cfg.clients.push_back(std::move(s));
   }
   auto out = actors::run_feverless_session(std::move(cfg));
-  if (!out.ok()) {
-    std::cerr << "veil: error: " << out.error << "\n";
-    return out.code == protocols::session::errc::bad_input ? 2 : 1;
-  }
-  const auto& r = *out.result;
-  auto obj = r.model.make_objective();
-  auto preds = obj.transform(r.margins, eval_set.rows());
-  auto metrics = learners::evaluate(obj, eval_set.labels(), preds);
-  std::uint64_t total_bytes = 0;
-  json per_party = json::object();
-  json party_features = json::object();
-  for (std::size_t c = 0; c < r.clients.size(); ++c) {
-    const auto& b = r.clients[c].bytes;
-    total_bytes += b.total_sent();
-    per_party[r.clients[c].name] = party_bytes_json(b, false);
-    party_features[r.clients[c].name] = bounds[c + 1] - bounds[c];
-  }
-  const auto& pr = r.privacy;
-  std::cout << "trained " << r.model.trees.size() << " trees on " << rows
-            << " rows x " << m << " features in " << std::fixed
-            << std::setprecision(3) << r.train_seconds << " s (" << o.protocol
-            << ", " << n << " clients in this process, " << total_bytes
-            << " bytes exchanged)\n"
-            << std::defaultfloat << (have_test ? "test" : "train") << ": "
-            << format_metrics(metrics) << "\n";
-  if (pr.protected_sums)
-    std::cout << "privacy: per query (" << pr.query_epsilon << ", "
-              << pr.query_delta << ")-DP; total over " << pr.record_queries
-              << " queries per record: (" << pr.zcdp_epsilon << ", "
-              << pr.zcdp_delta << ") by zCDP, (" << pr.basic_epsilon << ", "
-              << pr.basic_delta << ") by basic composition\n";
-  else
-    std::cout << "privacy: none (" << fv::to_string(p.protocol)
-              << (p.noise ? "" : ", noise off") << ")\n";
-  if (!pr.warning.empty())
-    std::cerr << "veil: warning: " << pr.warning << "\n";
+  run_info info{o.protocol, data_name,
+                std::to_string(n) + " clients in this process",
+                have_test ? "test" : "train", &eval_set.labels()};
+  return report_feverless(out, p, o, info);
+}
 
-  if (!o.model_out.empty())
-    learners::save_model(r.model, o.model_out);
-  if (!o.report.empty()) {
-    json report = {
-        {"veil_version", "0.1.0"},
-        {"protocol", o.protocol},
-        {"data", data_name},
-        {"objective", "binary:logistic"},
-        {"rows", rows},
-        {"test_rows", have_test ? test_set.rows() : 0},
-        {"features", m},
-        {"parties", n},
-        {"party_features", party_features},
-        {"trees", r.model.trees.size()},
-        {"params",
-         {{"max_depth", p.max_depth},
-          {"eta", p.eta},
-          {"lambda", p.lambda},
-          {"gamma", p.gamma},
-          {"buckets", p.buckets},
-          {"election", fv::to_string(p.election)},
-          {"paillier_bits", p.paillier_bits}}},
-        {"metrics", metrics},
-        {"metrics_on", have_test ? "test" : "train"},
-        {"train_seconds", r.train_seconds},
-        {"predict_seconds", r.predict_seconds},
-        {"timeout_seconds", o.timeout},
-        {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
-        {"privacy", privacy_json(p, pr)},
-        {"history", json::array()}};
-    learners::write_file_atomically(o.report, report.dump(2) + "\n");
+int run_feverless_config(const session_config& c, const train_options& o) {
+  auto context = c.source + ": ";
+  fv::params p;
+  p.protocol = parse_mode(c.protocol);
+  feverless_settings fs;
+  for (const auto& [key, value] : c.protocol_params) {
+    auto line = c.protocol_param_lines.find(key);
+    auto where = line == c.protocol_param_lines.end()
+                     ? c.source + ": --set " + key + "=" + value
+                     : c.source + ":" + std::to_string(line->second) +
+                           ": [protocol] " + key + " = " + value;
+    if (!apply_feverless_setting(p, fs, key, value, where))
+      throw input_error(where + ": not a FEVERLESS parameter");
   }
-  return 0;
+  // A fresh session id: it is signed into every key announcement.
+  p.session = std::random_device{}();
+  p.session = (p.session << 32) ^ std::random_device{}();
+  finish_params(p, c.params, fs, context);
+
+  actors::feverless_party_config cfg;
+  cfg.params = p;
+  cfg.timeout = timeout_of(c.timeout_seconds);
+  bool have_test = true;
+  std::size_t remote = 0;
+  cfg.parties = party_specs(c, remote, have_test);
+  actors::tls_files tls{c.tls.certificate, c.tls.key, c.tls.ca};
+  auto out = actors::run_feverless_parties(cfg, tls);
+  if (!out.ok() && out.error.find(c.source) == std::string::npos)
+    out.error = context + out.error;
+  auto n = std::to_string(c.parties.size());
+  run_info info{
+      c.protocol, c.source,
+      remote == 0 ? n + " clients in this process"
+                  : n + " clients, " + std::to_string(remote) +
+                        " on other nodes" + (tls.enabled() ? " over TLS" : ""),
+      have_test ? "test" : "", out.ok() ? &out.result->labels : nullptr};
+  auto opts = o;
+  opts.timeout = c.timeout_seconds;
+  return report_feverless(out, p, opts, info);
 }
 
 } // namespace veil::apps

@@ -143,22 +143,6 @@ std::string format_metrics(const std::vector<std::string>& names,
   return s.str();
 }
 
-/// A passive party's split table: for each (tree, node) it owns, the
-/// feature name, threshold and default direction.
-json split_table_json(const session::split_export& e) {
-  json splits = json::array();
-  for (const auto& s : e.splits)
-    splits.push_back({{"tree", s.tree},
-                      {"node", s.node},
-                      {"feature", s.feature},
-                      {"threshold", s.threshold},
-                      {"default_left", s.default_left}});
-  return {{"format", "veil-split-table"},
-          {"version", 1},
-          {"party", e.party},
-          {"splits", splits}};
-}
-
 } // namespace
 
 int run_plain_train(const train_options& o) {
@@ -252,6 +236,23 @@ int run_plain_train(const train_options& o) {
                           std::to_string(n) + " parties in this process");
 }
 
+void write_split_table(const std::string& model_out,
+                       const session::split_export& e) {
+  json splits = json::array();
+  for (const auto& s : e.splits)
+    splits.push_back({{"tree", s.tree},
+                      {"node", s.node},
+                      {"feature", s.feature},
+                      {"threshold", s.threshold},
+                      {"default_left", s.default_left}});
+  json table = {{"format", "veil-split-table"},
+                {"version", 1},
+                {"party", e.party},
+                {"splits", splits}};
+  learners::write_file_atomically(model_out + "." + e.party,
+                                  table.dump(2) + "\n");
+}
+
 int report_federated(const actors::session_outcome& out,
                      const learners::booster_params& p, const train_options& o,
                      const std::string& data_name, bool have_test,
@@ -281,9 +282,7 @@ int report_federated(const actors::session_outcome& out,
   if (!o.model_out.empty()) {
     learners::save_model(r.model, o.model_out);
     for (std::size_t q = 1; q < r.splits.size(); ++q)
-      learners::write_file_atomically(o.model_out + "." + r.names[q],
-                                      split_table_json(r.splits[q]).dump(2) +
-                                          "\n");
+      write_split_table(o.model_out, r.splits[q]);
   }
   if (!o.report.empty()) {
     json metrics = json::object();

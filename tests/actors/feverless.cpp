@@ -123,11 +123,51 @@ BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
 BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   veil::messages::fvl::identity_key k{bytes_from<32>(5)};
   BOOST_TEST(round_trip(k).key == k.key);
+  // The params cross the wire with the roster: every field but test_hooks.
+  fv::params ps;
+  ps.protocol = fv::mode::ahe;
+  ps.session = 0xFEED'BEEF'0000'0001ull;
+  ps.trees = 7;
+  ps.max_depth = 5;
+  ps.eta = 0.1;
+  ps.lambda = 2.5;
+  ps.gamma = 0.25;
+  ps.split_threshold = -1.5;
+  ps.buckets = 16;
+  ps.frac_bits = 40;
+  ps.budget = fv::budget_kind::total;
+  ps.epsilon = 0.7;
+  ps.delta = 1e-7;
+  ps.total_split = fv::composition::basic;
+  ps.calib = fv::calibration::classical;
+  ps.sensitivity_g = 0.5;
+  ps.sensitivity_h = 0.125;
+  ps.noise = false;
+  ps.selection = fv::noise_selection::portion;
+  ps.portion = 0.75;
+  ps.election = fv::election_scope::per_batch;
+  ps.paillier_bits = 2048;
+  ps.test_hooks = true;
   veil::messages::fvl::roster r{
-      2, {"a", "b", "c"}, 1500, std::vector<std::uint8_t>(96, 3)};
+      2, {"a", "b", "c"}, 1500, std::vector<std::uint8_t>(96, 3), ps};
   auto r2 = round_trip(r);
   BOOST_TEST(r2.keys == r.keys);
   BOOST_TEST(r2.names == r.names);
+  BOOST_TEST(!r2.params.test_hooks); // local to a process
+  r2.params.test_hooks = true;
+  BOOST_TEST((r2.params.digest() == ps.digest()));
+  BOOST_TEST(r2.params.paillier_bits == 2048);
+  BOOST_TEST((r2.params.election == fv::election_scope::per_batch));
+  BOOST_TEST(r2.params.split_threshold == -1.5);
+  veil::messages::fvl::loaded l{{5, {"x", "y"}, true, {"a", "b"}}, 3};
+  auto l2 = round_trip(l);
+  BOOST_TEST(l2.labels == 3u);
+  BOOST_TEST(l2.data.ids == l.data.ids);
+  BOOST_TEST(l2.data.feature_names == l.data.feature_names);
+  veil::messages::fvl::eval_labels e{{0, 4}, {1.0f, 0.0f}};
+  auto e2 = round_trip(e);
+  BOOST_TEST(e2.rows == e.rows);
+  BOOST_TEST(e2.labels == e.labels);
   veil::messages::fvl::trained t;
   t.query_epsilon = 0.25;
   t.zcdp_epsilon = 1.5;

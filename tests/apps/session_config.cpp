@@ -610,4 +610,70 @@ BOOST_AUTO_TEST_CASE(the_documented_example_parses) {
   BOOST_TEST(c.tls.enabled());
 }
 
+BOOST_AUTO_TEST_CASE(feverless_spreads_labels_and_takes_its_parameters) {
+  auto text = edit(edit(two_parties, "protocol = \"plain\"",
+                        "[protocol]\nname = \"feverless\"\nepsilon = 1.5\n"
+                        "delta = 1e-6\npaillier.bits = 2048\n\n"
+                        "[protocol.feverless]\nbuckets = 8\n"
+                        "election = \"per_batch\""),
+                   "data = \"shop.csv\"", "data = \"shop.csv\"\nlabel = \"y\"");
+  session_file f(text);
+  auto c = load_session(f.path);
+  BOOST_TEST(c.protocol == "feverless");
+  BOOST_TEST(c.parties[0].label == "y");
+  BOOST_TEST(c.parties[1].label == "y");
+  BOOST_TEST(c.protocol_params.at("epsilon") == "1.5");
+  BOOST_TEST(c.protocol_params.at("delta") == "1e-06");
+  BOOST_TEST(c.protocol_params.at("feverless.buckets") == "8");
+  BOOST_TEST(c.protocol_params.at("paillier.bits") == "2048");
+  BOOST_TEST(c.protocol_params.at("feverless.election") == "per_batch");
+  // A parameter of the protocol on the command line; others are refused.
+  apply_override(c, "feverless.buckets=5");
+  apply_override(c, "epsilon=3");
+  BOOST_TEST(c.protocol_params.at("feverless.buckets") == "5");
+  BOOST_TEST(c.protocol_params.at("epsilon") == "3");
+  auto msg = error_of([&] { apply_override(c, "feverless.bukets=5"); });
+  BOOST_TEST(contains(msg, "unknown setting \"feverless.bukets\""), msg);
+  // Back to plain: it has none of these parameters, and only one party
+  // may hold labels.
+  msg = error_of([&] { apply_override(c, "protocol=plain"); });
+  BOOST_TEST(contains(msg, "--set protocol=plain"), msg);
+  BOOST_TEST(contains(msg, "protocol plain has no parameter"), msg);
+  auto no_params = c;
+  no_params.protocol_params.clear();
+  msg = error_of([&] { apply_override(no_params, "protocol=plain"); });
+  BOOST_TEST(contains(msg, "--set protocol=plain"), msg);
+  BOOST_TEST(contains(msg, "both have a label"), msg);
+  BOOST_TEST(c.protocol == "feverless");
+  for (auto name : {"feverless-plain", "feverless-ldp", "feverless-ahe"}) {
+    apply_override(c, std::string("protocol=") + name);
+    BOOST_TEST(c.protocol == name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(feverless_parameter_typos_and_label_rules) {
+  auto msg = error_with("protocol = \"plain\"",
+                        "[protocol]\nname = \"feverless\"\n"
+                        "feverless.bukets = 8",
+                        "feverless.bukets");
+  BOOST_TEST(contains(msg, "protocol feverless has no parameter "
+                           "\"feverless.bukets\""),
+             msg);
+  BOOST_TEST(contains(msg, "feverless.buckets"), msg);
+  // With a protocol that spreads labels, still at least one label holder.
+  msg = error_with("protocol = \"plain\"\n\n[learner]\ntrees = 10\n\n"
+                   "[[party]]\nname = \"bank\"\ndata = \"bank.csv\"\n"
+                   "label = \"y\"",
+                   "protocol = \"feverless\"\n\n[learner]\ntrees = 10\n\n"
+                   "[[party]]\nname = \"bank\"\ndata = \"bank.csv\"");
+  BOOST_TEST(contains(msg, "no party has a label: at least one [[party]]"),
+             msg);
+  // plain: the message says which protocols spread the labels.
+  session_file f(edit(two_parties, "data = \"shop.csv\"",
+                      "data = \"shop.csv\"\nlabel = \"y\""));
+  msg = f.error("[[party]]\nname = \"shop\"");
+  BOOST_TEST(contains(msg, "with protocol plain"), msg);
+  BOOST_TEST(contains(msg, "feverless protocols spread them"), msg);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,101 @@
+// `veil train --protocol feverless --model-out MODEL` writes the public
+// model, which holds no feature and no threshold of any split (spec
+// feverless §8.4), and one split table per client, MODEL.<client>, with
+// exactly the splits that client owns.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run_veil.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using veil::test::run_veil;
+using veil::test::temp_dir;
+
+namespace {
+
+/// 400 rows, 6 features a..f, a label that depends on a, c and e.
+std::string write_csv(const temp_dir& dir) {
+  auto path = dir.path("d.csv");
+  std::ofstream out(path);
+  out << "a,b,c,d,e,f,label\n";
+  std::uint64_t s = 777;
+  auto next = [&] {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(s >> 11) / 9007199254740992.0;
+  };
+  for (int i = 0; i < 400; ++i) {
+    double x[6];
+    for (auto& v : x)
+      v = next();
+    int y = x[0] + 0.7 * x[2] - 0.5 * x[4] > 0.6 ? 1 : 0;
+    for (auto v : x)
+      out << v << ",";
+    out << y << "\n";
+  }
+  return path;
+}
+
+nlohmann::json read(const std::string& path) {
+  nlohmann::json j;
+  std::ifstream in(path);
+  BOOST_REQUIRE_MESSAGE(in, "cannot open " << path);
+  in >> j;
+  return j;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(feverless_model_out)
+
+BOOST_AUTO_TEST_CASE(public_model_and_one_split_table_per_client) {
+  temp_dir dir;
+  auto data = write_csv(dir);
+  auto model = dir.path("m.json");
+  auto r = run_veil("train --protocol feverless-plain --parties 3 --data " +
+                    data + " --trees 3 --depth 3 --model-out " + model);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  auto m = read(model);
+  // Columns per client: contiguous blocks of a..f.
+  const std::vector<std::set<std::string>> columns = {
+      {"a", "b"}, {"c", "d"}, {"e", "f"}};
+  // (tree, node) -> owner, for every split of the public model.
+  std::map<std::pair<int, int>, int> owner;
+  for (std::size_t t = 0; t < m["trees"].size(); ++t) {
+    const auto& nodes = m["trees"][t]["nodes"];
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      const auto& n = nodes[k];
+      if (n.contains("leaf"))
+        continue;
+      BOOST_TEST(n["feature"] == -1);
+      BOOST_TEST(n["threshold"].is_null()); // no client's threshold
+      owner[{static_cast<int>(t), static_cast<int>(k)}] = n["owner"].get<int>();
+    }
+  }
+  BOOST_REQUIRE(!owner.empty());
+  std::size_t listed = 0;
+  for (int c = 0; c < 3; ++c) {
+    auto name = "client" + std::to_string(c);
+    auto table = read(model + "." + name);
+    BOOST_TEST(table["format"] == "veil-split-table");
+    BOOST_TEST(table["party"] == name);
+    for (const auto& s : table["splits"]) {
+      std::pair key{s["tree"].get<int>(), s["node"].get<int>()};
+      BOOST_REQUIRE(owner.contains(key));
+      BOOST_TEST(owner[key] == c);
+      BOOST_TEST(columns[c].contains(s["feature"].get<std::string>()));
+      BOOST_TEST(std::isfinite(s["threshold"].get<double>()));
+      ++listed;
+    }
+  }
+  // Every split is in exactly one client's table.
+  BOOST_TEST(listed == owner.size());
+  BOOST_TEST(!std::filesystem::exists(model + ".client3"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,233 @@
+// FEVERLESS across real OS processes on 127.0.0.1: four clients, two of
+// them on `veil node`s, each loading its own file (labels spread by the
+// files' label columns). feverless-plain trains exactly the model of the
+// same session in one process; feverless (with noise) runs and reports its
+// privacy; a node killed mid-training fails the session within the timeout
+// with an error naming its client. --model-out writes the public model (no
+// thresholds) and one split table per client.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/integration/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace veil::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+const char* const clients[] = {"bank", "shop", "insurer", "telco"};
+
+/// Four clients' train and test files (2000 + 500 rows, 8 features x0..x7,
+/// an id column): every file holds every column; row i's label is in
+/// client (i * 7 + i / 3) % 4's file only. Rows of client 2's files come in
+/// reverse order (the id alignment puts them back).
+struct spread_data {
+  temp_dir dir;
+
+  spread_data() {
+    std::uint64_t s = 2026;
+    auto next = [&] {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      return static_cast<double>(s >> 11) / 9007199254740992.0;
+    };
+    for (auto [part, rows] : {std::pair{"train", 2000}, {"test", 500}}) {
+      std::vector<std::string> lines;
+      std::vector<int> owner, label;
+      for (int i = 0; i < rows; ++i) {
+        double x[8];
+        for (auto& v : x)
+          v = next();
+        std::string line = std::string(part) + std::to_string(i);
+        for (auto v : x)
+          line += "," + std::to_string(v);
+        lines.push_back(line);
+        label.push_back(x[0] + 0.6 * x[3] - 0.4 * x[6] + 0.3 * next() > 0.75);
+        owner.push_back((i * 7 + i / 3) % 4);
+      }
+      for (int c = 0; c < 4; ++c) {
+        std::string text = "id,x0,x1,x2,x3,x4,x5,x6,x7,label\n";
+        for (int k = 0; k < rows; ++k) {
+          int i = c == 2 ? rows - 1 - k : k;
+          text += lines[i] + "," +
+                  (owner[i] == c ? std::to_string(label[i]) : "") + "\n";
+        }
+        dir.file(std::string(clients[c]) + "_" + part + ".csv", text);
+      }
+    }
+  }
+
+  /// A session file; `where[c]` is "local" or "127.0.0.1:PORT".
+  std::string session(const std::string& protocol, int trees, double timeout,
+                      const std::vector<std::string>& where,
+                      const std::string& name) const {
+    std::string t = "timeout_seconds = " + std::to_string(timeout) +
+                    "\n\n[protocol]\nname = \"" + protocol +
+                    "\"\nepsilon = 4\nfeverless.buckets = 8\n\n"
+                    "[learner]\ntrees = " +
+                    std::to_string(trees) + "\nmax_depth = 3\neta = 0.3\n\n";
+    for (int c = 0; c < 4; ++c) {
+      std::string n = clients[c];
+      t += "[[party]]\nname = \"" + n + "\"\ndata = \"" + n +
+           "_train.csv\"\ntest = \"" + n +
+           "_test.csv\"\nid = \"id\"\nlabel = \"label\"\nfeatures = [\"x" +
+           std::to_string(2 * c) + "\", \"x" + std::to_string(2 * c + 1) +
+           "\"]\nlocation = \"" + where[c] + "\"\n\n";
+    }
+    return dir.file(name, t);
+  }
+};
+
+std::string at(int port) {
+  return "127.0.0.1:" + std::to_string(port);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(feverless)
+
+BOOST_AUTO_TEST_CASE(two_clients_on_nodes_train_the_model_of_one_process) {
+  spread_data d;
+  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
+  process telco({"node", "--listen", "127.0.0.1:0", "--once"});
+  auto p1 = shop.port(), p3 = telco.port();
+  BOOST_REQUIRE_MESSAGE(p1 > 0, "node output: " << shop.output());
+  BOOST_REQUIRE_MESSAGE(p3 > 0, "node output: " << telco.output());
+  auto remote = d.session("feverless-plain", 4, 20,
+                          {"local", at(p1), "local", at(p3)}, "remote.toml");
+  auto local = d.session("feverless-plain", 4, 20,
+                         {"local", "local", "local", "local"}, "local.toml");
+  auto [rc, out] =
+      run_veil({"train", "--config", remote, "--report", d.dir / "remote.json",
+                "--model-out", d.dir / "remote-model.json"},
+               60s);
+  BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
+  BOOST_TEST(contains(out, "4 clients, 2 on other nodes"), out);
+  BOOST_TEST(shop.wait(10s) == 0);
+  BOOST_TEST(telco.wait(10s) == 0);
+  BOOST_TEST(contains(shop.output(), "party shop started (feverless)"));
+  auto [rc2, out2] =
+      run_veil({"train", "--config", local, "--report", d.dir / "local.json",
+                "--model-out", d.dir / "local-model.json"},
+               60s);
+  BOOST_REQUIRE_MESSAGE(rc2 == 0, "veil train: " << out2);
+  BOOST_TEST(contains(out2, "4 clients in this process"), out2);
+
+  // Exactly the same public model and split tables.
+  auto model = read_text(d.dir / "remote-model.json");
+  BOOST_TEST(!model.empty());
+  BOOST_TEST(model == read_text(d.dir / "local-model.json"));
+  for (auto c : clients) {
+    auto table = d.dir / (std::string("remote-model.json.") + c);
+    BOOST_REQUIRE_MESSAGE(std::filesystem::exists(table), table);
+    BOOST_TEST(read_text(table) ==
+               read_text(d.dir / (std::string("local-model.json.") + c)));
+  }
+  auto r = read_json(d.dir / "remote.json");
+  auto l = read_json(d.dir / "local.json");
+  BOOST_TEST(r["metrics"]["auc"].get<double>() ==
+             l["metrics"]["auc"].get<double>());
+  BOOST_TEST(r["metrics"]["auc"].get<double>() > 0.75);
+  BOOST_TEST(r["metrics_on"] == "test");
+  BOOST_TEST(r["rows"] == 2000);
+  BOOST_TEST(r["test_rows"] == 500);
+  BOOST_TEST(r["parties"] == 4);
+  BOOST_TEST(r["privacy"]["mechanism"] == "none");
+  BOOST_TEST(r["bytes"]["per_party"]["shop"]["received"] ==
+             l["bytes"]["per_party"]["shop"]["received"]);
+}
+
+BOOST_AUTO_TEST_CASE(feverless_with_noise_runs_across_processes) {
+  spread_data d;
+  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
+  auto p1 = shop.port();
+  BOOST_REQUIRE_MESSAGE(p1 > 0, "node output: " << shop.output());
+  auto file = d.session("feverless", 2, 20, {"local", at(p1), "local", at(p1)},
+                        "noisy.toml");
+  auto [rc, out] =
+      run_veil({"train", "--config", file, "--report", d.dir / "r.json"}, 60s);
+  BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
+  BOOST_TEST(contains(out, "privacy: per query"), out);
+  BOOST_TEST(shop.wait(10s) == 0);
+  BOOST_TEST(contains(shop.output(), "party telco started (feverless)"));
+  auto r = read_json(d.dir / "r.json");
+  const auto& pv = r["privacy"];
+  BOOST_TEST(pv["mechanism"] == "gaussian (one noise leader per query)");
+  BOOST_TEST(pv["budget"] == "total");
+  BOOST_TEST(pv["budget_epsilon"].get<double>() == 4.0);
+  BOOST_TEST(pv["sigma"].get<double>() > 0);
+  BOOST_TEST(pv["total"]["zcdp"]["epsilon"].get<double>() <= 4.0 + 1e-9);
+  BOOST_TEST(r["params"]["buckets"] == 8);
+  BOOST_TEST(r["trees"] == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
+  spread_data d;
+  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
+  process telco({"node", "--listen", "127.0.0.1:0", "--once"});
+  auto p1 = shop.port(), p3 = telco.port();
+  BOOST_REQUIRE(p1 > 0);
+  BOOST_REQUIRE(p3 > 0);
+  // Far more trees than can finish before the node dies.
+  auto file = d.session("feverless-plain", 60000, 3,
+                        {"local", at(p1), "local", at(p3)}, "s.toml");
+  process train({"train", "--config", file});
+  BOOST_REQUIRE_MESSAGE(telco.wait_for(std::regex("party telco started"), 20s),
+                        "node output: " << telco.output());
+  std::this_thread::sleep_for(1500ms); // loading, then training
+  BOOST_REQUIRE_MESSAGE(train.running(),
+                        "the session ended early: " << train.output());
+  auto killed = std::chrono::steady_clock::now();
+  telco.kill(SIGKILL);
+  auto rc = train.wait(15s);
+  auto took = std::chrono::steady_clock::now() - killed;
+  BOOST_TEST_MESSAGE("veil train: " << train.output());
+  BOOST_TEST(rc == 1);
+  BOOST_TEST((took < 6s)); // the timeout (3 s) plus slack
+  BOOST_TEST(contains(train.output(), "veil: error:"));
+  BOOST_TEST(contains(train.output(), "telco ended"), train.output());
+  BOOST_TEST(contains(train.output(), "at step"), train.output());
+  // The other node's client ends with the session; --once ends the node.
+  BOOST_TEST(shop.wait(15s) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(bad_parameters_and_labels_stop_with_code_2) {
+  spread_data d;
+  std::vector<std::string> here(4, "local");
+  auto file = d.session("feverless", 2, 10, here, "s.toml");
+  auto text = read_text(file);
+  auto bad = d.dir.file("bad.toml",
+                        text.replace(text.find("feverless.buckets = 8"), 21,
+                                     "feverless.election = \"per_bach\""));
+  auto [rc, out] = run_veil({"train", "--config", bad}, 30s);
+  BOOST_TEST(rc == 2);
+  BOOST_TEST(contains(out, bad + ":6: [protocol] feverless.election = "
+                                 "per_bach: expected per_query or per_batch"),
+             out);
+  // The shop labels every row too: the counts do not add up.
+  d.dir.file("shop_train.csv", [&] {
+    auto t = read_text(d.dir / "bank_train.csv");
+    std::string all;
+    std::size_t at = 0;
+    for (auto nl = t.find('\n'); nl != std::string::npos;
+         at = nl + 1, nl = t.find('\n', at)) {
+      auto line = t.substr(at, nl - at);
+      all += line + (line.back() == ',' ? "1" : "") + "\n";
+    }
+    return all;
+  }());
+  auto [rc2, out2] = run_veil({"train", "--config", file}, 30s);
+  BOOST_TEST(rc2 == 2);
+  BOOST_TEST(contains(out2, "labels for 2000 training rows"), out2);
+  BOOST_TEST(contains(out2, "shop 2000"), out2);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
