@@ -3,7 +3,8 @@
 #   make demo   ... then train on built-in synthetic data, split over 3
 #               federated parties (in-process actors), and print metrics
 #   make test   ... then build and run every test (ctest)
-#   make bench  ... then compare with XGBoost (see docs/benchmarks.md)
+#   make bench  ... then compare with XGBoost and time OpBoost's
+#               desensitization (see docs/benchmarks.md)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
@@ -28,6 +29,7 @@ test: build
 
 bench: build
 	bash bench/run_centralized.sh
+	./$(BUILD)/veil-bench-opboost
 
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')

@@ -3,11 +3,18 @@
 // out in contiguous near-equal blocks to --parties - 1 Party B users, which
 // desensitize them with a dLDP mechanism (spec opboost §4, §5). All parties
 // run in this process as actors; Party A predicts the --test rows privately
-// (the Party B users desensitize their columns of them afresh). The report
-// adds the privacy guarantee per feature and per record.
+// (the Party B users desensitize their columns of them afresh), or with
+// --set opboost.prediction=non-private from the plaintext rows mapped to D⊥
+// (the paper's evaluation). Pre-processing: --set opboost.domain=LO:HI and
+// public bounds per column (opboost.bounds.COLUMN=LO:HI, opboost.bounds=FILE);
+// columns without them use their data's min and max, with a warning. The
+// report adds the privacy guarantee per feature and per record and which
+// columns used public bounds.
 #include <cmath>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <sstream>
 
@@ -21,6 +28,7 @@
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
 #include "protocols/opboost/gbdt.hpp"
+#include "protocols/opboost/preprocess.hpp"
 #include "protocols/opboost/privacy.hpp"
 
 namespace veil::apps {
@@ -58,7 +66,7 @@ json cost_json(const dp::privacy_cost& c) {
 }
 
 json privacy_json(const op::params& p, const actors::opboost_result& r,
-                  bool predicted) {
+                  bool predicted, const json& bounds) {
   json j;
   j["mechanism"] = op::to_string(p.mechanism.kind);
   j["sampler"] = op::to_string(p.mechanism.sampler);
@@ -67,6 +75,10 @@ json privacy_json(const op::params& p, const actors::opboost_result& r,
   j["alpha"] = p.mechanism.alpha;
   j["budget"] = p.budget == op::budget_split::split ? "split" : "per_feature";
   j["domain"] = {p.dom.lo, p.dom.hi};
+  // Which Party B features were mapped with public bounds, and which with
+  // bounds fitted to the data (whose range Party A then learns).
+  j["public_bounds"] = bounds["public_columns"];
+  j["fitted_bounds"] = bounds["fitted"];
   json per_feature = json::array();
   for (const auto& e : r.spent.entries()) {
     auto c = cost_json(e.cost);
@@ -97,6 +109,109 @@ json privacy_json(const op::params& p, const actors::opboost_result& r,
   return j;
 }
 
+/// "LO:HI" as two finite numbers with LO < HI; errors name `what` (the key
+/// or the file and line).
+std::pair<double, double> parse_range(const std::string& what,
+                                      const std::string& text) {
+  auto colon = text.find(':', text.empty() ? 0 : 1);
+  if (colon == std::string::npos)
+    throw input_error(what + ": expected LO:HI, got '" + text + "'");
+  auto number = [&](const std::string& v, const char* end) {
+    try {
+      return parse_number(what, v);
+    } catch (const input_error&) {
+      throw input_error(what + ": " + end + " '" + v + "' is not a number");
+    }
+  };
+  double lo = number(text.substr(0, colon), "LO");
+  double hi = number(text.substr(colon + 1), "HI");
+  if (!(lo < hi))
+    throw input_error(what + ": LO (" + text.substr(0, colon) +
+                      ") must be below HI (" + text.substr(colon + 1) + ")");
+  return {lo, hi};
+}
+
+/// --set opboost.domain=LO:HI: integers, LO < HI, within [-2^22, 2^22] (the
+/// thresholds must stay exact floats; params::validate).
+op::domain parse_domain(const std::string& key, const std::string& text) {
+  auto [lo, hi] = parse_range("--set " + key, text);
+  constexpr double limit = 4194304.0; // 2^22
+  if (lo != std::floor(lo) || hi != std::floor(hi))
+    throw input_error("--set " + key + "=" + text +
+                      ": the unified domain's ends must be integers");
+  if (lo < -limit || hi > limit)
+    throw input_error("--set " + key + "=" + text +
+                      ": the unified domain must lie in [-2^22, 2^22]");
+  return {static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)};
+}
+
+/// One column's public pre-processing bounds and where they were given
+/// (for error messages).
+struct public_bound {
+  op::feature_map map;
+  std::string origin;
+};
+using public_bounds = std::map<std::string, public_bound>;
+
+void add_bound(public_bounds& all, const std::string& column,
+               const std::string& origin, const std::string& range) {
+  if (column.empty())
+    throw input_error(origin + ": no column name");
+  auto [lo, hi] = parse_range(origin + " (column '" + column + "')", range);
+  public_bound b;
+  b.map.lower = lo;
+  b.map.upper = hi;
+  b.origin = origin;
+  all[column] = b;
+}
+
+/// --set opboost.bounds=FILE: CSV lines "column,lo,hi" (a header line
+/// "column,lo,hi", blank lines and lines starting with # are skipped). A
+/// column listed twice in the file is an error.
+void read_bounds_file(public_bounds& all, const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw input_error("--set opboost.bounds=" + path +
+                      ": cannot open the bounds file");
+  std::map<std::string, bool> seen;
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    auto where = path + ":" + std::to_string(no);
+    if (line.empty() || line[0] == '#' || (no == 1 && line == "column,lo,hi"))
+      continue;
+    auto c1 = line.find(',');
+    auto c2 = c1 == std::string::npos ? c1 : line.find(',', c1 + 1);
+    if (c2 == std::string::npos || line.find(',', c2 + 1) != std::string::npos)
+      throw input_error(where + ": expected 'column,lo,hi', got '" + line +
+                        "'");
+    auto column = line.substr(0, c1);
+    if (seen[column])
+      throw input_error(where + ": column '" + column +
+                        "' is listed twice in the bounds file");
+    seen[column] = true;
+    add_bound(all, column, where,
+              line.substr(c1 + 1, c2 - c1 - 1) + ":" + line.substr(c2 + 1));
+  }
+}
+
+/// Values of `column` outside [lower, upper] (NaN is missing, not outside).
+std::size_t count_outside(std::span<const float> column,
+                          const op::feature_map& m) {
+  std::size_t n = 0;
+  for (float x : column)
+    n += (x < m.lower || x > m.upper) ? 1 : 0;
+  return n;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& s : names)
+    out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
 } // namespace
 
 int run_opboost_train(const train_options& o) {
@@ -120,6 +235,9 @@ int run_opboost_train(const train_options& o) {
   // Protocol settings first (the learner decides the booster defaults).
   op::params p;
   std::vector<std::string> learner_settings;
+  public_bounds bounds_given; // by column
+  public_bounds bounds_from_file;
+  bool private_prediction = true;
   for (const auto& s : o.settings) {
     auto eq = s.find('=');
     auto key = s.substr(0, eq);
@@ -136,14 +254,35 @@ int run_opboost_train(const train_options& o) {
       p.learner = op::parse_learner(value);
     else if (key == "opboost.threshold")
       p.threshold = op::parse_threshold_rule(value);
+    else if (key == "opboost.domain")
+      p.dom = parse_domain(key, value);
+    else if (key == "opboost.prediction") {
+      if (value != "private" && value != "non-private")
+        throw input_error("--set " + s +
+                          ": expected private (Party B desensitizes the "
+                          "predicted rows afresh) or non-private (Party A "
+                          "holds them in plaintext and pre-processes them, "
+                          "as the paper's experiments evaluate)");
+      private_prediction = value == "private";
+    } else if (key == "opboost.bounds")
+      read_bounds_file(bounds_from_file, value);
+    else if (key.rfind("opboost.bounds.", 0) == 0)
+      add_bound(bounds_given, key.substr(15), "--set " + key, value);
     else if (key.rfind("opboost.", 0) == 0)
       throw input_error("--set " + s +
                         ": unknown OpBoost key (opboost.mechanism, "
                         "opboost.sampler, opboost.theta, opboost.alpha, "
-                        "opboost.learner, opboost.threshold)");
+                        "opboost.learner, opboost.threshold, "
+                        "opboost.domain=LO:HI, opboost.bounds=FILE, "
+                        "opboost.bounds.COLUMN=LO:HI, "
+                        "opboost.prediction=private|non-private)");
     else
       learner_settings.push_back(s);
   }
+  // A column's --set opboost.bounds.COLUMN overrides its line in the file.
+  for (auto& [column, b] : bounds_given)
+    bounds_from_file[column] = b;
+  const public_bounds& given = bounds_from_file;
   if (o.epsilon > 0)
     p.mechanism.epsilon = o.epsilon;
   // Party A's learner: the paper's defaults (or GBDT's), then the learner
@@ -220,8 +359,37 @@ int run_opboost_train(const train_options& o) {
     return out;
   };
 
+  // Non-private prediction (spec §5.6): every model feature of the eval
+  // rows in plaintext at Party A, Party B's pre-processed with its public
+  // constants; the model's feature order is Party A's, then each Party B's.
+  learners::dataset plain_eval;
+  auto add_plain = [&](const dataset& eval,
+                       const std::vector<op::feature_map>* maps) {
+    learners::dataset next(eval.rows(), plain_eval.feature_names());
+    for (std::size_t j = 0; j < plain_eval.features(); ++j)
+      std::copy(plain_eval.column(j).begin(), plain_eval.column(j).end(),
+                next.column(j).begin());
+    auto names = next.feature_names();
+    names.insert(names.end(), eval.feature_names().begin(),
+                 eval.feature_names().end());
+    learners::dataset out(eval.rows(), names);
+    for (std::size_t j = 0; j < next.features(); ++j)
+      std::copy(next.column(j).begin(), next.column(j).end(),
+                out.column(j).begin());
+    for (std::size_t j = 0; j < eval.features(); ++j) {
+      auto col = eval.column(j);
+      auto dst = out.column(next.features() + j);
+      for (std::size_t i = 0; i < eval.rows(); ++i)
+        dst[i] =
+            maps ? static_cast<float>(op::map_value((*maps)[j], p.dom, col[i]))
+                 : col[i];
+    }
+    plain_eval = std::move(out);
+  };
+
   actors::opboost_config cfg;
   cfg.params = p;
+  cfg.predict = private_prediction;
   cfg.timeout = std::chrono::milliseconds(
       std::max<std::int64_t>(1, std::llround(o.timeout * 1000)));
   json party_features = json::object();
@@ -230,15 +398,60 @@ int run_opboost_train(const train_options& o) {
     a.name = "party0";
     a.features = select_columns(train_set, a_cols, true);
     a.eval = select_columns(eval_set, eval_cols(a_cols), false);
+    if (!private_prediction)
+      add_plain(a.eval, nullptr);
     party_features[a.name] = a.features.feature_names();
     cfg.parties.push_back(std::move(a));
   }
-  // [D] No public bounds are given on the command line: every Party B
-  // column's pre-processing bounds are fitted to its training values.
-  std::cerr << "veil: warning: the pre-processing bounds of every Party B "
-               "column were taken from the data (its min and max), which "
-               "reveals each column's range to Party A; OpBoost assumes "
-               "public bounds fixed in advance\n";
+  // Public bounds must name a Party B (numeric, desensitized) column.
+  for (const auto& [column, b] : given) {
+    auto j = train_set.feature_index(column);
+    if (j < 0)
+      throw input_error(b.origin + ": no column '" + column + "' in " +
+                        data_name);
+    if (std::find(a_cols.begin(), a_cols.end(), static_cast<std::size_t>(j)) !=
+        a_cols.end())
+      throw input_error(b.origin + ": column '" + column +
+                        "' is --categorical: Party A holds it in plaintext "
+                        "and it is not pre-processed; public bounds apply to "
+                        "the Party B (numeric) columns");
+  }
+  // Each Party B column: its public bounds, or (the reference code's
+  // behaviour [R]) its training min and max, with a warning naming it.
+  // Values outside public bounds are clamped to them (spec §3), not refused:
+  // public bounds are fixed before anyone sees the data, so refusing would
+  // push users to data-fitted bounds (the leak public bounds avoid), and the
+  // dLDP guarantee is on the mapped value whatever the raw one was. The
+  // command line says once which columns had values clamped.
+  json bounds_report = {{"public", json::object()},
+                        {"public_columns", json::array()},
+                        {"fitted", json::array()},
+                        {"clamped", json::object()}};
+  std::vector<std::string> fitted, clamped;
+  auto pick_map = [&](const dataset& cols, const dataset& eval, std::size_t j) {
+    const auto& name = cols.feature_names()[j];
+    auto it = given.find(name);
+    if (it == given.end()) {
+      fitted.push_back(name);
+      bounds_report["fitted"].push_back(name);
+      return op::fit_bounds(cols.column(j));
+    }
+    const auto& m = it->second.map;
+    bounds_report["public"][name] = {m.lower, m.upper};
+    bounds_report["public_columns"].push_back(name);
+    auto n_train = count_outside(cols.column(j), m);
+    auto n_eval = have_test ? count_outside(eval.column(j), m) : 0;
+    if (n_train + n_eval > 0) {
+      bounds_report["clamped"][name] = {{"train", n_train}, {"test", n_eval}};
+      std::ostringstream os;
+      os << name << " (" << n_train << " training";
+      if (have_test)
+        os << ", " << n_eval << " test";
+      os << " values outside [" << m.lower << ", " << m.upper << "])";
+      clamped.push_back(os.str());
+    }
+    return m;
+  };
   for (std::size_t q = 0; q < passives; ++q) {
     std::vector<std::size_t> mine(
         rest.begin() + static_cast<std::ptrdiff_t>(rest.size() * q / passives),
@@ -247,12 +460,27 @@ int run_opboost_train(const train_options& o) {
     actors::opboost_party_spec b;
     b.name = "party" + std::to_string(q + 1);
     b.features = select_columns(train_set, mine, false);
-    for (std::size_t j = 0; j < b.features.features(); ++j)
-      b.maps.push_back(op::fit_bounds(b.features.column(j)));
     b.eval = select_columns(eval_set, eval_cols(mine), false);
+    for (std::size_t j = 0; j < b.features.features(); ++j)
+      b.maps.push_back(pick_map(b.features, b.eval, j));
+    if (!private_prediction)
+      add_plain(b.eval, &b.maps);
     party_features[b.name] = b.features.feature_names();
     cfg.parties.push_back(std::move(b));
   }
+  if (!fitted.empty())
+    std::cerr << "veil: warning: the pre-processing bounds of Party B "
+                 "column(s) "
+              << join(fitted)
+              << " were taken from the data (min and max), which reveals "
+                 "each column's range to Party A; OpBoost assumes public "
+                 "bounds fixed in advance (--set opboost.bounds.COLUMN=LO:HI "
+                 "or --set opboost.bounds=FILE)\n";
+  if (!clamped.empty())
+    std::cerr << "veil: note: values outside their column's public bounds "
+                 "were clamped to the bounds before mapping to the domain "
+                 "(OpBoost pre-processing): "
+              << join(clamped) << "\n";
   auto out = actors::run_opboost_session(std::move(cfg));
   if (!out.ok()) {
     std::cerr << "veil: error: " << out.error << "\n";
@@ -260,7 +488,10 @@ int run_opboost_train(const train_options& o) {
   }
   const auto& r = *out.result;
   auto obj = r.model.make_objective();
-  auto preds = obj.transform(r.margins, eval_set.rows());
+  auto margins = private_prediction
+                     ? r.margins
+                     : r.model.predict_margin(plain_eval, bp.threads);
+  auto preds = obj.transform(margins, eval_set.rows());
   auto metrics = learners::evaluate(obj, eval_set.labels(), preds);
   std::uint64_t total_bytes = 0;
   json per_party = json::object();
@@ -276,7 +507,9 @@ int run_opboost_train(const train_options& o) {
             << " parties in this process, " << total_bytes
             << " bytes exchanged)\n"
             << std::defaultfloat << (have_test ? "test" : "train")
-            << " (private prediction): " << format_metrics(metrics) << "\n";
+            << (private_prediction ? " (private prediction): "
+                                   : " (non-private prediction): ")
+            << format_metrics(metrics) << "\n";
   std::cout << "privacy: " << op::to_string(p.mechanism.kind) << " per "
             << "Party B feature";
   for (auto kind :
@@ -318,15 +551,15 @@ int run_opboost_train(const train_options& o) {
           {"eta", bp.tree.eta},
           {"lambda", bp.tree.lambda},
           {"max_bin", bp.max_bin}}},
-        {"bounds", "taken from the training data"},
+        {"bounds", bounds_report},
         {"metrics", metrics},
         {"metrics_on", have_test ? "test" : "train"},
-        {"prediction", "private"},
+        {"prediction", private_prediction ? "private" : "non-private"},
         {"train_seconds", r.train_seconds},
         {"predict_seconds", r.predict_seconds},
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
-        {"privacy", privacy_json(p, r, true)},
+        {"privacy", privacy_json(p, r, private_prediction, bounds_report)},
         {"history", json::array()}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }

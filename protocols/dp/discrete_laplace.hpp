@@ -57,6 +57,43 @@ public:
     return negative ? -y : y;
   }
 
+  /// One pass of CKS Alg. 2 that also rejects every value outside
+  /// [-below, above] (below, above >= 0), giving up as soon as the value is
+  /// known to fall outside: the law of an accepted value is Lap_Z
+  /// conditioned on [-below, above], the same as attempt() followed by a
+  /// range check, but a pass costs O(1) coins however small the rate.
+  /// Why the law is unchanged: a pass that would end outside the range is
+  /// followed by a fresh pass either way, so any coin that can only lead to
+  /// such an end may be skipped. X = U + t V only grows with V, so the V
+  /// loop stops once floor(X / s) > max(below, above); and U >= s (M + 1)
+  /// always ends outside, so U is drawn uniform below min(t, s (M + 1))
+  /// directly (a uniform conditioned on a prefix of its range).
+  template <class Engine>
+  std::optional<std::int64_t> attempt_within(Engine& g, std::uint64_t below,
+                                             std::uint64_t above) const {
+    using u128 = unsigned __int128;
+    const std::uint64_t s = rate_.num, t = rate_.den;
+    const std::uint64_t reach = below > above ? below : above;
+    // The smallest X with floor(X / s) > reach.
+    const u128 limit = static_cast<u128>(s) * (static_cast<u128>(reach) + 1);
+    const std::uint64_t k = limit < t ? static_cast<std::uint64_t>(limit) : t;
+    std::uint64_t u = uniform_below(g, k);
+    if (!bernoulli_exp(g, u, t))
+      return std::nullopt;
+    u128 x = u;
+    while (bernoulli_exp(g, 1, 1)) {
+      x += t;
+      if (x >= limit)
+        return std::nullopt;
+    }
+    auto y = static_cast<std::uint64_t>(x / s);
+    bool negative = bernoulli(g, 1, 2);
+    if (negative ? (y == 0 || y > below) : y > above)
+      return std::nullopt;
+    return negative ? -static_cast<std::int64_t>(y)
+                    : static_cast<std::int64_t>(y);
+  }
+
   rational rate() const { return rate_; }
   /// q = exp(-rate).
   double q() const;
@@ -93,18 +130,29 @@ public:
   /// o in the range, so the law is the same and the expected number of draws
   /// stays 1 / acceptance(end) (the reference code does the same, spec
   /// §4.2).
+  ///
+  /// The rounds are discrete_laplace::attempt_within passes, which give up
+  /// early on values that would fall outside (same law, O(1) coins per
+  /// round instead of a whole Lap_Z draw). A pass accepts at least
+  /// (1 - 1/e) / 2 > 1/4 as often as a whole draw lands in range (its U coin
+  /// succeeds with probability >= 1 - 1/e and its sign coin is rejected at
+  /// most half the time), so the cap is 4 max_attempts passes.
   template <class Engine>
   std::int64_t operator()(Engine& g, std::int64_t centre) const {
     centre = clamp(centre);
-    for (std::uint64_t i = 0; i < max_attempts_; ++i)
-      if (auto o = attempt(g, centre))
-        return *o;
+    const auto below = static_cast<std::uint64_t>(centre - lo_);
+    const auto above = static_cast<std::uint64_t>(hi_ - centre);
+    for (std::uint64_t i = 0; i < 4 * max_attempts_; ++i)
+      if (auto z = lap_.attempt_within(g, below, above))
+        return centre + *z;
     throw std::runtime_error(
         "bounded discrete Laplace: retry cap reached (the configuration's "
         "acceptance rate is too small)");
   }
 
-  /// One resampling round: a value in range, or nothing.
+  /// One resampling round as the paper describes it (a whole Lap_Z draw,
+  /// then the range check): a value in range, or nothing. operator() uses
+  /// the cheaper attempt_within rounds, which have the same law.
   template <class Engine>
   std::optional<std::int64_t> attempt(Engine& g, std::int64_t centre) const {
     std::int64_t o = centre + lap_(g);

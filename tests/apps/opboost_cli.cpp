@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -36,6 +38,26 @@ std::string write_op_csv(const temp_dir& dir) {
         << "," << x[5] << "," << kind << "," << y << "\n";
   }
   return path;
+}
+
+/// How many values of CSV column `col` lie outside [lo, hi].
+int count_outside(const std::string& path, int col, double lo, double hi) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line); // header
+  int n = 0;
+  while (std::getline(in, line)) {
+    std::size_t at = 0;
+    for (int c = 0; c < col; ++c)
+      at = line.find(',', at) + 1;
+    double x = std::stod(line.substr(at, line.find(',', at) - at));
+    n += (x < lo || x > hi) ? 1 : 0;
+  }
+  return n;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
 }
 
 } // namespace
@@ -113,6 +135,147 @@ BOOST_AUTO_TEST_CASE(opboost_cli_adj_map_gbdt) {
   BOOST_TEST(pv.contains("partition_budget_note"));
   BOOST_TEST(pv["total_per_record"].contains("partition-dLDP"));
   BOOST_TEST(pv["per_feature"].size() == 7u);
+}
+
+BOOST_AUTO_TEST_CASE(opboost_cli_public_bounds_and_domain) {
+  // Public bounds for a, b, c, d (a and d on the command line, b and c from
+  // a file whose line for d the command line overrides), fitted ones for e
+  // and f; a's bounds cut the data, so its outside values are clamped.
+  temp_dir dir;
+  auto data = write_op_csv(dir);
+  auto report = dir.path("r.json");
+  auto file = dir.path("bounds.csv");
+  write_text(file, "column,lo,hi\nb,0,1\n# comment\n\nc,-1,2\nd,5,6\n");
+  auto r = run_veil(
+      "train --protocol opboost --parties 2 --epsilon 1 "
+      "--trees 3 --categorical kind --data " +
+      data + " --set opboost.bounds.a=0.2:0.8 --set opboost.bounds=" + file +
+      " --set opboost.bounds.d=0:1 --set opboost.domain=0:20 "
+      "--report " +
+      report);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  BOOST_TEST(contains(r.output, "column(s) e, f were taken from the data"));
+  int outside = count_outside(data, 0, 0.2, 0.8);
+  BOOST_REQUIRE(outside > 0);
+  BOOST_TEST(contains(r.output, "clamped"));
+  BOOST_TEST(contains(r.output, "a (" + std::to_string(outside) +
+                                    " training values outside [0.2, 0.8])"));
+  // Said once, and only for a.
+  auto at = r.output.find("clamped");
+  BOOST_TEST(at == r.output.rfind("clamped"));
+  auto line = r.output.substr(at, r.output.find('\n', at) - at);
+  for (auto other : {"b (", "c (", "d (", "e (", "f ("})
+    BOOST_TEST(!contains(line, other), line);
+  nlohmann::json j;
+  std::ifstream(report) >> j;
+  const auto& pv = j["privacy"];
+  BOOST_TEST(pv["public_bounds"] ==
+             nlohmann::json::array({"a", "b", "c", "d"}));
+  BOOST_TEST(pv["fitted_bounds"] == nlohmann::json::array({"e", "f"}));
+  BOOST_TEST(pv["domain"] == nlohmann::json::array({0, 20}));
+  const auto& b = j["bounds"];
+  BOOST_TEST(b["public"]["a"] == nlohmann::json::array({0.2, 0.8}));
+  BOOST_TEST(b["public"]["c"] == nlohmann::json::array({-1.0, 2.0}));
+  BOOST_TEST(b["public"]["d"] == nlohmann::json::array({0.0, 1.0}));
+  BOOST_TEST(b["clamped"]["a"]["train"].get<int>() == outside);
+  BOOST_TEST(b["clamped"].size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(opboost_cli_all_public_bounds_no_warning) {
+  temp_dir dir;
+  auto data = write_op_csv(dir);
+  std::string set;
+  for (auto c : {"a", "b", "c", "d", "e", "f"})
+    set += std::string(" --set opboost.bounds.") + c + "=0:1";
+  auto r = run_veil("train --protocol opboost --parties 3 --trees 2 "
+                    "--categorical kind --data " +
+                    data + " --test " + data + set);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  BOOST_TEST(!contains(r.output, "taken from the data"));
+  BOOST_TEST(!contains(r.output, "clamped"));
+}
+
+BOOST_AUTO_TEST_CASE(opboost_cli_bad_bounds_name_key_and_column) {
+  temp_dir dir;
+  auto data = write_op_csv(dir);
+  auto run = [&](const std::string& extra) {
+    return run_veil("train --protocol opboost --parties 2 --trees 2 "
+                    "--categorical kind --data " +
+                    data + " " + extra);
+  };
+  struct bad_case {
+    std::string args;
+    std::vector<std::string> says;
+  };
+  auto file = dir.path("b.csv");
+  auto dup = dir.path("dup.csv");
+  auto short_line = dir.path("short.csv");
+  write_text(file, "column,lo,hi\nb,zero,1\n");
+  write_text(dup, "a,0,1\na,0,2\n");
+  write_text(short_line, "column,lo,hi\na,0\n");
+  for (const auto& k : std::vector<bad_case>{
+           {"--set opboost.bounds.zz=0:1",
+            {"--set opboost.bounds.zz", "no column 'zz'"}},
+           {"--set opboost.bounds.a=1:1",
+            {"--set opboost.bounds.a", "column 'a'", "must be below"}},
+           {"--set opboost.bounds.a=3:-1", {"column 'a'", "must be below"}},
+           {"--set opboost.bounds.a=x:1",
+            {"--set opboost.bounds.a", "column 'a'", "'x' is not a number"}},
+           {"--set opboost.bounds.a=5", {"opboost.bounds.a", "LO:HI"}},
+           {"--set opboost.bounds.kind=0:4",
+            {"opboost.bounds.kind", "'kind' is --categorical"}},
+           {"--set opboost.bounds=" + file,
+            {file + ":2", "column 'b'", "'zero' is not a number"}},
+           {"--set opboost.bounds=" + dup, {dup + ":2", "'a' is listed twice"}},
+           {"--set opboost.bounds=" + short_line,
+            {short_line + ":2", "column,lo,hi"}},
+           {"--set opboost.bounds=" + dir.path("none.csv"),
+            {"none.csv", "cannot open"}},
+           {"--set opboost.domain=1.5:10", {"opboost.domain", "integers"}},
+           {"--set opboost.domain=10:1", {"opboost.domain", "must be below"}},
+           {"--set opboost.domain=1:1e9", {"opboost.domain", "2^22"}},
+           {"--set opboost.domain=1:3 --set opboost.mechanism=local-map",
+            {"opboost.theta = 4", "|D| = 3"}},
+       }) {
+    auto r = run(k.args);
+    BOOST_TEST(r.status == 2, k.args << ": " << r.output);
+    for (const auto& w : k.says)
+      BOOST_TEST(contains(r.output, w),
+                 k.args << " should say " << w << ": " << r.output);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(opboost_cli_non_private_prediction) {
+  // With the identity mechanism, Party B's values of the test rows are the
+  // same whether Party B sends them (private) or Party A maps the plaintext
+  // rows itself (non-private): the metrics must agree to the last digit,
+  // which checks the model's feature order (Party A's columns first) and
+  // the mapping. Two Party B users, public bounds on one column.
+  temp_dir dir;
+  auto data = write_op_csv(dir);
+  nlohmann::json j[2];
+  const char* modes[] = {"private", "non-private"};
+  for (int k = 0; k < 2; ++k) {
+    auto report = dir.path(std::string("r") + modes[k] + ".json");
+    auto r = run_veil("train --protocol opboost --parties 3 --trees 4 "
+                      "--categorical kind --data " +
+                      data + " --test " + data +
+                      " --set opboost.mechanism=identity "
+                      "--set opboost.bounds.e=0.1:0.9 "
+                      "--set opboost.prediction=" +
+                      modes[k] + " --report " + report);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+    BOOST_TEST(
+        contains(r.output, std::string("(") + modes[k] + " prediction)"));
+    std::ifstream(report) >> j[k];
+    BOOST_TEST(j[k]["prediction"] == modes[k]);
+  }
+  BOOST_TEST(j[0]["privacy"].contains("prediction_note"));
+  BOOST_TEST(!j[1]["privacy"].contains("prediction_note"));
+  BOOST_TEST(j[0]["metrics"] == j[1]["metrics"]);
+  auto r = run_veil("train --protocol opboost --set opboost.prediction=maybe");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "opboost.prediction=maybe"));
 }
 
 BOOST_AUTO_TEST_CASE(opboost_cli_bad_settings) {

@@ -55,6 +55,52 @@ BOOST_AUTO_TEST_CASE(one_attempt_is_exact_by_enumeration) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(early_giving_up_keeps_the_bounded_law_exactly) {
+  // attempt_within skips the coins of passes that can only end out of range
+  // (bounded operator() uses it). Enumerating every path of one pass: the
+  // accepted law must be the exponential mechanism's exact PMF on the range
+  // (Lap_Z conditioned on it), with nothing pruned: every path is short.
+  // Cases: the Adj-map alpha = 10 within-partition rate 1/260 (U drawn
+  // below s (M + 1) < t), s > 1, a centre at either end, inside, and a
+  // range wider than t / s (the V loop runs).
+  struct within_case {
+    vdp::rational rate;
+    std::int64_t lo, hi, c;
+  };
+  for (auto k :
+       {within_case{{1, 260}, 0, 3, 0}, within_case{{1, 260}, 0, 3, 2},
+        within_case{{1, 25}, 1, 10, 5}, within_case{{16, 25}, 1, 10, 1},
+        within_case{{3, 2}, -4, 6, 6}, within_case{{2, 5}, 0, 40, 17},
+        within_case{{5, 3}, 0, 0, 0}}) {
+    vdp::discrete_laplace lap(k.rate);
+    vdp::exponential_mechanism em(k.lo, k.hi, k.rate);
+    auto below = static_cast<std::uint64_t>(k.c - k.lo);
+    auto above = static_cast<std::uint64_t>(k.hi - k.c);
+    auto law = vt::enumerate_attempt<true>(
+        [&](auto& g) { return lap.attempt_within(g, below, above); }, 1e-30L);
+    long double acc = law.accepted_mass();
+    BOOST_TEST(law.pruned < 1e-25L);
+    BOOST_TEST(std::fabs(static_cast<double>(acc + law.rejected - 1)) < 1e-15);
+    double worst = 0;
+    for (auto& [z, p] : law.accepted) {
+      BOOST_TEST((k.lo <= k.c + z && k.c + z <= k.hi));
+      worst = std::max(worst, static_cast<double>(
+                                  std::fabs(p / acc - em.pmf(k.c, k.c + z))));
+    }
+    BOOST_TEST(law.accepted.size() ==
+               static_cast<std::size_t>(k.hi - k.lo + 1));
+    BOOST_TEST_MESSAGE("rate " << vdp::to_string(k.rate) << " [" << k.lo << ", "
+                               << k.hi << "] centre " << k.c << ": acceptance "
+                               << static_cast<double>(acc) << ", max |P - pmf| "
+                               << worst);
+    BOOST_TEST(worst < 1e-12);
+    // A pass accepts at least 1/4 as often as a whole draw lands in range
+    // (the retry cap of bounded operator() relies on it).
+    vdp::bounded_discrete_laplace b(k.lo, k.hi, k.rate);
+    BOOST_TEST(static_cast<double>(acc) >= b.acceptance(k.c) / 4);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(frequencies_match_the_closed_form) {
   // 10^6 draws per rate against (1-q)/(1+q) q^|z| on [-Z, Z] plus the two
   // tails; 4 rates: alpha = 1e-3 / 4 (Bonferroni). Rates: eps/2 for the
