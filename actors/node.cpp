@@ -22,6 +22,7 @@
 #include "actors/coordinator.hpp"
 #include "actors/errors.hpp"
 #include "actors/feverless_client.hpp"
+#include "actors/opboost_party.hpp"
 #include "actors/party.hpp"
 #include "actors/remote.hpp"
 #include "learners/input_error.hpp"
@@ -50,8 +51,7 @@ net_config::net_config(int threads, const tls_files& tls) {
 namespace {
 
 /// A kind of party a node can host: the name a spawn request gives and the
-/// function that spawns it. [D] OpBoost's parties join this list as
-/// {"opboost", ...} when they can run on a node.
+/// function that spawns it.
 struct party_kind {
   const char* name;
   caf::actor (*spawn)(caf::actor_system&, std::string);
@@ -66,6 +66,10 @@ const std::vector<party_kind>& party_kinds() {
       {"feverless",
        [](caf::actor_system& sys, std::string name) {
          return spawn_feverless_client(sys, std::move(name));
+       }},
+      {"opboost",
+       [](caf::actor_system& sys, std::string name) {
+         return spawn_opboost_party(sys, std::move(name));
        }},
   };
   return kinds;

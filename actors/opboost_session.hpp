@@ -6,11 +6,14 @@
 // predict privately, and collects the model, the privacy report and the
 // byte counts. CAF-free, like actors/session.hpp.
 //
-// [D] In-process only for now: the parties get their data at spawn time (no
-// `veil node` spawning of OpBoost parties yet).
+// Two ways in: run_opboost_session gives every party its data at spawn
+// (one process); run_opboost_parties has each party load its own files, in
+// this process or on a `veil node` (actors/opboost_party.hpp has the party
+// actor and the driver both use).
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +61,17 @@ struct opboost_party_result {
 struct opboost_result {
   /// The model, Party B thresholds in desensitized-value (D⊥) units.
   learners::model model;
+  /// Every party's feature names, by index (the model's features are
+  /// Party A's, then each Party B's, in this order).
+  std::vector<std::vector<std::string>> features;
+  std::uint64_t rows = 0;
+  std::uint64_t test_rows = 0; ///< rows predicted (predict only)
+  /// The labels of the predicted rows, from Party A's test file (empty for
+  /// data given at spawn: the caller has them).
+  std::vector<float> labels;
+  /// Party B columns mapped with their data's min and max (no public
+  /// bounds given), by party then column (loading parties only).
+  std::vector<std::string> fitted;
   std::uint64_t splits = 0; ///< Party B splits (thresholds asked for)
   std::vector<opboost_party_result> parties;
   /// Party A's privacy_report() and spent().
@@ -75,6 +89,25 @@ struct opboost_outcome {
 
   bool ok() const { return result.has_value(); }
 };
+
+/// An OpBoost session whose parties load their own data: each party's
+/// file, id, feature and (Party A, first) label columns, test file, and
+/// where it runs; the public pre-processing bounds by column.
+struct opboost_party_config {
+  protocols::opboost::params params;
+  std::vector<party_spec> parties;
+  std::map<std::string, protocols::opboost::feature_map> bounds;
+  std::chrono::milliseconds timeout{60000};
+};
+
+/// Runs it: local parties in this process, remote ones on their `veil
+/// node`s (over TLS when `tls` is enabled). With test files, Party A
+/// predicts the test rows privately and reports their labels for the
+/// metrics. The rows are aligned on the id column (or by position) before
+/// training. Never hangs.
+opboost_outcome run_opboost_parties(const opboost_party_config& cfg,
+                                    const tls_files& tls,
+                                    const local_options& opts = {});
 
 /// Runs an OpBoost session with every party in this process. Never throws
 /// for bad input: it comes back as errc::bad_input. A party that refuses a

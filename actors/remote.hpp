@@ -27,10 +27,12 @@ struct net_config : caf::actor_system_config {
 };
 
 /// Spawns a party of protocol kind `kind` called `name` in `sys`: "plain"
-/// (a plain party, actors/party.hpp) or "feverless" (a FEVERLESS client
+/// (a plain party, actors/party.hpp), "feverless" (a FEVERLESS client
 /// that loads its own data, actors/feverless_client.hpp; every FEVERLESS
-/// variant, the session's params say which). An unknown kind is a
-/// bad_request error that lists the known ones.
+/// variant, the session's params say which) or "opboost" (an OpBoost party
+/// that loads its own data, actors/opboost_party.hpp; Party A or a Party
+/// B, as the roster says). An unknown kind is a bad_request error that
+/// lists the known ones.
 caf::expected<caf::actor> spawn_kind(caf::actor_system& sys,
                                      const std::string& kind, std::string name);
 

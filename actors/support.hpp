@@ -12,8 +12,26 @@
 #include <variant>
 #include <vector>
 
-#include <caf/actor_addr.hpp>
+#include <optional>
+#include <tuple>
 
+#include <caf/actor.hpp>
+#include <caf/actor_addr.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/atom.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/expected.hpp>
+#include <caf/scheduled_actor.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/system_messages.hpp>
+
+#include "actors/alignment.hpp"
+#include "actors/errors.hpp"
+#include "actors/local_system.hpp"
+#include "actors/remote.hpp"
+#include "learners/data/csv_reader.hpp"
+#include "learners/input_error.hpp"
+#include "messages/type_ids.hpp"
 #include "protocols/session/wire.hpp"
 
 namespace veil::actors {
@@ -90,6 +108,505 @@ std::string step_text(std::string name, const Message& m) {
       },
       m);
   return name;
+}
+
+// -- party actors -------------------------------------------------------------
+
+/// What every party actor's state holds about its session: its name and
+/// index, its peers, its coordinator, the silence timeout and the ticks
+/// that enforce it, when it last heard from each peer, the step it is at,
+/// and its byte counts. A protocol's state derives from it and adds its
+/// role and data (and has_role(), for handle_wire).
+struct peer_state {
+  std::string me;
+  std::int32_t index = -1;
+  std::vector<std::string> names;
+  std::vector<caf::actor> peers;
+  std::vector<caf::actor_addr> peer_addrs;
+  caf::actor coordinator;
+  std::chrono::milliseconds timeout{60000};
+
+  bool training = false;
+  bool predicting = false;
+  clock_type::time_point started;
+  clock_type::time_point last_heard;
+  /// Per peer: when it was last heard from (none: never) and what it sent.
+  std::vector<std::optional<clock_type::time_point>> heard;
+  std::vector<std::string> heard_what;
+  std::string step = "session setup"; // the last message handled or sent
+  std::uint64_t tick_epoch = 0;
+  bool ticking = false;
+
+  byte_counts bytes;
+
+  std::int32_t peer_index(const caf::actor_addr& addr) const {
+    return peer_index_of(peer_addrs, addr, index);
+  }
+  bool busy() const { return training || predicting; }
+
+  /// Joins the session of a roster: index `at` among `handles` (every
+  /// party's, this one's included), `all` names, the silence timeout;
+  /// monitors the peers and the coordinator (the roster's sender).
+  template <class Actor>
+  void join(Actor* self, std::int32_t at, std::vector<std::string> all,
+            std::chrono::milliseconds silence,
+            const std::vector<caf::actor>& handles) {
+    index = at;
+    names = std::move(all);
+    timeout = silence;
+    for (const auto& p : handles) {
+      peer_addrs.push_back(p.address());
+      peers.push_back(p);
+    }
+    heard.assign(handles.size(), std::nullopt);
+    heard_what.assign(handles.size(), {});
+    coordinator = caf::actor_cast<caf::actor>(self->current_sender());
+    if (coordinator)
+      self->monitor(coordinator);
+    for (std::size_t q = 0; q < peers.size(); ++q)
+      if (static_cast<std::int32_t>(q) != index)
+        self->monitor(peers[q]);
+  }
+};
+
+// The helpers below serve a party actor whose state is a peer_state.
+
+/// Sends the actor its next liveness tick, unless one is on its way.
+template <class Actor>
+void arm_ticks(Actor* self) {
+  auto& st = self->state;
+  if (st.ticking)
+    return;
+  st.ticking = true;
+  self->delayed_send(self, tick_period(st.timeout), messages::tick_atom::value,
+                     st.tick_epoch);
+}
+
+/// Ends the actor when its coordinator ends, or a peer ends with an error
+/// (a "veil" error passes on as it is; any other names the peer and the
+/// step this actor was at), and on any message it has no handler for
+/// (naming it and the step).
+template <class Actor>
+void watch_peers(Actor* self) {
+  using protocols::session::errc;
+  self->set_down_handler([=](caf::down_msg& dm) {
+    auto& st = self->state;
+    if (st.coordinator && dm.source == st.coordinator.address()) {
+      self->quit(
+          session_error(errc::party_down, st.me + ": the coordinator ended (" +
+                                              describe(dm.reason) + ")"));
+      return;
+    }
+    auto q = st.peer_index(dm.source);
+    if (q < 0 || !dm.reason) // not a peer, or one that finished normally
+      return;
+    auto reason = describe(dm.reason);
+    if (dm.reason.category() == caf::atom("veil"))
+      self->quit(session_error(code_of(dm.reason), reason));
+    else
+      self->quit(session_error(errc::party_down,
+                               st.names[static_cast<std::size_t>(q)] +
+                                   " ended while " + st.me + " was at step " +
+                                   st.step + " (" + reason + ")"));
+  });
+  self->set_default_handler([=](caf::scheduled_actor*, caf::message_view& x)
+                                -> caf::result<caf::message> {
+    auto& st = self->state;
+    auto err = session_error(errc::protocol_error,
+                             st.me + " got an unexpected message " +
+                                 unexpected_text(x.copy_content_to_message()) +
+                                 " at step " + st.step);
+    self->quit(err);
+    return err;
+  });
+}
+
+/// Sends a protocol role's outbox to the actor's peers, counting each
+/// message's payload bytes by its name (message_name and payload_bytes of
+/// the protocol, found by argument-dependent lookup) and noting it as the
+/// step. A message addressed to no peer ends the actor.
+template <class Actor, class Outbox>
+void route(Actor* self, Outbox out) {
+  auto& st = self->state;
+  for (auto& e : out) {
+    if (e.to < 0 || static_cast<std::size_t>(e.to) >= st.peers.size() ||
+        e.to == st.index) {
+      self->quit(session_error(protocols::session::errc::protocol_error,
+                               st.me + ": the protocol role addressed party " +
+                                   std::to_string(e.to) +
+                                   ", which is not a peer"));
+      return;
+    }
+    st.bytes[message_name(e.msg)].sent += payload_bytes(e.msg);
+    st.step = step_text(message_name(e.msg), e.msg);
+    auto& dest = st.peers[static_cast<std::size_t>(e.to)];
+    std::visit([&](auto& x) { self->send(dest, std::move(x)); }, e.msg);
+  }
+}
+
+/// Starts training or prediction at the actor: notes the time, marks it
+/// busy (`busy`, &peer_state::training or &peer_state::predicting; null:
+/// an actor that then only answers, without ticks), routes what `start()`
+/// returns (an exception from it ends the actor: bad input), calls
+/// `after(self)`, and arms the ticks while it is still busy.
+template <class Actor, class Start, class After>
+void begin_work(Actor* self, bool peer_state::*busy, Start start, After after) {
+  auto& st = self->state;
+  st.started = clock_type::now();
+  st.last_heard = st.started;
+  if (busy)
+    st.*busy = true;
+  decltype(start()) out;
+  try {
+    out = start();
+  } catch (const std::exception& e) {
+    self->quit(session_error(protocols::session::errc::bad_input,
+                             st.me + ": " + e.what()));
+    return;
+  }
+  route(self, std::move(out));
+  after(self);
+  if (busy && st.*busy)
+    arm_ticks(self);
+}
+
+/// Handles a protocol message `m` (a role's message variant): checks that
+/// a peer sent it, counts its bytes, notes when the peer was heard and
+/// what it sent, ends the actor on a reported Failure, hands it to the
+/// role with `handle(from, m)` (an outcome of an outbox), routes the
+/// answer and calls `after(self)`. A message the role refuses goes back
+/// to its sender as a Failure and ends the actor, naming the sender and
+/// the step.
+template <class Failure, class Actor, class Message, class Handle, class After>
+void handle_wire(Actor* self, Message m, Handle handle, After after) {
+  using protocols::session::errc;
+  auto& st = self->state;
+  auto sender = self->current_sender();
+  auto from =
+      sender ? st.peer_index(caf::actor_cast<caf::actor_addr>(sender)) : -1;
+  std::string name = message_name(m);
+  if (from < 0) {
+    self->quit(session_error(errc::unknown_sender,
+                             st.me + " got a " + name +
+                                 " message from an actor that is not a peer "
+                                 "of this session"));
+    return;
+  }
+  auto q = static_cast<std::size_t>(from);
+  const auto& peer = st.names[q];
+  auto what = step_text(name, m);
+  st.bytes[name].received += payload_bytes(m);
+  st.last_heard = clock_type::now();
+  st.heard[q] = st.last_heard;
+  st.heard_what[q] = what;
+  if (auto* f = std::get_if<Failure>(&m)) {
+    self->quit(
+        session_error(errc::protocol_error,
+                      peer + " failed at step " + f->step + ": " + f->reason));
+    return;
+  }
+  if (!st.has_role()) {
+    self->quit(session_error(errc::bad_request,
+                             st.me + " got a " + name + " from " + peer +
+                                 " before its role was set up"));
+    return;
+  }
+  auto out = handle(from, m);
+  if (!out) {
+    const auto& e = out.error();
+    using outbox = std::decay_t<decltype(*out)>;
+    route(self, outbox{{from, Failure{e.step, e.reason}}});
+    self->quit(session_error(errc::protocol_error,
+                             st.me + " refused a " + what + " from " + peer +
+                                 " at step " + e.step + ": " + e.reason));
+    return;
+  }
+  st.step = what;
+  route(self, std::move(*out));
+  after(self);
+}
+
+/// Whom a stalled party waits for: the peers (other than `self`) never
+/// heard from, else the one heard from least recently, with what it last
+/// sent. `heard[q]`: when peer q was last heard from (none: never);
+/// `heard_what[q]`: its last message.
+inline std::string
+silent_peers(const std::vector<std::string>& names,
+             const std::vector<std::optional<clock_type::time_point>>& heard,
+             const std::vector<std::string>& heard_what, std::int32_t self) {
+  std::string never;
+  std::optional<std::size_t> oldest;
+  for (std::size_t q = 0; q < heard.size(); ++q) {
+    if (static_cast<std::int32_t>(q) == self)
+      continue;
+    if (!heard[q])
+      never += (never.empty() ? "" : ", ") + names[q];
+    else if (!oldest || *heard[q] < *heard[*oldest])
+      oldest = q;
+  }
+  if (!never.empty())
+    return "nothing ever came from " + never;
+  if (!oldest)
+    return "no peers";
+  return "the longest silent is " + names[*oldest] + " (for " +
+         seconds_text(std::chrono::duration_cast<std::chrono::milliseconds>(
+             clock_type::now() - *heard[*oldest])) +
+         ", since its " + heard_what[*oldest] + ")";
+}
+
+/// A liveness tick: a busy actor (training or predicting) that heard from
+/// no peer within its timeout ends, naming the step and whom it waits
+/// for; otherwise the next tick is armed.
+template <class Actor>
+void on_tick(Actor* self, std::uint64_t epoch) {
+  auto& st = self->state;
+  if (epoch != st.tick_epoch)
+    return;
+  st.ticking = false;
+  if (!st.busy())
+    return;
+  if (clock_type::now() - st.last_heard > st.timeout) {
+    self->quit(session_error(
+        protocols::session::errc::timeout,
+        st.me + " heard from no peer within " + seconds_text(st.timeout) +
+            " (" + (st.training ? "train" : "predict") + ", last step " +
+            st.step +
+            "): " + silent_peers(st.names, st.heard, st.heard_what, st.index)));
+    return;
+  }
+  arm_ticks(self);
+}
+
+// -- a party's data
+// ------------------------------------------------------------
+
+/// The training and test rows a party loaded from its files.
+struct party_data {
+  learners::dataset train, test;
+  bool train_loaded = false;
+  bool test_loaded = false;
+};
+
+/// A load request at party `me`: reads the file (the label column, if the
+/// request names one, as labels) or copies the training rows, stores the
+/// rows in `d` without their ids, and returns what the coordinator aligns
+/// them by (the ids, the columns). Errors name `me` and the file.
+inline caf::expected<protocols::session::data_summary>
+load_party_data(const std::string& me,
+                const protocols::session::load_request& r, party_data& d) {
+  using protocols::session::errc;
+  learners::dataset rows;
+  if (r.test && r.same_as_train) {
+    if (!d.train_loaded)
+      return session_error(errc::bad_request,
+                           me + ": test rows = training rows, but no training "
+                                "data is loaded");
+    rows = d.train;
+  } else {
+    learners::read_options o;
+    o.label = r.data.label_column;
+    o.id = r.data.id_column;
+    o.columns = r.data.feature_columns;
+    try {
+      rows = learners::read_table(r.data.path, o);
+    } catch (const input_error& e) {
+      return session_error(errc::bad_input, me + ": " + e.what());
+    } catch (const std::exception& e) {
+      return session_error(errc::bad_input, me + ": cannot read " +
+                                                r.data.path + ": " + e.what());
+    }
+  }
+  if (r.data.label_column.empty())
+    rows.labels().clear(); // LibSVM rows always carry one: not this party's
+  protocols::session::data_summary s;
+  s.rows = rows.rows();
+  s.feature_names = rows.feature_names();
+  s.has_labels = rows.has_labels();
+  s.ids = std::move(rows.ids()); // the coordinator aligns
+  rows.ids().clear();
+  (r.test ? d.test : d.train) = std::move(rows);
+  (r.test ? d.test_loaded : d.train_loaded) = true;
+  return s;
+}
+
+/// An align request at party `me`: reorders the loaded rows; their count.
+inline caf::expected<std::uint64_t>
+align_party_data(const std::string& me,
+                 const protocols::session::align_request& r, party_data& d) {
+  if (!(r.test ? d.test_loaded : d.train_loaded))
+    return session_error(protocols::session::errc::bad_request,
+                         me + ": align before load");
+  auto& rows = r.test ? d.test : d.train;
+  if (auto msg = apply_order(rows, r.rows); !msg.empty())
+    return session_error(protocols::session::errc::bad_request,
+                         me + ": " + msg);
+  return static_cast<std::uint64_t>(rows.rows());
+}
+
+// -- drivers ------------------------------------------------------------------
+
+/// Checks what a driver is given: `n` party actors of `protocol` (from 2
+/// to 256 `kind`s, "parties" or "clients"; `why` says why 2, in
+/// parentheses), as many names and, if any, load specs, and a positive
+/// timeout. Throws input_error.
+inline void check_actors(const std::string& protocol, const std::string& kind,
+                         const std::string& why, std::size_t n,
+                         std::size_t names, std::size_t loads,
+                         std::chrono::milliseconds timeout) {
+  if (n < 2)
+    throw input_error(protocol + " needs at least 2 " + kind + " (" + why +
+                      "), got " + std::to_string(n));
+  if (n > 256)
+    throw input_error(protocol + " supports at most 256 " + kind + ", got " +
+                      std::to_string(n));
+  if (names != n || (loads != 0 && loads != n))
+    throw input_error("the session has " + std::to_string(n) + " " + kind +
+                      " but " + std::to_string(names) + " names");
+  if (timeout.count() <= 0)
+    throw input_error("the timeout must be positive");
+}
+
+/// A session in progress on its driver's side (a scoped actor): requests to
+/// every party in turn, and waiting for the parties' results, with the
+/// first failure kept in `error` (an Outcome, see local_system.hpp).
+template <class Outcome>
+struct session_driver {
+  caf::scoped_actor& self;
+  const std::vector<caf::actor>& parties;
+  /// By index: the names in errors.
+  const std::vector<std::string>& names;
+  std::chrono::milliseconds timeout;
+  std::optional<Outcome> error;
+  /// What the driver is doing, for errors ("roster", "train").
+  std::string step = "session setup";
+
+  std::size_t size() const { return parties.size(); }
+  const std::string& name(std::size_t c) const { return names[c]; }
+
+  void fail(protocols::session::errc code, std::string message) {
+    if (!error)
+      error = failed<Outcome>(code, std::move(message));
+  }
+
+  /// Party c's error reply.
+  void fail(const caf::error& e, std::size_t c) {
+    if (error)
+      return;
+    if (e == caf::sec::request_timeout)
+      fail(protocols::session::errc::timeout,
+           name(c) + " did not answer within " + seconds_text(timeout) +
+               " at step " + step);
+    else
+      error = from_error<Outcome>(e, name(c) + " (at step " + step + ")");
+  }
+
+  /// One request per party in `to` (all: empty), in order: the elements
+  /// `make(c)` returns; `on_reply(c, reply)` for each.
+  template <class Reply, class Make, class OnReply>
+  void ask_all(std::string what, Make make, OnReply on_reply,
+               std::vector<std::size_t> to = {}) {
+    step = std::move(what);
+    if (to.empty())
+      for (std::size_t c = 0; c < size(); ++c)
+        to.push_back(c);
+    for (auto c : to) {
+      if (error)
+        return;
+      std::apply(
+          [&](auto&&... xs) {
+            self->request(parties[c], timeout, xs...)
+                .receive([&](Reply& r) { on_reply(c, r); },
+                         [&](caf::error& e) { fail(e, c); });
+          },
+          make(c));
+    }
+  }
+
+  /// Waits for one message of type T from each party in `from` (results).
+  /// A party's down message ends the wait: a party that aborted names
+  /// itself and the step; for one that vanished (killed, its node gone)
+  /// the others, which monitor it, name the step they were at, so their
+  /// word is awaited up to the timeout. The driver monitors the parties.
+  template <class T, class Store>
+  void await_each(const std::vector<std::size_t>& from, Store store) {
+    std::vector<bool> got(size(), false);
+    std::size_t missing = from.size();
+    std::optional<std::string> vanished;
+    clock_type::time_point since;
+    auto period = tick_period(timeout);
+    while (missing > 0 && !error) {
+      self->receive(
+          [&](T& x) {
+            auto q = index_of(parties, self->current_sender());
+            if (q < 0 || got[static_cast<std::size_t>(q)] ||
+                std::find(from.begin(), from.end(),
+                          static_cast<std::size_t>(q)) == from.end())
+              return;
+            got[static_cast<std::size_t>(q)] = true;
+            --missing;
+            store(static_cast<std::size_t>(q), x);
+          },
+          [&](caf::down_msg& dm) {
+            auto q = index_of(
+                parties, caf::actor_cast<caf::strong_actor_ptr>(dm.source));
+            if (q < 0)
+              return;
+            if (dm.reason.category() == caf::atom("veil")) {
+              fail(code_of(dm.reason), describe(dm.reason));
+            } else if (!vanished) {
+              vanished = name(static_cast<std::size_t>(q)) + " ended at step " +
+                         step + " (" +
+                         (dm.reason ? describe(dm.reason) : "no reason") + ")";
+              since = clock_type::now();
+            }
+          },
+          caf::after(period) >>
+              [&] {
+                if (vanished && clock_type::now() - since > timeout)
+                  fail(protocols::session::errc::party_down, *vanished);
+              });
+    }
+  }
+
+  /// Ends every party: with the outcome's error, so that each one that has
+  /// not yet learned why the session ended ends with the reason.
+  Outcome finish(Outcome out) {
+    for (const auto& c : parties)
+      if (out.ok())
+        self->send_exit(c, caf::exit_reason::user_shutdown);
+      else
+        self->send_exit(c, session_error(out.code, out.error));
+    return out;
+  }
+};
+
+/// Starts one party of kind `kind` per spec (spawn_parties: local ones in
+/// this process, remote ones on their nodes) in an actor system that talks
+/// to other nodes if any party is remote or `tls` is enabled, and runs
+/// `drive(sys, parties)` on them; the Outcome of a failed start otherwise.
+template <class Outcome, class Drive>
+Outcome run_spawned(const std::vector<party_spec>& specs, const tls_files& tls,
+                    const local_options& opts,
+                    std::chrono::milliseconds timeout, const std::string& kind,
+                    Drive drive) {
+  bool remote = tls.enabled();
+  for (const auto& p : specs)
+    remote = remote || p.is_remote();
+  auto go = [&](caf::actor_system& sys) {
+    caf::scoped_actor self{sys}; // the requester the nodes monitor
+    std::vector<caf::actor> parties;
+    if (auto f = spawn_parties(sys, self, specs, tls, timeout, kind, parties))
+      return failed<Outcome>(f->code, std::move(f->error));
+    return drive(sys, std::move(parties));
+  };
+  if (!remote) {
+    local_config sys_cfg(opts);
+    caf::actor_system sys{sys_cfg};
+    return go(sys);
+  }
+  net_config sys_cfg(opts.threads, tls);
+  caf::actor_system sys{sys_cfg};
+  return go(sys);
 }
 
 } // namespace veil::actors

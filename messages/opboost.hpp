@@ -14,7 +14,33 @@
 #include "learners/boost/model.hpp"
 #include "messages/learners.hpp"
 #include "messages/raw_block.hpp"
+#include "protocols/opboost/params.hpp"
 #include "protocols/opboost/wire.hpp"
+
+namespace veil::protocols::opboost {
+
+/// Every field: the settings both sides of a session must agree on.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, domain& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::domain"), x.lo,
+           x.hi);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, mechanism_params& x) {
+  using veil::messages::exact;
+  return f(caf::meta::type_name("veil::protocols::opboost::mechanism_params"),
+           x.kind, x.sampler, exact(x.epsilon), x.theta, exact(x.alpha),
+           x.dsize, x.layout);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, params& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::params"), x.dom,
+           x.mechanism, x.budget, x.learner, x.threshold, x.booster);
+}
+
+} // namespace veil::protocols::opboost
 
 namespace veil::messages {
 
@@ -22,11 +48,17 @@ namespace veil::messages {
 namespace opl {
 
 /// The roster: this party's index (0 = Party A), every party's name, the
-/// silence timeout. Sent with the peers.
+/// silence timeout, the protocol's settings, and the public pre-processing
+/// bounds by column (a Party B that loaded its data maps each of its
+/// columns with its bounds, or with its data's min and max when it has
+/// none; one given its maps at spawn ignores them). Sent with the peers.
 struct roster {
   std::int32_t self = -1;
   std::vector<std::string> names;
   std::int64_t timeout_ms = 60000;
+  protocols::opboost::params params;
+  std::vector<std::string> bound_columns;
+  std::vector<double> bound_lower, bound_upper;
 };
 
 /// What Party A reports when training ended: the model (value-space
@@ -44,16 +76,20 @@ struct trained {
   std::vector<std::int64_t> theta;
 };
 
-/// The margins of Party A's private prediction.
+/// The margins of Party A's private prediction, and the labels of the
+/// predicted rows when Party A loaded them from its test file (empty when
+/// it was given its data).
 struct predicted {
   std::vector<double> margins;
   double seconds = 0;
+  std::vector<float> labels;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster& x) {
   return f(caf::meta::type_name("veil::messages::opl::roster"), x.self, x.names,
-           x.timeout_ms);
+           x.timeout_ms, x.params, x.bound_columns, raw(x.bound_lower),
+           raw(x.bound_upper));
 }
 
 template <class Inspector>
@@ -67,7 +103,7 @@ typename Inspector::result_type inspect(Inspector& f, trained& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, predicted& x) {
   return f(caf::meta::type_name("veil::messages::opl::predicted"),
-           raw(x.margins), exact(x.seconds));
+           raw(x.margins), exact(x.seconds), raw(x.labels));
 }
 
 } // namespace opl

@@ -83,6 +83,12 @@ party_specs(const session_config& c, std::size_t& remote, bool& have_test);
 /// [protocol] parameters are the --set feverless.* names.
 int run_feverless_config(const session_config& c, const train_options& o);
 
+/// `veil train --config` with protocol opboost: the party with the label
+/// is Party A, every other one a Party B; each loads its own file, locally
+/// or on its node; the [protocol] parameters are the --set opboost.* names
+/// and epsilon.
+int run_opboost_config(const session_config& c, const train_options& o);
+
 /// Options of `veil node`.
 struct node_command_options {
   std::string listen;

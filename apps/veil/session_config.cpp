@@ -30,6 +30,12 @@ const std::vector<protocol_info>& known_protocols() {
       "feverless.election",
       "feverless.buckets",
       "paillier.bits"};
+  // OpBoost: the names of `veil train --set` (opboost.*) and --epsilon.
+  static const std::vector<std::string_view> opboost = {
+      "epsilon",           "opboost.mechanism", "opboost.sampler",
+      "opboost.theta",     "opboost.alpha",     "opboost.learner",
+      "opboost.threshold", "opboost.domain",    "opboost.bounds",
+      "opboost.prediction"};
   static const std::vector<protocol_info> list = {
       {"plain", true, {}},
       {"centralized", false, {}},
@@ -37,8 +43,23 @@ const std::vector<protocol_info>& known_protocols() {
       {"feverless-plain", true, feverless, true},
       {"feverless-ldp", true, feverless, true},
       {"feverless-ahe", true, feverless, true},
+      {"opboost",
+       true,
+       opboost,
+       false,
+       {"opboost.bounds."},
+       {"opboost.bounds"}},
   };
   return list;
+}
+
+bool protocol_info::takes(const std::string& key) const {
+  if (std::find(parameters.begin(), parameters.end(), key) != parameters.end())
+    return true;
+  for (auto prefix : parameter_prefixes)
+    if (key.size() > prefix.size() && key.rfind(prefix, 0) == 0)
+      return true;
+  return false;
 }
 
 namespace {
@@ -299,8 +320,10 @@ void check_protocol(const session_config& c, const toml::value* at,
          prefix + unknown("protocol", c.protocol, protocol_names()));
   std::vector<std::string> params(info->parameters.begin(),
                                   info->parameters.end());
+  for (auto prefix : info->parameter_prefixes)
+    params.push_back(std::string(prefix) + "COLUMN");
   for (auto& [k, v] : c.protocol_params)
-    if (std::find(params.begin(), params.end(), k) == params.end())
+    if (!info->takes(k))
       fail(c.source, in_table(k),
            prefix + "protocol " + c.protocol + " has no parameter " +
                in_quotes(k) + " (its parameters: " +
@@ -624,6 +647,11 @@ std::size_t session_config::active_party() const {
   throw input_error(where(source, nullptr) + "no party has a label");
 }
 
+std::chrono::milliseconds session_config::timeout() const {
+  return std::chrono::milliseconds(
+      std::max<std::int64_t>(1, std::llround(timeout_seconds * 1000)));
+}
+
 session_config load_session(const std::string& path) {
   session_config c;
   c.source = path;
@@ -705,6 +733,10 @@ session_config load_session(const std::string& path) {
     if (!p.test.empty())
       p.test = resolve(path, p.test);
   }
+  for (auto key : find_protocol(c.protocol)->file_parameters)
+    if (auto it = c.protocol_params.find(std::string(key));
+        it != c.protocol_params.end())
+      it->second = resolve(path, it->second);
   if (auto it = t.find("tls"); it != t.end())
     read_tls(r, it->second, c);
   return c;
@@ -735,8 +767,7 @@ void apply_override(session_config& c, const std::string& key_equals_value) {
     return;
   }
   if (auto info = find_protocol(c.protocol)) {
-    const auto& ps = info->parameters;
-    if (std::find(ps.begin(), ps.end(), key) != ps.end()) {
+    if (info->takes(key)) {
       if (value.empty())
         throw input_error(context + ": the value is empty");
       c.protocol_params[key] = value; // checked where the protocol reads it

@@ -5,6 +5,7 @@
 // settings. Plain C++ (no CAF): the runtime turns a session_config into
 // actors. The file format is documented in docs/session.md.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -64,6 +65,16 @@ struct protocol_info {
   /// The labels may be spread over several parties (FEVERLESS): any number
   /// of parties, at least one, name a label column. Otherwise exactly one.
   bool spread_labels = false;
+  /// Parameters named by a prefix and any non-empty rest: "opboost.bounds."
+  /// takes opboost.bounds.COLUMN (in the file, also a [protocol.opboost.
+  /// bounds] table of COLUMN = "LO:HI").
+  std::vector<std::string_view> parameter_prefixes = {};
+  /// Parameters whose value is a file: a relative path in the session file
+  /// is resolved against its folder, as data paths are.
+  std::vector<std::string_view> file_parameters = {};
+
+  /// Whether `key` is one of its parameters.
+  bool takes(const std::string& key) const;
 };
 
 /// Every protocol a session may name: the one place to add a protocol.
@@ -91,6 +102,8 @@ struct session_config {
 
   /// Index in `parties` of the label holder.
   std::size_t active_party() const;
+  /// timeout_seconds, rounded to milliseconds (at least 1).
+  std::chrono::milliseconds timeout() const;
 };
 
 /// Parses a TOML session file. Throws veil::input_error naming the file, the

@@ -53,10 +53,14 @@ int run_config_train(const train_options& o) {
     check_local_files(c);
     return run_feverless_config(c, o);
   }
+  if (c.protocol == "opboost") {
+    check_local_files(c);
+    return run_opboost_config(c, o);
+  }
   if (c.protocol != "plain")
     throw input_error(c.source + ": protocol \"" + c.protocol +
-                      "\": veil train --config runs the plain and feverless "
-                      "protocols in this build");
+                      "\": veil train --config runs the plain, feverless "
+                      "and opboost protocols in this build");
   check_local_files(c);
 
   auto p = c.params;

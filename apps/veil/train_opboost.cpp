@@ -9,7 +9,10 @@
 // public bounds per column (opboost.bounds.COLUMN=LO:HI, opboost.bounds=FILE);
 // columns without them use their data's min and max, with a warning. The
 // report adds the privacy guarantee per feature and per record and which
-// columns used public bounds.
+// columns used public bounds. With --config (run_opboost_config), the party
+// with the label is Party A and every other one a Party B, each loading its
+// own file here or on its `veil node`; Party A predicts the test rows
+// privately.
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -22,12 +25,13 @@
 
 #include "actors/opboost_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/opboost_settings.hpp"
+#include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
-#include "protocols/opboost/gbdt.hpp"
 #include "protocols/opboost/preprocess.hpp"
 #include "protocols/opboost/privacy.hpp"
 
@@ -109,93 +113,6 @@ json privacy_json(const op::params& p, const actors::opboost_result& r,
   return j;
 }
 
-/// "LO:HI" as two finite numbers with LO < HI; errors name `what` (the key
-/// or the file and line).
-std::pair<double, double> parse_range(const std::string& what,
-                                      const std::string& text) {
-  auto colon = text.find(':', text.empty() ? 0 : 1);
-  if (colon == std::string::npos)
-    throw input_error(what + ": expected LO:HI, got '" + text + "'");
-  auto number = [&](const std::string& v, const char* end) {
-    try {
-      return parse_number(what, v);
-    } catch (const input_error&) {
-      throw input_error(what + ": " + end + " '" + v + "' is not a number");
-    }
-  };
-  double lo = number(text.substr(0, colon), "LO");
-  double hi = number(text.substr(colon + 1), "HI");
-  if (!(lo < hi))
-    throw input_error(what + ": LO (" + text.substr(0, colon) +
-                      ") must be below HI (" + text.substr(colon + 1) + ")");
-  return {lo, hi};
-}
-
-/// --set opboost.domain=LO:HI: integers, LO < HI, within [-2^22, 2^22] (the
-/// thresholds must stay exact floats; params::validate).
-op::domain parse_domain(const std::string& key, const std::string& text) {
-  auto [lo, hi] = parse_range("--set " + key, text);
-  constexpr double limit = 4194304.0; // 2^22
-  if (lo != std::floor(lo) || hi != std::floor(hi))
-    throw input_error("--set " + key + "=" + text +
-                      ": the unified domain's ends must be integers");
-  if (lo < -limit || hi > limit)
-    throw input_error("--set " + key + "=" + text +
-                      ": the unified domain must lie in [-2^22, 2^22]");
-  return {static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)};
-}
-
-/// One column's public pre-processing bounds and where they were given
-/// (for error messages).
-struct public_bound {
-  op::feature_map map;
-  std::string origin;
-};
-using public_bounds = std::map<std::string, public_bound>;
-
-void add_bound(public_bounds& all, const std::string& column,
-               const std::string& origin, const std::string& range) {
-  if (column.empty())
-    throw input_error(origin + ": no column name");
-  auto [lo, hi] = parse_range(origin + " (column '" + column + "')", range);
-  public_bound b;
-  b.map.lower = lo;
-  b.map.upper = hi;
-  b.origin = origin;
-  all[column] = b;
-}
-
-/// --set opboost.bounds=FILE: CSV lines "column,lo,hi" (a header line
-/// "column,lo,hi", blank lines and lines starting with # are skipped). A
-/// column listed twice in the file is an error.
-void read_bounds_file(public_bounds& all, const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw input_error("--set opboost.bounds=" + path +
-                      ": cannot open the bounds file");
-  std::map<std::string, bool> seen;
-  std::string line;
-  for (int no = 1; std::getline(in, line); ++no) {
-    if (!line.empty() && line.back() == '\r')
-      line.pop_back();
-    auto where = path + ":" + std::to_string(no);
-    if (line.empty() || line[0] == '#' || (no == 1 && line == "column,lo,hi"))
-      continue;
-    auto c1 = line.find(',');
-    auto c2 = c1 == std::string::npos ? c1 : line.find(',', c1 + 1);
-    if (c2 == std::string::npos || line.find(',', c2 + 1) != std::string::npos)
-      throw input_error(where + ": expected 'column,lo,hi', got '" + line +
-                        "'");
-    auto column = line.substr(0, c1);
-    if (seen[column])
-      throw input_error(where + ": column '" + column +
-                        "' is listed twice in the bounds file");
-    seen[column] = true;
-    add_bound(all, column, where,
-              line.substr(c1 + 1, c2 - c1 - 1) + ":" + line.substr(c2 + 1));
-  }
-}
-
 /// Values of `column` outside [lower, upper] (NaN is missing, not outside).
 std::size_t count_outside(std::span<const float> column,
                           const op::feature_map& m) {
@@ -233,77 +150,25 @@ int run_opboost_train(const train_options& o) {
                       "there is no delta");
 
   // Protocol settings first (the learner decides the booster defaults).
-  op::params p;
+  opboost_settings os;
   std::vector<std::string> learner_settings;
-  public_bounds bounds_given; // by column
-  public_bounds bounds_from_file;
-  bool private_prediction = true;
   for (const auto& s : o.settings) {
     auto eq = s.find('=');
     auto key = s.substr(0, eq);
     auto value = eq == std::string::npos ? std::string() : s.substr(eq + 1);
-    if (key == "opboost.mechanism")
-      p.mechanism.kind = op::parse_mechanism(value);
-    else if (key == "opboost.sampler")
-      p.mechanism.sampler = op::parse_sampler(value);
-    else if (key == "opboost.theta")
-      p.mechanism.theta = static_cast<std::int64_t>(parse_number(key, value));
-    else if (key == "opboost.alpha")
-      p.mechanism.alpha = parse_number(key, value);
-    else if (key == "opboost.learner")
-      p.learner = op::parse_learner(value);
-    else if (key == "opboost.threshold")
-      p.threshold = op::parse_threshold_rule(value);
-    else if (key == "opboost.domain")
-      p.dom = parse_domain(key, value);
-    else if (key == "opboost.prediction") {
-      if (value != "private" && value != "non-private")
-        throw input_error("--set " + s +
-                          ": expected private (Party B desensitizes the "
-                          "predicted rows afresh) or non-private (Party A "
-                          "holds them in plaintext and pre-processes them, "
-                          "as the paper's experiments evaluate)");
-      private_prediction = value == "private";
-    } else if (key == "opboost.bounds")
-      read_bounds_file(bounds_from_file, value);
-    else if (key.rfind("opboost.bounds.", 0) == 0)
-      add_bound(bounds_given, key.substr(15), "--set " + key, value);
-    else if (key.rfind("opboost.", 0) == 0)
-      throw input_error("--set " + s +
-                        ": unknown OpBoost key (opboost.mechanism, "
-                        "opboost.sampler, opboost.theta, opboost.alpha, "
-                        "opboost.learner, opboost.threshold, "
-                        "opboost.domain=LO:HI, opboost.bounds=FILE, "
-                        "opboost.bounds.COLUMN=LO:HI, "
-                        "opboost.prediction=private|non-private)");
-    else
+    if (key == "epsilon" ||
+        !apply_opboost_setting(os, key, value, "--set " + key))
       learner_settings.push_back(s);
   }
-  // A column's --set opboost.bounds.COLUMN overrides its line in the file.
-  for (auto& [column, b] : bounds_given)
-    bounds_from_file[column] = b;
-  const public_bounds& given = bounds_from_file;
+  auto& p = os.params;
+  const public_bounds given = os.bounds();
+  bool private_prediction = os.private_prediction;
   if (o.epsilon > 0)
     p.mechanism.epsilon = o.epsilon;
   // Party A's learner: the paper's defaults (or GBDT's), then the learner
   // flags that differ from the generic defaults, then the other --set keys.
-  p.booster = p.learner == op::learner_kind::gbdt ? op::gbdt_defaults()
-                                                  : op::params::paper_booster();
-  const learners::booster_params generic;
+  p.booster = opboost_booster(p, o.params);
   auto& bp = p.booster;
-  if (o.params.rounds != generic.rounds)
-    bp.rounds = o.params.rounds;
-  if (o.params.tree.max_depth != generic.tree.max_depth)
-    bp.tree.max_depth = o.params.tree.max_depth;
-  if (o.params.tree.eta != generic.tree.eta)
-    bp.tree.eta = o.params.tree.eta;
-  if (o.params.tree.lambda != generic.tree.lambda)
-    bp.tree.lambda = o.params.tree.lambda;
-  if (o.params.max_bin != generic.max_bin)
-    bp.max_bin = o.params.max_bin;
-  bp.threads = o.params.threads;
-  bp.objective = o.params.objective;
-  bp.num_class = o.params.num_class;
   for (const auto& s : learner_settings)
     apply_setting(bp, s);
 
@@ -392,7 +257,6 @@ int run_opboost_train(const train_options& o) {
   cfg.predict = private_prediction;
   cfg.timeout = std::chrono::milliseconds(
       std::max<std::int64_t>(1, std::llround(o.timeout * 1000)));
-  json party_features = json::object();
   {
     actors::opboost_party_spec a;
     a.name = "party0";
@@ -400,7 +264,6 @@ int run_opboost_train(const train_options& o) {
     a.eval = select_columns(eval_set, eval_cols(a_cols), false);
     if (!private_prediction)
       add_plain(a.eval, nullptr);
-    party_features[a.name] = a.features.feature_names();
     cfg.parties.push_back(std::move(a));
   }
   // Public bounds must name a Party B (numeric, desensitized) column.
@@ -465,51 +328,70 @@ int run_opboost_train(const train_options& o) {
       b.maps.push_back(pick_map(b.features, b.eval, j));
     if (!private_prediction)
       add_plain(b.eval, &b.maps);
-    party_features[b.name] = b.features.feature_names();
     cfg.parties.push_back(std::move(b));
   }
-  if (!fitted.empty())
-    std::cerr << "veil: warning: the pre-processing bounds of Party B "
-                 "column(s) "
-              << join(fitted)
-              << " were taken from the data (min and max), which reveals "
-                 "each column's range to Party A; OpBoost assumes public "
-                 "bounds fixed in advance (--set opboost.bounds.COLUMN=LO:HI "
-                 "or --set opboost.bounds=FILE)\n";
+  warn_fitted_bounds(fitted);
   if (!clamped.empty())
     std::cerr << "veil: note: values outside their column's public bounds "
                  "were clamped to the bounds before mapping to the domain "
                  "(OpBoost pre-processing): "
               << join(clamped) << "\n";
   auto out = actors::run_opboost_session(std::move(cfg));
+  std::vector<double> margins;
+  if (out.ok())
+    margins = private_prediction
+                  ? out.result->margins
+                  : out.result->model.predict_margin(plain_eval, bp.threads);
+  opboost_run_info info;
+  info.data_name = data_name;
+  info.where = std::to_string(n) + " parties in this process";
+  info.metrics_on = have_test ? "test" : "train";
+  info.labels = &eval_set.labels();
+  info.margins = &margins;
+  info.private_prediction = private_prediction;
+  info.bounds = bounds_report;
+  return report_opboost(out, p, o, info);
+}
+
+int report_opboost(const actors::opboost_outcome& out, const op::params& p,
+                   const train_options& o, const opboost_run_info& info) {
   if (!out.ok()) {
     std::cerr << "veil: error: " << out.error << "\n";
     return out.code == protocols::session::errc::bad_input ? 2 : 1;
   }
   const auto& r = *out.result;
-  auto obj = r.model.make_objective();
-  auto margins = private_prediction
-                     ? r.margins
-                     : r.model.predict_margin(plain_eval, bp.threads);
-  auto preds = obj.transform(margins, eval_set.rows());
-  auto metrics = learners::evaluate(obj, eval_set.labels(), preds);
+  const auto& bp = p.booster;
+  std::map<std::string, double> metrics;
+  if (!info.metrics_on.empty()) {
+    auto obj = r.model.make_objective();
+    auto preds = obj.transform(*info.margins, info.labels->size());
+    metrics = learners::evaluate(obj, *info.labels, preds);
+  }
   std::uint64_t total_bytes = 0;
   json per_party = json::object();
-  for (const auto& pr : r.parties) {
+  json party_features = json::object();
+  std::size_t features = 0;
+  for (std::size_t c = 0; c < r.parties.size(); ++c) {
+    const auto& pr = r.parties[c];
     total_bytes += pr.bytes.total_sent();
     per_party[pr.name] = party_bytes_json(pr.bytes, true);
+    party_features[pr.name] = r.features.at(c);
+    features += r.features.at(c).size();
   }
-  auto rows = train_set.rows();
-  std::cout << "trained " << r.model.trees.size() << " trees on " << rows
-            << " rows x " << train_set.features() << " features in "
-            << std::fixed << std::setprecision(3) << r.train_seconds
-            << " s (opboost, " << op::to_string(p.learner) << ", " << n
-            << " parties in this process, " << total_bytes
-            << " bytes exchanged)\n"
-            << std::defaultfloat << (have_test ? "test" : "train")
-            << (private_prediction ? " (private prediction): "
-                                   : " (non-private prediction): ")
-            << format_metrics(metrics) << "\n";
+  std::cout << "trained " << r.model.trees.size() << " trees on " << r.rows
+            << " rows x " << features << " features in " << std::fixed
+            << std::setprecision(3) << r.train_seconds << " s (opboost, "
+            << op::to_string(p.learner) << ", " << info.where << ", "
+            << total_bytes << " bytes exchanged)\n"
+            << std::defaultfloat;
+  if (info.metrics_on.empty())
+    std::cout << "no test files: no metrics (the labels stay with Party "
+                 "A's node)\n";
+  else
+    std::cout << info.metrics_on
+              << (info.private_prediction ? " (private prediction): "
+                                          : " (non-private prediction): ")
+              << format_metrics(metrics) << "\n";
   std::cout << "privacy: " << op::to_string(p.mechanism.kind) << " per "
             << "Party B feature";
   for (auto kind :
@@ -531,15 +413,16 @@ int run_opboost_train(const train_options& o) {
   if (!o.model_out.empty())
     learners::save_model(r.model, o.model_out);
   if (!o.report.empty()) {
+    bool on_test = info.metrics_on == "test";
     json report = {
         {"veil_version", "0.1.0"},
         {"protocol", "opboost"},
-        {"data", data_name},
+        {"data", info.data_name},
         {"objective", learners::to_string(bp.objective)},
-        {"rows", rows},
-        {"test_rows", have_test ? test_set.rows() : 0},
-        {"features", train_set.features()},
-        {"parties", n},
+        {"rows", r.rows},
+        {"test_rows", on_test ? info.margins->size() : 0},
+        {"features", features},
+        {"parties", r.parties.size()},
         {"party_features", party_features},
         {"trees", r.model.trees.size()},
         {"party_b_splits", r.splits},
@@ -551,19 +434,104 @@ int run_opboost_train(const train_options& o) {
           {"eta", bp.tree.eta},
           {"lambda", bp.tree.lambda},
           {"max_bin", bp.max_bin}}},
-        {"bounds", bounds_report},
+        {"bounds", info.bounds},
         {"metrics", metrics},
-        {"metrics_on", have_test ? "test" : "train"},
-        {"prediction", private_prediction ? "private" : "non-private"},
+        {"metrics_on", info.metrics_on.empty() ? "none" : info.metrics_on},
+        {"prediction", info.private_prediction ? "private" : "non-private"},
         {"train_seconds", r.train_seconds},
         {"predict_seconds", r.predict_seconds},
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
-        {"privacy", privacy_json(p, r, private_prediction, bounds_report)},
+        {"privacy",
+         privacy_json(p, r, info.private_prediction && !info.metrics_on.empty(),
+                      info.bounds)},
         {"history", json::array()}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }
   return 0;
+}
+
+int run_opboost_config(const session_config& c, const train_options& o) {
+  auto context = c.source + ": ";
+  opboost_settings os;
+  for (const auto& [key, value] : c.protocol_params) {
+    auto line = c.protocol_param_lines.find(key);
+    auto where = line == c.protocol_param_lines.end()
+                     ? c.source + ": --set " + key
+                     : c.source + ":" + std::to_string(line->second) +
+                           ": [protocol] " + key;
+    if (!apply_opboost_setting(os, key, value, where))
+      throw input_error(where + ": not an OpBoost parameter");
+  }
+  if (!os.private_prediction)
+    throw input_error(context + "opboost.prediction = non-private needs every "
+                                "party's test rows in plaintext at Party A: a "
+                                "session's parties keep their rows, so Party A "
+                                "predicts privately");
+  auto& p = os.params;
+  if (os.epsilon > 0)
+    p.mechanism.epsilon = os.epsilon;
+  p.booster = opboost_booster(p, c.params);
+  auto& bp = p.booster;
+  if (bp.objective == learners::objective_kind::multi_softmax &&
+      bp.num_class == 0)
+    throw input_error(context + "multi:softmax with the opboost protocol "
+                                "needs the number of classes: num_class in "
+                                "[learner] or --set num_class=K");
+  if (bp.num_class == 0)
+    bp.num_class = 2;
+  try {
+    p.validate();
+  } catch (const input_error& e) {
+    throw input_error(context + e.what());
+  }
+
+  // Party A is the label holder; the others keep their order.
+  actors::opboost_party_config cfg;
+  cfg.params = p;
+  cfg.timeout = c.timeout();
+  bool have_test = true;
+  std::size_t remote = 0;
+  auto specs = party_specs(c, remote, have_test);
+  auto a = c.active_party();
+  cfg.parties.push_back(specs[a]);
+  for (std::size_t q = 0; q < specs.size(); ++q)
+    if (q != a)
+      cfg.parties.push_back(std::move(specs[q]));
+  json bounds_report = {{"public", json::object()},
+                        {"public_columns", json::array()},
+                        {"fitted", json::array()},
+                        {"clamped", json::object()}};
+  for (const auto& [column, b] : os.bounds()) {
+    cfg.bounds[column] = b.map;
+    bounds_report["public"][column] = {b.map.lower, b.map.upper};
+    bounds_report["public_columns"].push_back(column);
+  }
+  actors::tls_files tls{c.tls.certificate, c.tls.key, c.tls.ca};
+  auto out = actors::run_opboost_parties(cfg, tls);
+  if (!out.ok() && out.error.find(c.source) == std::string::npos)
+    out.error = context + out.error;
+  if (out.ok()) {
+    warn_fitted_bounds(out.result->fitted);
+    for (const auto& f : out.result->fitted)
+      bounds_report["fitted"].push_back(f);
+  }
+  auto n = std::to_string(c.parties.size());
+  opboost_run_info info;
+  info.data_name = c.source;
+  info.where = remote == 0
+                   ? n + " parties in this process"
+                   : n + " parties, " + std::to_string(remote) +
+                         " on other nodes" + (tls.enabled() ? " over TLS" : "");
+  info.metrics_on = have_test ? "test" : "";
+  if (out.ok()) {
+    info.labels = &out.result->labels;
+    info.margins = &out.result->margins;
+  }
+  info.bounds = bounds_report;
+  auto opts = o;
+  opts.timeout = c.timeout_seconds;
+  return report_opboost(out, p, opts, info);
 }
 
 } // namespace veil::apps

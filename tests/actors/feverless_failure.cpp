@@ -234,12 +234,12 @@ BOOST_AUTO_TEST_CASE(a_reported_failure_names_its_sender_and_step) {
 }
 
 BOOST_AUTO_TEST_CASE(a_node_refuses_an_unknown_party_kind) {
-  auto a = actors::spawn_kind(sys, "opboost", "alice");
+  auto a = actors::spawn_kind(sys, "secureboost", "alice");
   BOOST_REQUIRE(!a);
   auto msg = actors::describe(a.error());
   BOOST_TEST(contains(msg, "cannot start party alice"), msg);
-  BOOST_TEST(contains(msg, "unknown protocol kind \"opboost\""), msg);
-  BOOST_TEST(contains(msg, "plain, feverless"), msg);
+  BOOST_TEST(contains(msg, "unknown protocol kind \"secureboost\""), msg);
+  BOOST_TEST(contains(msg, "plain, feverless, opboost"), msg);
   BOOST_TEST((actors::code_of(a.error()) == errc::bad_request));
   auto b = actors::spawn_kind(sys, "feverless", "bob");
   BOOST_REQUIRE(b);

@@ -160,10 +160,46 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   op::failure f{"M1 ranks", "not dense"};
   BOOST_TEST(round_trip(f).reason == f.reason);
 
-  messages::opl::roster ro{1, {"A", "B1"}, 1500};
+  messages::opl::roster ro;
+  ro.self = 1;
+  ro.names = {"A", "B1"};
+  ro.timeout_ms = 1500;
+  // Every setting crosses the wire, the booster's too.
+  ro.params.dom = {-3, 40};
+  ro.params.mechanism.kind = op::mechanism_kind::adj_map;
+  ro.params.mechanism.sampler = op::sampler_kind::discrete_laplace;
+  ro.params.mechanism.epsilon = 0.08;
+  ro.params.mechanism.theta = 7;
+  ro.params.mechanism.alpha = 0.5;
+  ro.params.mechanism.dsize = op::dsize_rule::range_width;
+  ro.params.mechanism.layout = op::partition_layout::reference;
+  ro.params.budget = op::budget_split::split;
+  ro.params.learner = op::learner_kind::gbdt;
+  ro.params.threshold = op::threshold_rule::upper;
+  ro.params.booster.rounds = 17;
+  ro.params.booster.tree.eta = 0.3;
+  ro.bound_columns = {"age", "hours"};
+  ro.bound_lower = {17, 1};
+  ro.bound_upper = {90, 99.5};
   auto ro2 = round_trip(ro);
   BOOST_TEST(ro2.names == ro.names);
   BOOST_TEST(ro2.timeout_ms == 1500);
+  BOOST_TEST((ro2.params.dom == ro.params.dom));
+  BOOST_TEST((ro2.params.mechanism.kind == op::mechanism_kind::adj_map));
+  BOOST_TEST((ro2.params.mechanism.sampler == ro.params.mechanism.sampler));
+  BOOST_TEST(ro2.params.mechanism.epsilon == 0.08);
+  BOOST_TEST(ro2.params.mechanism.theta == 7);
+  BOOST_TEST(ro2.params.mechanism.alpha == 0.5);
+  BOOST_TEST((ro2.params.mechanism.dsize == op::dsize_rule::range_width));
+  BOOST_TEST((ro2.params.mechanism.layout == op::partition_layout::reference));
+  BOOST_TEST((ro2.params.budget == op::budget_split::split));
+  BOOST_TEST((ro2.params.learner == op::learner_kind::gbdt));
+  BOOST_TEST((ro2.params.threshold == op::threshold_rule::upper));
+  BOOST_TEST(ro2.params.booster.rounds == 17);
+  BOOST_TEST(ro2.params.booster.tree.eta == 0.3);
+  BOOST_TEST(ro2.bound_columns == ro.bound_columns);
+  BOOST_TEST(ro2.bound_lower == ro.bound_lower);
+  BOOST_TEST(ro2.bound_upper == ro.bound_upper);
   messages::opl::trained t;
   t.splits = 3;
   t.seconds = nan;
@@ -180,8 +216,10 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   BOOST_TEST(t2.epsilon == t.epsilon);
   BOOST_TEST(t2.what == t.what);
   BOOST_TEST(t2.theta == t.theta);
-  messages::opl::predicted p{{0.5, -1}, 2};
-  BOOST_TEST(round_trip(p).margins == p.margins);
+  messages::opl::predicted p{{0.5, -1}, 2, {1, 0}};
+  auto p2 = round_trip(p);
+  BOOST_TEST(p2.margins == p.margins);
+  BOOST_TEST(p2.labels == p.labels);
 }
 
 BOOST_AUTO_TEST_CASE(identity_session_on_adult_equals_centralized) {

@@ -13,6 +13,7 @@
 #include "apps/veil/session_config.hpp"
 #include "learners/input_error.hpp"
 #include "tests/support/errors.hpp"
+#include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -674,6 +675,100 @@ BOOST_AUTO_TEST_CASE(feverless_parameter_typos_and_label_rules) {
   msg = f.error("[[party]]\nname = \"shop\"");
   BOOST_TEST(contains(msg, "with protocol plain"), msg);
   BOOST_TEST(contains(msg, "feverless protocols spread them"), msg);
+}
+
+BOOST_AUTO_TEST_CASE(opboost_takes_its_parameters_and_bounds_by_column) {
+  auto text = edit(two_parties, "protocol = \"plain\"",
+                   "[protocol]\nname = \"opboost\"\nepsilon = 0.5\n"
+                   "opboost.mechanism = \"adj-map\"\nopboost.theta = 3\n"
+                   "opboost.domain = \"1:20\"\n\n"
+                   "[protocol.opboost.bounds]\nage = \"17:90\"\n"
+                   "hours = \"1:99\"");
+  session_file f(text);
+  auto c = load_session(f.path);
+  BOOST_TEST(c.protocol == "opboost");
+  BOOST_TEST(c.protocol_params.at("epsilon") == "0.5");
+  BOOST_TEST(c.protocol_params.at("opboost.mechanism") == "adj-map");
+  BOOST_TEST(c.protocol_params.at("opboost.theta") == "3");
+  BOOST_TEST(c.protocol_params.at("opboost.domain") == "1:20");
+  BOOST_TEST(c.protocol_params.at("opboost.bounds.age") == "17:90");
+  BOOST_TEST(c.protocol_params.at("opboost.bounds.hours") == "1:99");
+  BOOST_TEST(c.protocol_param_lines.at("opboost.bounds.age") ==
+             line_of(text, "age = "));
+  // On the command line: any parameter, a column's bounds too.
+  apply_override(c, "opboost.bounds.fnlwgt=1:2");
+  apply_override(c, "opboost.theta=5");
+  BOOST_TEST(c.protocol_params.at("opboost.bounds.fnlwgt") == "1:2");
+  BOOST_TEST(c.protocol_params.at("opboost.theta") == "5");
+  for (auto bad : {"opboost.bounds.=1:2", "opboost.thetta=2"}) {
+    auto msg = error_of([&] { apply_override(c, bad); });
+    BOOST_TEST(contains(msg, "unknown setting"), msg);
+  }
+  // A bounds file is resolved against the session file's folder.
+  session_file g(edit(two_parties, "protocol = \"plain\"",
+                      "[protocol]\nname = \"opboost\"\n"
+                      "opboost.bounds = \"public/bounds.csv\""));
+  auto d = load_session(g.path);
+  BOOST_TEST(d.protocol_params.at("opboost.bounds") ==
+             (fs::absolute(g.path).parent_path() / "public/bounds.csv")
+                 .lexically_normal()
+                 .string());
+}
+
+BOOST_AUTO_TEST_CASE(opboost_parameter_typos_and_label_rules) {
+  auto msg = error_with("protocol = \"plain\"",
+                        "[protocol]\nname = \"opboost\"\n"
+                        "opboost.mechansim = \"global-map\"",
+                        "opboost.mechansim");
+  BOOST_TEST(contains(msg, "protocol opboost has no parameter "
+                           "\"opboost.mechansim\""),
+             msg);
+  BOOST_TEST(contains(msg, "opboost.mechanism"), msg);
+  BOOST_TEST(contains(msg, "opboost.bounds.COLUMN"), msg);
+  // FEVERLESS's parameters are not OpBoost's.
+  msg = error_with("protocol = \"plain\"",
+                   "[protocol]\nname = \"opboost\"\nfeverless.buckets = 8",
+                   "feverless.buckets");
+  BOOST_TEST(contains(msg, "protocol opboost has no parameter"), msg);
+  // Party A is the one party with the label.
+  session_file f(
+      edit(edit(two_parties, "protocol = \"plain\"", "protocol = \"opboost\""),
+           "data = \"shop.csv\"", "data = \"shop.csv\"\nlabel = \"y\""));
+  msg = f.error("[[party]]\nname = \"shop\"");
+  BOOST_TEST(contains(msg, "exactly one party may hold the labels with "
+                           "protocol opboost"),
+             msg);
+}
+
+BOOST_AUTO_TEST_CASE(opboost_bad_values_name_file_line_and_key) {
+  temp_dir dir;
+  dir.file("bank.csv", "x,y\n1,0\n2,1\n3,0\n4,1\n");
+  dir.file("shop.csv", "z\n5\n6\n7\n8\n");
+  struct bad_case {
+    std::string line;
+    std::string key;
+    std::string says;
+  };
+  for (const auto& k : std::vector<bad_case>{
+           {"opboost.theta = \"x\"", "opboost.theta", "expected a number"},
+           {"opboost.mechanism = \"nope\"", "opboost.mechanism", "nope"},
+           {"opboost.domain = \"1.5:10\"", "opboost.domain", "integers"},
+           {"opboost.bounds.z = \"3:1\"", "opboost.bounds.z", "must be below"},
+           {"opboost.prediction = \"maybe\"", "opboost.prediction",
+            "expected private"},
+           {"opboost.bounds = \"none.csv\"", "opboost.bounds",
+            "cannot open the bounds file"},
+       }) {
+    auto text = edit(two_parties, "protocol = \"plain\"",
+                     "[protocol]\nname = \"opboost\"\n" + k.line);
+    auto path = dir.file("session.toml", text);
+    auto r = veil::test::run_veil("train --config " + path);
+    BOOST_TEST(r.status == 2, k.line << ": " << r.output);
+    auto where = path + ":" + std::to_string(line_of(text, k.line)) +
+                 ": [protocol] " + k.key;
+    BOOST_TEST(contains(r.output, where), k.line << ": " << r.output);
+    BOOST_TEST(contains(r.output, k.says), k.line << ": " << r.output);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,518 @@
+#include "actors/opboost_party.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <variant>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "actors/errors.hpp"
+#include "actors/local_system.hpp"
+#include "actors/support.hpp"
+#include "learners/input_error.hpp"
+#include "messages/opboost.hpp"
+#include "messages/session.hpp"
+#include "messages/type_ids.hpp"
+#include "protocols/crypto/random.hpp"
+#include "protocols/opboost/active_party.hpp"
+#include "protocols/opboost/passive_party.hpp"
+
+namespace veil::actors {
+
+namespace {
+
+namespace op = protocols::opboost;
+namespace session = protocols::session;
+namespace opl = messages::opl;
+using session::errc;
+
+struct party_state : peer_state {
+  static inline const char* name = "veil.opboost_party";
+
+  /// Data given at spawn (then `loaded` stays empty).
+  std::optional<opboost_party_spec> given;
+  party_data loaded;
+  std::optional<std::uint64_t> test_seed;
+  std::int32_t seed_index = 0;
+
+  std::unique_ptr<op::active_party> active;   // index 0
+  std::unique_ptr<op::passive_party> passive; // index > 0
+  learners::dataset eval; ///< Party A: its columns of the rows to predict
+  std::vector<float> eval_labels; ///< Party A: their labels (loaded)
+
+  bool has_role() const { return active || passive; }
+};
+
+using party_actor = caf::stateful_actor<party_state>;
+
+/// crypto::system_random (neither copyable nor movable) as a movable
+/// std-style engine for op::random_engine.
+struct system_engine {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() {
+    return std::numeric_limits<result_type>::max();
+  }
+  std::unique_ptr<protocols::crypto::system_random> g =
+      std::make_unique<protocols::crypto::system_random>();
+  result_type operator()() { return (*g)(); }
+};
+
+void abort(party_actor* self, errc code, std::string message) {
+  self->quit(session_error(code, std::move(message)));
+}
+
+opl::trained make_trained(const party_state& st) {
+  const auto& a = *st.active;
+  opl::trained t;
+  t.model = a.model();
+  t.splits = a.splits().size();
+  t.seconds = seconds_since(st.started);
+  t.report = a.privacy_report();
+  auto spent = a.spent();
+  for (const auto& e : spent.entries()) {
+    t.what.push_back(e.what);
+    t.mechanism.push_back(e.cost.mechanism);
+    t.kinds.push_back(static_cast<std::uint8_t>(e.cost.kind));
+    t.epsilon.push_back(e.cost.epsilon);
+    t.epsilon_prt.push_back(e.cost.epsilon_prt);
+    t.epsilon_ner.push_back(e.cost.epsilon_ner);
+    t.theta.push_back(e.cost.theta);
+  }
+  return t;
+}
+
+/// Reports Party A's finished work to the coordinator. Party B is done when
+/// it answered the split request; it stays up for prediction requests.
+void after_step(party_actor* self) {
+  auto& st = self->state;
+  if (!st.active)
+    return;
+  if (st.training && st.active->training_done()) {
+    st.training = false;
+    self->send(st.coordinator, make_trained(st));
+  }
+  if (st.predicting && st.active->predict_done()) {
+    st.predicting = false;
+    self->send(st.coordinator,
+               opl::predicted{st.active->predicted_margins(),
+                              seconds_since(st.started), st.eval_labels});
+  }
+}
+
+template <class T>
+void on_wire(party_actor* self, T& x) {
+  handle_wire<op::failure>(
+      self, op::message{std::move(x)},
+      [self](std::int32_t from, const op::message& m) {
+        auto& st = self->state;
+        return st.active ? st.active->on_message(from, m)
+                         : st.passive->on_message(from, m);
+      },
+      after_step);
+}
+
+caf::result<session::data_summary> on_load(party_actor* self,
+                                           session::load_request& r) {
+  auto& st = self->state;
+  if (st.given || st.has_role())
+    return session_error(errc::bad_request,
+                         st.me + ": load after the session started, or for a "
+                                 "party given its data at spawn");
+  auto s = load_party_data(st.me, r, st.loaded);
+  if (!s)
+    return std::move(s.error());
+  return std::move(*s);
+}
+
+caf::result<std::uint64_t> on_align(party_actor* self,
+                                    session::align_request& r) {
+  auto& st = self->state;
+  if (st.has_role())
+    return session_error(errc::bad_request, st.me + ": align after the roster");
+  auto n = align_party_data(st.me, r, st.loaded);
+  if (!n)
+    return std::move(n.error());
+  return *n;
+}
+
+/// A loading party's role inputs: its training and test rows, and (a Party
+/// B) its maps, from the roster's public bounds or its data.
+opboost_party_spec spec_from_loaded(party_state& st, const opl::roster& r) {
+  opboost_party_spec s;
+  s.name = st.me;
+  s.features = std::move(st.loaded.train);
+  if (st.loaded.test_loaded) {
+    s.eval = std::move(st.loaded.test);
+    st.eval_labels = std::move(s.eval.labels());
+    s.eval.labels().clear();
+  }
+  if (r.self == 0)
+    return s;
+  s.features.labels().clear();
+  for (std::size_t j = 0; j < s.features.features(); ++j) {
+    const auto& name = s.features.feature_names()[j];
+    auto it = std::find(r.bound_columns.begin(), r.bound_columns.end(), name);
+    if (it == r.bound_columns.end()) {
+      s.maps.push_back(op::fit_bounds(s.features.column(j)));
+      continue;
+    }
+    auto k = static_cast<std::size_t>(it - r.bound_columns.begin());
+    op::feature_map m;
+    m.lower = r.bound_lower.at(k);
+    m.upper = r.bound_upper.at(k);
+    m.validate(name);
+    s.maps.push_back(m);
+  }
+  return s;
+}
+
+caf::result<caf::ok_atom> on_roster(party_actor* self, opl::roster& r,
+                                    std::vector<caf::actor>& peers) {
+  auto& st = self->state;
+  auto n = peers.size();
+  if (st.has_role())
+    return session_error(errc::bad_request, st.me + ": got a second roster");
+  if (n != r.names.size() || r.self < 0 ||
+      static_cast<std::size_t>(r.self) >= n ||
+      r.bound_lower.size() != r.bound_columns.size() ||
+      r.bound_upper.size() != r.bound_columns.size() ||
+      peers[static_cast<std::size_t>(r.self)].address() != self->address())
+    return session_error(errc::bad_request, st.me + ": malformed roster");
+  if (st.test_seed && r.self != st.seed_index)
+    return session_error(errc::bad_request,
+                         st.me + ": the roster's index differs from the "
+                                 "index of its test seed");
+  if (r.timeout_ms <= 0)
+    return session_error(errc::bad_request,
+                         st.me + ": the timeout must be positive");
+  if (!st.given && !st.loaded.train_loaded)
+    return session_error(errc::bad_request,
+                         st.me + ": roster before its data was loaded");
+  st.join(self, r.self, std::move(r.names),
+          std::chrono::milliseconds(r.timeout_ms), peers);
+  try {
+    r.params.validate();
+    auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st, r);
+    st.given.reset();
+    if (st.index == 0) {
+      std::vector<op::party_id> ids;
+      for (std::size_t q = 1; q < n; ++q)
+        ids.push_back(static_cast<op::party_id>(q));
+      st.active = std::make_unique<op::active_party>(
+          r.params, std::move(spec.features), std::move(ids));
+      st.eval = std::move(spec.eval);
+    } else {
+      auto rng = st.test_seed
+                     ? op::random_engine(protocols::crypto::seeded_random(
+                           *st.test_seed * 1000 +
+                           static_cast<std::uint64_t>(st.index)))
+                     : op::random_engine(system_engine{});
+      st.passive = std::make_unique<op::passive_party>(
+          st.index, r.params, std::move(spec.features), std::move(spec.maps),
+          std::move(rng));
+      if (spec.eval.rows() > 0)
+        st.passive->set_predict_data(spec.eval);
+    }
+  } catch (const std::exception& e) {
+    return session_error(errc::bad_input, st.me + ": " + e.what());
+  }
+  return caf::ok_atom::value;
+}
+
+void on_train(party_actor* self) {
+  auto& st = self->state;
+  if (!st.has_role() || st.training ||
+      (st.active && st.active->training_done())) {
+    abort(self, errc::bad_request,
+          st.me + ": train before the roster, or a second time");
+    return;
+  }
+  // Party A waits for every Party B's schema and ranks; a Party B sends
+  // them, then answers Party A (no ticks: Party A's training may take
+  // longer than the timeout).
+  if (st.active)
+    begin_work(
+        self, &peer_state::training, [] { return op::outbox{}; }, after_step);
+  else
+    begin_work(
+        self, nullptr, [&] { return st.passive->start(); }, after_step);
+}
+
+void on_predict(party_actor* self) {
+  auto& st = self->state;
+  if (!st.active || !st.active->training_done() || st.predicting) {
+    abort(self, errc::bad_request,
+          st.me + ": predict at a Party B or before training ended");
+    return;
+  }
+  begin_work(
+      self, &peer_state::predicting,
+      [&] { return st.active->start_private_predict(st.eval); }, after_step);
+}
+
+caf::behavior party_impl(party_actor* self, std::string name,
+                         std::optional<opboost_party_spec> given,
+                         std::optional<std::uint64_t> test_seed,
+                         std::int32_t seed_index) {
+  auto& st = self->state;
+  st.me = std::move(name);
+  st.given = std::move(given);
+  st.test_seed = test_seed;
+  st.seed_index = seed_index;
+  watch_peers(self);
+  return {
+      [=](messages::load_atom, session::load_request& r) {
+        return on_load(self, r);
+      },
+      [=](messages::align_atom, session::align_request& r) {
+        return on_align(self, r);
+      },
+      [=](messages::peers_atom, opl::roster& r,
+          std::vector<caf::actor>& peers) { return on_roster(self, r, peers); },
+      [=](messages::train_atom) { on_train(self); },
+      [=](messages::predict_atom) { on_predict(self); },
+      [=](messages::stats_atom) {
+        return byte_stats_of(self->state.me, self->state.bytes);
+      },
+      [=](messages::tick_atom, std::uint64_t epoch) { on_tick(self, epoch); },
+      [=](op::schema& x) { on_wire(self, x); },
+      [=](op::ranks& x) { on_wire(self, x); },
+      [=](op::split_request& x) { on_wire(self, x); },
+      [=](op::split_values& x) { on_wire(self, x); },
+      [=](op::predict_request& x) { on_wire(self, x); },
+      [=](op::predict_values& x) { on_wire(self, x); },
+      [=](op::failure& x) { on_wire(self, x); },
+  };
+}
+
+// -- the driver ---------------------------------------------------------------
+
+using driver = session_driver<opboost_outcome>;
+
+/// Loads the parties' data (training, then test) and aligns their rows;
+/// checks who holds labels and that the public bounds name Party B columns.
+void load_data(driver& d, const opboost_run& run, opboost_result& result) {
+  const auto& specs = run.load;
+  auto n = d.size();
+  std::vector<session::data_summary> train(n), test(n);
+  bool have_test = !specs[0].test_path.empty();
+  for (bool is_test : {false, true}) {
+    if (is_test && !have_test)
+      continue;
+    d.ask_all<session::data_summary>(
+        is_test ? "load test data" : "load training data",
+        [&](std::size_t c) {
+          session::load_request r{is_test, false, specs[c].data};
+          if (is_test)
+            r.data.path = specs[c].test_path;
+          return std::make_tuple(messages::load_atom::value, std::move(r));
+        },
+        [&](std::size_t c, session::data_summary& s) {
+          (is_test ? test : train)[c] = std::move(s);
+        });
+  }
+  if (d.error)
+    return;
+  if (!train[0].has_labels)
+    return d.fail(errc::bad_input, d.name(0) + " (Party A) has no labels: "
+                                               "name its label column");
+  for (std::size_t c = 1; c < n; ++c)
+    if (train[c].has_labels)
+      return d.fail(errc::bad_input,
+                    d.name(c) +
+                        " is a Party B and has labels: only Party A "
+                        "(" +
+                        d.name(0) + ") may hold them");
+  // Public bounds: Party B columns only.
+  for (const auto& [column, m] : run.bounds) {
+    std::int32_t owner = -1;
+    for (std::size_t c = 0; c < n && owner < 0; ++c) {
+      const auto& f = train[c].feature_names;
+      if (std::find(f.begin(), f.end(), column) != f.end())
+        owner = static_cast<std::int32_t>(c);
+    }
+    if (owner < 0)
+      return d.fail(errc::bad_input, "public bounds for column \"" + column +
+                                         "\", which no party holds");
+    if (owner == 0)
+      return d.fail(errc::bad_input,
+                    "public bounds for column \"" + column + "\" of " +
+                        d.name(0) +
+                        " (Party A): it holds its columns in plaintext and "
+                        "they are not pre-processed; bounds apply to Party B "
+                        "columns");
+  }
+  bool ids = !specs[0].data.id_column.empty();
+  for (bool is_test : {false, true}) {
+    if (is_test && !have_test)
+      continue;
+    auto& s = is_test ? test : train;
+    row_orders orders;
+    if (auto msg = align_rows(run.names, s, ids, is_test ? "test" : "training",
+                              orders);
+        !msg.empty())
+      return d.fail(errc::bad_input, msg);
+    for (std::size_t c = 0; c < orders.size() && !d.error; ++c) {
+      if (orders[c].empty())
+        continue;
+      auto expected = orders[c].size();
+      d.ask_all<std::uint64_t>(
+          "align",
+          [&](std::size_t) {
+            return std::make_tuple(
+                messages::align_atom::value,
+                session::align_request{is_test, std::move(orders[c])});
+          },
+          [&](std::size_t, std::uint64_t rows) {
+            if (rows != expected)
+              d.fail(errc::protocol_error,
+                     d.name(c) + " has " + std::to_string(rows) +
+                         " rows after alignment, expected " +
+                         std::to_string(expected));
+          },
+          {c});
+    }
+  }
+  for (std::size_t c = 0; have_test && c < n; ++c)
+    if (test[c].feature_names != train[c].feature_names)
+      return d.fail(errc::bad_input,
+                    d.name(c) + "'s test data has other feature columns than "
+                                "its training data");
+  result.rows = train[0].rows;
+  result.test_rows = have_test ? test[0].rows : 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    for (const auto& f : train[c].feature_names)
+      if (c > 0 && !run.bounds.contains(f))
+        result.fitted.push_back(f);
+    result.features.push_back(std::move(train[c].feature_names));
+  }
+}
+
+/// Party A's spent() from its report, entry by entry.
+protocols::dp::accountant spent_of(const opl::trained& t) {
+  protocols::dp::accountant spent;
+  for (std::size_t k = 0; k < t.what.size(); ++k) {
+    protocols::dp::privacy_cost cost;
+    cost.kind = static_cast<protocols::dp::guarantee>(t.kinds.at(k));
+    cost.epsilon = t.epsilon.at(k);
+    cost.epsilon_prt = t.epsilon_prt.at(k);
+    cost.epsilon_ner = t.epsilon_ner.at(k);
+    cost.theta = t.theta.at(k);
+    cost.mechanism = t.mechanism.at(k);
+    spent.add(t.what[k], std::move(cost));
+  }
+  return spent;
+}
+
+} // namespace
+
+caf::actor spawn_opboost_party(caf::actor_system& sys, std::string name) {
+  return sys.spawn(party_impl, std::move(name),
+                   std::optional<opboost_party_spec>{},
+                   std::optional<std::uint64_t>{}, std::int32_t{0});
+}
+
+caf::actor spawn_opboost_party(caf::actor_system& sys, opboost_party_spec spec,
+                               std::optional<std::uint64_t> test_seed,
+                               std::int32_t index) {
+  auto name = spec.name;
+  return sys.spawn(party_impl, std::move(name),
+                   std::optional<opboost_party_spec>{std::move(spec)},
+                   test_seed, index);
+}
+
+opboost_outcome run_opboost_actors(caf::actor_system& sys,
+                                   std::vector<caf::actor> parties,
+                                   const opboost_run& run) {
+  auto n = parties.size();
+  caf::scoped_actor self{sys};
+  driver d{self, parties, run.names, run.timeout, std::nullopt};
+  try {
+    check_actors("OpBoost", "parties",
+                 "Party A with the labels and at least one Party B", n,
+                 run.names.size(), run.load.size(), run.timeout);
+    run.params.validate();
+    for (const auto& [column, m] : run.bounds)
+      m.validate(column);
+  } catch (const input_error& e) {
+    return d.finish(failed<opboost_outcome>(errc::bad_input, e.what()));
+  }
+  for (auto& c : parties)
+    self->monitor(c);
+  opboost_result result;
+  if (!run.load.empty())
+    load_data(d, run, result);
+  if (d.error)
+    return d.finish(std::move(*d.error));
+
+  // 1. The roster: every party learns its peers and sets up its role.
+  opl::roster roster{0, run.names, run.timeout.count(), run.params, {}, {}, {}};
+  for (const auto& [column, m] : run.bounds) {
+    roster.bound_columns.push_back(column);
+    roster.bound_lower.push_back(m.lower);
+    roster.bound_upper.push_back(m.upper);
+  }
+  d.ask_all<caf::ok_atom>(
+      "roster",
+      [&](std::size_t c) {
+        auto r = roster;
+        r.self = static_cast<std::int32_t>(c);
+        return std::make_tuple(messages::peers_atom::value, std::move(r),
+                               parties);
+      },
+      [](std::size_t, caf::ok_atom) {});
+  if (d.error)
+    return d.finish(std::move(*d.error));
+
+  // 2. Training: Party B users send M0 and M1, Party A trains, asks for the
+  // split values and reports its model.
+  auto t0 = clock_type::now();
+  d.step = "train";
+  for (auto& c : parties)
+    self->send(c, messages::train_atom::value);
+  std::optional<opl::trained> done;
+  d.await_each<opl::trained>(
+      {0}, [&](std::size_t, opl::trained& t) { done = std::move(t); });
+  if (d.error)
+    return d.finish(std::move(*d.error));
+  result.train_seconds = seconds_since(t0);
+  result.model = std::move(done->model);
+  result.splits = done->splits;
+  result.privacy_report = std::move(done->report);
+  result.spent = spent_of(*done);
+
+  // 3. Private prediction, Party A asking every Party B.
+  bool predict = run.predict && (run.load.empty() || result.test_rows > 0);
+  if (predict) {
+    auto t1 = clock_type::now();
+    d.step = "predict";
+    self->send(parties[0], messages::predict_atom::value);
+    d.await_each<opl::predicted>({0}, [&](std::size_t, opl::predicted& p) {
+      result.margins = std::move(p.margins);
+      result.labels = std::move(p.labels);
+    });
+    if (d.error)
+      return d.finish(std::move(*d.error));
+    result.predict_seconds = seconds_since(t1);
+  }
+
+  // 4. Byte counts.
+  result.parties.resize(n);
+  for (std::size_t c = 0; c < n; ++c)
+    result.parties[c].name = run.names[c];
+  if (auto e = gather_bytes<opboost_outcome>(
+          self, parties, run.names, run.timeout,
+          [&](std::size_t c, session::byte_stats& b) {
+            result.parties[c].bytes = b;
+          }))
+    return d.finish(std::move(*e));
+  opboost_outcome out;
+  out.result = std::move(result);
+  return d.finish(std::move(out));
+}
+
+} // namespace veil::actors

@@ -1,0 +1,209 @@
+// OpBoost's settings by name, Party A's booster and the fitted-bounds
+// warning (apps/veil/opboost_settings.hpp).
+#include "apps/veil/opboost_settings.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+
+#include "learners/input_error.hpp"
+#include "protocols/opboost/gbdt.hpp"
+
+namespace veil::apps {
+
+namespace op = protocols::opboost;
+
+namespace {
+
+/// "LO:HI" as two finite numbers with LO < HI; errors name `what` (the key
+/// or the file and line).
+std::pair<double, double> parse_range(const std::string& what,
+                                      const std::string& text) {
+  auto colon = text.find(':', text.empty() ? 0 : 1);
+  if (colon == std::string::npos)
+    throw input_error(what + ": expected LO:HI, got '" + text + "'");
+  auto number = [&](const std::string& v, const char* end) {
+    try {
+      return parse_number(what, v);
+    } catch (const input_error&) {
+      throw input_error(what + ": " + end + " '" + v + "' is not a number");
+    }
+  };
+  double lo = number(text.substr(0, colon), "LO");
+  double hi = number(text.substr(colon + 1), "HI");
+  if (!(lo < hi))
+    throw input_error(what + ": LO (" + text.substr(0, colon) +
+                      ") must be below HI (" + text.substr(colon + 1) + ")");
+  return {lo, hi};
+}
+
+/// opboost.domain=LO:HI: integers, LO < HI, within [-2^22, 2^22] (the
+/// thresholds must stay exact floats; params::validate).
+op::domain parse_domain(const std::string& context, const std::string& text) {
+  auto [lo, hi] = parse_range(context, text);
+  constexpr double limit = 4194304.0; // 2^22
+  if (lo != std::floor(lo) || hi != std::floor(hi))
+    throw input_error(context + "=" + text +
+                      ": the unified domain's ends must be integers");
+  if (lo < -limit || hi > limit)
+    throw input_error(context + "=" + text +
+                      ": the unified domain must lie in [-2^22, 2^22]");
+  return {static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)};
+}
+
+void add_bound(public_bounds& all, const std::string& column,
+               const std::string& origin, const std::string& range) {
+  if (column.empty())
+    throw input_error(origin + ": no column name");
+  auto [lo, hi] = parse_range(origin + " (column '" + column + "')", range);
+  public_bound b;
+  b.map.lower = lo;
+  b.map.upper = hi;
+  b.origin = origin;
+  all[column] = b;
+}
+
+/// opboost.bounds=FILE: CSV lines "column,lo,hi" (a header line
+/// "column,lo,hi", blank lines and lines starting with # are skipped). A
+/// column listed twice in the file is an error.
+void read_bounds_file(public_bounds& all, const std::string& context,
+                      const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw input_error(context + "=" + path + ": cannot open the bounds file");
+  std::map<std::string, bool> seen;
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    auto where = path + ":" + std::to_string(no);
+    if (line.empty() || line[0] == '#' || (no == 1 && line == "column,lo,hi"))
+      continue;
+    auto c1 = line.find(',');
+    auto c2 = c1 == std::string::npos ? c1 : line.find(',', c1 + 1);
+    if (c2 == std::string::npos || line.find(',', c2 + 1) != std::string::npos)
+      throw input_error(where + ": expected 'column,lo,hi', got '" + line +
+                        "'");
+    auto column = line.substr(0, c1);
+    if (seen[column])
+      throw input_error(where + ": column '" + column +
+                        "' is listed twice in the bounds file");
+    seen[column] = true;
+    add_bound(all, column, where,
+              line.substr(c1 + 1, c2 - c1 - 1) + ":" + line.substr(c2 + 1));
+  }
+}
+
+bool apply(opboost_settings& s, const std::string& key,
+           const std::string& value, const std::string& context) {
+  auto& p = s.params;
+  auto number = [&] {
+    try {
+      return parse_number(key, value);
+    } catch (const input_error&) {
+      throw input_error(context + "=" + value + ": expected a number");
+    }
+  };
+  if (key == "epsilon")
+    s.epsilon = number();
+  else if (key == "opboost.mechanism")
+    p.mechanism.kind = op::parse_mechanism(value);
+  else if (key == "opboost.sampler")
+    p.mechanism.sampler = op::parse_sampler(value);
+  else if (key == "opboost.theta") {
+    double x = number();
+    if (x != std::floor(x) || std::abs(x) > 1e15)
+      throw input_error(context + "=" + value + ": expected an integer");
+    p.mechanism.theta = static_cast<std::int64_t>(x);
+  } else if (key == "opboost.alpha")
+    p.mechanism.alpha = number();
+  else if (key == "opboost.learner")
+    p.learner = op::parse_learner(value);
+  else if (key == "opboost.threshold")
+    p.threshold = op::parse_threshold_rule(value);
+  else if (key == "opboost.domain")
+    p.dom = parse_domain(context, value);
+  else if (key == "opboost.prediction") {
+    if (value != "private" && value != "non-private")
+      throw input_error(context + "=" + value +
+                        ": expected private (Party B desensitizes the "
+                        "predicted rows afresh) or non-private (Party A "
+                        "holds them in plaintext and pre-processes them, "
+                        "as the paper's experiments evaluate)");
+    s.private_prediction = value == "private";
+  } else if (key == "opboost.bounds")
+    read_bounds_file(s.bounds_from_file, context, value);
+  else if (key.rfind("opboost.bounds.", 0) == 0)
+    add_bound(s.bounds_by_key, key.substr(15), context, value);
+  else if (key.rfind("opboost.", 0) == 0)
+    throw input_error(context + "=" + value +
+                      ": unknown OpBoost key (opboost.mechanism, "
+                      "opboost.sampler, opboost.theta, opboost.alpha, "
+                      "opboost.learner, opboost.threshold, "
+                      "opboost.domain=LO:HI, opboost.bounds=FILE, "
+                      "opboost.bounds.COLUMN=LO:HI, "
+                      "opboost.prediction=private|non-private)");
+  else
+    return false;
+  return true;
+}
+
+} // namespace
+
+public_bounds opboost_settings::bounds() const {
+  auto all = bounds_from_file;
+  for (const auto& [column, b] : bounds_by_key)
+    all[column] = b;
+  return all;
+}
+
+bool apply_opboost_setting(opboost_settings& s, const std::string& key,
+                           const std::string& value,
+                           const std::string& context) {
+  try {
+    return apply(s, key, value, context);
+  } catch (const input_error& e) {
+    std::string msg = e.what();
+    if (msg.rfind(context, 0) == 0)
+      throw;
+    throw input_error(context + "=" + value + ": " + msg);
+  }
+}
+
+learners::booster_params opboost_booster(const op::params& p,
+                                         const learners::booster_params& g) {
+  auto bp = p.learner == op::learner_kind::gbdt ? op::gbdt_defaults()
+                                                : op::params::paper_booster();
+  const learners::booster_params generic;
+  if (g.rounds != generic.rounds)
+    bp.rounds = g.rounds;
+  if (g.tree.max_depth != generic.tree.max_depth)
+    bp.tree.max_depth = g.tree.max_depth;
+  if (g.tree.eta != generic.tree.eta)
+    bp.tree.eta = g.tree.eta;
+  if (g.tree.lambda != generic.tree.lambda)
+    bp.tree.lambda = g.tree.lambda;
+  if (g.max_bin != generic.max_bin)
+    bp.max_bin = g.max_bin;
+  bp.threads = g.threads;
+  bp.objective = g.objective;
+  bp.num_class = g.num_class;
+  return bp;
+}
+
+void warn_fitted_bounds(const std::vector<std::string>& fitted) {
+  if (fitted.empty())
+    return;
+  std::string names;
+  for (const auto& s : fitted)
+    names += (names.empty() ? "" : ", ") + s;
+  std::cerr << "veil: warning: the pre-processing bounds of Party B "
+               "column(s) "
+            << names
+            << " were taken from the data (min and max), which reveals "
+               "each column's range to Party A; OpBoost assumes public "
+               "bounds fixed in advance (--set opboost.bounds.COLUMN=LO:HI "
+               "or --set opboost.bounds=FILE)\n";
+}
+
+} // namespace veil::apps
