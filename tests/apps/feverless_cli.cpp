@@ -1,9 +1,14 @@
 // `veil train --protocol feverless` as a user runs it: clients in this
 // process as actors, the report's protocol, privacy (per query and total)
-// and bytes; one client is a clear error.
+// and bytes; one client is a clear error. The baselines: feverless-plain
+// (no privacy) builds centralized training's model; feverless-ldp reports
+// local noise; feverless-ahe with noise that rounds to 0 in fixed point
+// builds FEVERLESS's model bit for bit; bad keys are exit 2.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/run_veil.hpp"
@@ -34,6 +39,20 @@ std::string write_small_csv(const temp_dir& dir) {
         << "," << x[5] << "," << y << "\n";
   }
   return path;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  nlohmann::json j;
+  std::ifstream in(path);
+  BOOST_REQUIRE_MESSAGE(in, "cannot open " << path);
+  in >> j;
+  return j;
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  BOOST_REQUIRE_MESSAGE(in, "cannot open " << path);
+  return {std::istreambuf_iterator<char>(in), {}};
 }
 
 } // namespace
@@ -91,6 +110,141 @@ BOOST_AUTO_TEST_CASE(feverless_cli_one_party_is_an_error) {
   BOOST_TEST(r.status == 2);
   BOOST_TEST(r.output.find("--parties 1") != std::string::npos);
   BOOST_TEST(r.output.find("at least 2 clients") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(feverless_cli_plain_is_centralized_training) {
+  // feverless-plain exchanges plaintext sums: no privacy, and its trees are
+  // centralized training's with the parameters it reproduces (B = 10
+  // quantile buckets = max_bin 10, initial margin 0 = base_score 0.5, no
+  // min_child_weight; tests/protocols/feverless/training.cpp checks the
+  // trees node by node). Leaf values may differ in the last float bit (the
+  // sums are added in another order), so the ranking (AUC) is the same and
+  // the logloss agrees to float precision.
+  temp_dir dir;
+  auto data = write_small_csv(dir);
+  auto fr = dir.path("fv.json");
+  auto cr = dir.path("central.json");
+  auto r = run_veil("train --protocol feverless-plain --parties 3 --data " +
+                    data + " --trees 3 --depth 3 --report " + fr);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  BOOST_TEST(contains(r.output, "privacy: none (plain)"));
+  auto c = run_veil("train --protocol centralized --data " + data +
+                    " --trees 3 --depth 3 --threads 1 --set max_bin=10 "
+                    "--set base_score=0.5 --set min_child_weight=0 --report " +
+                    cr);
+  BOOST_REQUIRE_MESSAGE(c.status == 0, c.output);
+  auto j = read_json(fr);
+  auto k = read_json(cr);
+  BOOST_TEST(j["protocol"] == "feverless-plain");
+  BOOST_TEST(j["privacy"]["mechanism"] == "none");
+  BOOST_TEST(j["privacy"]["sigma"].get<double>() == 0.0);
+  BOOST_TEST(contains(j["privacy"]["warning"].get<std::string>(), "no privacy"));
+  BOOST_TEST(j["trees"] == 3);
+  for (auto name : {"client0", "client1", "client2"}) {
+    const auto& b = j["bytes"]["per_party"][name];
+    BOOST_TEST(b["sent"].get<std::uint64_t>() > 0u);
+    BOOST_TEST(!b["by_type"].contains("masked"));
+  }
+  auto auc = j["metrics"]["auc"].get<double>();
+  BOOST_TEST(auc > 0.8);
+  BOOST_TEST(std::fabs(auc - k["metrics"]["auc"].get<double>()) <= 1e-9);
+  BOOST_TEST(std::fabs(j["metrics"]["logloss"].get<double>() -
+                       k["metrics"]["logloss"].get<double>()) <= 1e-6);
+  BOOST_TEST(j["metrics"]["accuracy"].get<double>() ==
+             k["metrics"]["accuracy"].get<double>());
+}
+
+BOOST_AUTO_TEST_CASE(feverless_cli_ldp_reports_local_noise) {
+  temp_dir dir;
+  auto data = write_small_csv(dir);
+  auto report = dir.path("r.json");
+  auto r = run_veil("train --protocol feverless-ldp --parties 3 --data " +
+                    data + " --trees 2 --depth 2 --report " + report);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  BOOST_TEST(contains(r.output, "privacy: per query"));
+  auto j = read_json(report);
+  BOOST_TEST(j["protocol"] == "feverless-ldp");
+  const auto& pv = j["privacy"];
+  BOOST_TEST(contains(pv["mechanism"].get<std::string>(), "local"));
+  BOOST_TEST(pv["budget"] == "total");
+  BOOST_TEST(pv["sigma"].get<double>() > 0);
+  BOOST_TEST(pv["per_query"]["epsilon"].get<double>() > 0);
+  BOOST_TEST(pv["per_query"]["delta"].get<double>() > 0);
+  BOOST_TEST(pv["total"]["record_queries"].get<std::uint64_t>() > 0u);
+  BOOST_TEST(pv["total"]["queries"].get<std::uint64_t>() > 0u);
+  BOOST_TEST(pv["total"]["zcdp"]["epsilon"].get<double>() <= 2.0 + 1e-9);
+  BOOST_TEST(pv["total"]["basic"]["epsilon"].get<double>() > 0);
+  // No masks in LDP: plaintext (noisy) sums.
+  BOOST_TEST(!j["bytes"]["per_party"]["client0"]["by_type"].contains("masked"));
+}
+
+BOOST_AUTO_TEST_CASE(feverless_cli_ahe_equals_feverless_without_noise) {
+  // feverless-ahe adds FEVERLESS's noise (one leader per query, spec
+  // §10.5), so with the default budget its model is random. With a
+  // per-query epsilon of 1e13 (classical calibration) sigma is 4.8e-13:
+  // every draw (|N(0,1)| < 8.6 in the Box-Muller sampler) times 2^32 rounds
+  // to 0 in fixed point, so both protocols sum the same fixed-point values
+  // exactly (masks, blinding and Paillier cancel mod 2^64) and must build
+  // the same model bit for bit; and the same trees as feverless-plain.
+  temp_dir dir;
+  auto data = write_small_csv(dir);
+  const std::string common = "train --parties 3 --data " + data +
+                             " --trees 2 --depth 2 --seed 5 --set "
+                             "feverless.query_epsilon=1e13 --set "
+                             "feverless.calibration=classical";
+  std::string model[3], report[3];
+  const char* protocols[3] = {"feverless-ahe", "feverless", "feverless-plain"};
+  for (int i = 0; i < 3; ++i) {
+    auto m = dir.path("m" + std::to_string(i) + ".json");
+    auto rep = dir.path("r" + std::to_string(i) + ".json");
+    auto r = run_veil(common + " --protocol " + protocols[i] +
+                      " --set paillier.bits=1024 --model-out " + m +
+                      " --report " + rep);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, protocols[i] << ": " << r.output);
+    model[i] = read_bytes(m);
+    report[i] = rep;
+  }
+  auto ahe = read_json(report[0]);
+  BOOST_TEST(ahe["protocol"] == "feverless-ahe");
+  BOOST_TEST(ahe["params"]["paillier_bits"] == 1024);
+  BOOST_TEST(ahe["privacy"]["sigma"].get<double>() < 1e-12);
+  BOOST_TEST(ahe["trees"] == 2);
+  BOOST_TEST(!model[0].empty());
+  BOOST_TEST(model[0] == model[1]); // AHE == FEVERLESS, byte for byte
+  auto fv = read_json(report[1]);
+  auto pl = read_json(report[2]);
+  for (const char* m : {"auc", "logloss", "accuracy"}) {
+    BOOST_TEST(ahe["metrics"][m].get<double>() ==
+               fv["metrics"][m].get<double>());
+    // Against plaintext double sums: the fixed-point rounding (2^-33 per
+    // g, h) moves leaf values by far less than a float ulp's effect here.
+    BOOST_TEST(std::fabs(ahe["metrics"][m].get<double>() -
+                         pl["metrics"][m].get<double>()) <= 1e-6);
+  }
+  // Paillier ciphertexts are far larger than masked 64-bit sums.
+  BOOST_TEST(ahe["bytes"]["per_party"]["client1"]["sent"].get<std::uint64_t>() >
+             fv["bytes"]["per_party"]["client1"]["sent"].get<std::uint64_t>());
+}
+
+BOOST_AUTO_TEST_CASE(feverless_cli_bad_paillier_bits_is_exit_2) {
+  temp_dir dir;
+  auto data = write_small_csv(dir);
+  auto r = run_veil("train --protocol feverless-ahe --parties 2 --data " +
+                    data + " --trees 1 --depth 2 --set paillier.bits=1000");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "paillier"));
+  BOOST_TEST(contains(r.output, "1000"));
+  BOOST_TEST(contains(r.output, "1024 or 2048"));
+}
+
+BOOST_AUTO_TEST_CASE(feverless_cli_bad_election_is_exit_2) {
+  temp_dir dir;
+  auto data = write_small_csv(dir);
+  auto r = run_veil("train --protocol feverless --parties 2 --data " + data +
+                    " --trees 1 --depth 2 --set feverless.election=bogus");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "feverless.election=bogus"));
+  BOOST_TEST(contains(r.output, "per_query or per_batch"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
