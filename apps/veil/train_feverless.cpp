@@ -49,17 +49,22 @@ void check_binary(const dataset& d, const std::string& what) {
 
 json privacy_json(const fv::params& p, const fv::privacy_report& r) {
   json j;
-  if (p.protocol == fv::mode::plain) {
+  if (p.protocol == fv::mode::plain || !p.noise) {
+    // No guarantee at all: no budget, sigma or epsilon to print (an
+    // infinite epsilon would only turn into a JSON null).
     j["mechanism"] = "none";
-    j["note"] = "plaintext partial sums are exchanged (baseline)";
-  } else if (!p.noise) {
-    j["mechanism"] = "none";
-    j["note"] = "noise is off";
-  } else {
-    j["mechanism"] = p.protocol == fv::mode::ldp
-                         ? "gaussian (local: every client adds its own)"
-                         : "gaussian (one noise leader per query)";
+    j["note"] = p.protocol == fv::mode::plain
+                    ? "plaintext partial sums are exchanged (baseline)"
+                    : "noise is off";
+    j["sigma"] = 0.0;
+    j["warning"] = r.warning.empty()
+                       ? "no privacy: " + j["note"].get<std::string>()
+                       : r.warning;
+    return j;
   }
+  j["mechanism"] = p.protocol == fv::mode::ldp
+                       ? "gaussian (local: every client adds its own)"
+                       : "gaussian (one noise leader per query)";
   j["budget"] = p.budget == fv::budget_kind::total ? "total" : "per_query";
   j["budget_epsilon"] = p.epsilon;
   j["budget_delta"] = p.delta;
@@ -148,12 +153,40 @@ bool apply_feverless_setting(fv::params& p, feverless_settings& fs,
       throw input_error(context + ": expected per_query or per_batch");
   } else if (key == "feverless.buckets") {
     p.buckets = integer();
+    if (p.buckets < 2 || p.buckets > 256)
+      throw input_error(context + ": expected 2 to 256 buckets");
   } else if (key == "paillier.bits") {
     p.paillier_bits = integer();
+    if (p.paillier_bits != 1024 && p.paillier_bits != 2048)
+      throw input_error(context + ": expected 1024 or 2048");
   } else {
     return false;
   }
   return true;
+}
+
+/// Refuses learner settings FEVERLESS's trees do not use, so that a user
+/// who sets one learns it had no effect instead of reading a model that
+/// silently ignored it.
+void refuse_unused_learner_settings(const learners::booster_params& bp,
+                                    const std::string& context) {
+  const learners::booster_params def;
+  auto refuse = [&](const std::string& key, const std::string& why) {
+    throw input_error(context + key + ": not used by FEVERLESS (" + why + ")");
+  };
+  if (bp.max_bin != def.max_bin)
+    refuse("max_bin", "its split candidates are quantile buckets: set "
+                      "feverless.buckets");
+  if (bp.tree.min_child_weight != def.tree.min_child_weight)
+    refuse("min_child_weight", "no child-weight limit in its split rule");
+  if (!std::isnan(bp.base_score))
+    refuse("base_score", "every client starts from margin 0");
+  if (bp.early_stopping_rounds != def.early_stopping_rounds)
+    refuse("early_stopping_rounds", "no validation set during training");
+  if (bp.eval_train != def.eval_train)
+    refuse("eval_train", "no per-round evaluation");
+  if (bp.tree.oblivious != def.tree.oblivious)
+    refuse("weak_learner", "it grows depth-wise trees only");
 }
 
 /// The learner's settings and the budget into `p`; validates it.
@@ -162,6 +195,7 @@ void finish_params(fv::params& p, const learners::booster_params& bp,
   if (bp.objective != learners::objective_kind::binary_logistic)
     throw input_error(context + fv::to_string(p.protocol) +
                       " trains binary:logistic only");
+  refuse_unused_learner_settings(bp, context);
   p.trees = bp.rounds;
   p.max_depth = bp.tree.max_depth;
   p.eta = bp.tree.eta;
