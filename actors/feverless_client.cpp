@@ -3,16 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <memory>
 #include <numeric>
 #include <tuple>
 #include <variant>
 
 #include <caf/actor_system.hpp>
-#include <caf/atom.hpp>
 #include <caf/event_based_actor.hpp>
-#include <caf/exit_reason.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/stateful_actor.hpp>
 
@@ -35,96 +32,29 @@ namespace fv = protocols::feverless;
 namespace session = protocols::session;
 namespace fvl = messages::fvl;
 using session::errc;
-using namespace std::chrono_literals;
 
-/// A client's data, loaded from its files: labels in the datasets' label
-/// vectors, NaN where the cell was empty (another client's row).
-struct loaded_data {
-  learners::dataset train;
-  learners::dataset test;
-  bool train_loaded = false;
-  bool test_loaded = false;
-};
-
-struct client_state {
+struct client_state : peer_state {
   static inline const char* name = "veil.feverless_client";
 
-  std::string me;
-  /// Data given at spawn (then `loaded` stays empty).
+  /// Data given at spawn (then `loaded` stays empty). Loaded data: labels
+  /// in the datasets' label vectors, NaN where the cell was empty (another
+  /// client's row).
   std::optional<feverless_client_spec> given;
-  loaded_data loaded;
+  party_data loaded;
   std::optional<std::uint64_t> test_seed;
   std::int32_t seed_index = 0;
 
   std::optional<protocols::crypto::identity> identity;
   std::unique_ptr<fv::client> role;
   learners::dataset eval; ///< this client's columns of the rows to predict
-  std::int32_t index = -1;
-  std::vector<std::string> names;
-  std::vector<caf::actor> peers;
-  std::vector<caf::actor_addr> peer_addrs;
-  caf::actor coordinator;
-  std::chrono::milliseconds timeout{60000};
 
-  bool training = false;
-  bool predicting = false;
-  clock_type::time_point started;
-  clock_type::time_point last_heard;
-  /// Per peer: when it was last heard from (none: never) and what it sent.
-  std::vector<std::optional<clock_type::time_point>> heard;
-  std::vector<std::string> heard_what;
-  std::string step = "session setup"; // the last message handled or sent
-  std::uint64_t tick_epoch = 0;
-  bool ticking = false;
-
-  byte_counts bytes;
-
-  std::int32_t peer_index(const caf::actor_addr& addr) const {
-    return peer_index_of(peer_addrs, addr, index);
-  }
-  bool busy() const { return training || predicting; }
+  bool has_role() const { return role != nullptr; }
 };
 
 using client_actor = caf::stateful_actor<client_state>;
 
-/// "masked (tree 3, depth 2)".
-std::string step_of(const fv::message& m) {
-  return step_text(fv::message_name(m), m);
-}
-
-void abort(client_actor* self, caf::error err) {
-  self->quit(std::move(err));
-}
-
 void abort(client_actor* self, errc code, std::string message) {
-  abort(self, session_error(code, std::move(message)));
-}
-
-void arm_ticks(client_actor* self) {
-  auto& st = self->state;
-  if (st.ticking)
-    return;
-  st.ticking = true;
-  self->delayed_send(self, tick_period(st.timeout), messages::tick_atom::value,
-                     st.tick_epoch);
-}
-
-/// Sends the role's messages to its peers, counting their bytes.
-void route(client_actor* self, fv::outbox out) {
-  auto& st = self->state;
-  for (auto& e : out) {
-    if (e.to < 0 || static_cast<std::size_t>(e.to) >= st.peers.size() ||
-        e.to == st.index) {
-      abort(self, errc::protocol_error,
-            st.me + ": the protocol role addressed client " +
-                std::to_string(e.to) + ", which is not a peer");
-      return;
-    }
-    st.bytes[fv::message_name(e.msg)].sent += fv::payload_bytes(e.msg);
-    st.step = step_of(e.msg);
-    auto& dest = st.peers[static_cast<std::size_t>(e.to)];
-    std::visit([&](auto& x) { self->send(dest, std::move(x)); }, e.msg);
-  }
+  self->quit(session_error(code, std::move(message)));
 }
 
 fvl::trained make_trained(const client_state& st) {
@@ -177,87 +107,12 @@ void after_step(client_actor* self) {
 
 template <class T>
 void on_wire(client_actor* self, T& x) {
-  auto& st = self->state;
-  fv::message m{std::move(x)};
-  auto sender = self->current_sender();
-  auto from =
-      sender ? st.peer_index(caf::actor_cast<caf::actor_addr>(sender)) : -1;
-  if (from < 0) {
-    abort(self, errc::unknown_sender,
-          st.me + " got a " + fv::message_name(m) +
-              " message from an actor that is not a peer of this session");
-    return;
-  }
-  auto q = static_cast<std::size_t>(from);
-  const auto& peer = st.names[q];
-  auto what = step_of(m);
-  st.bytes[fv::message_name(m)].received += fv::payload_bytes(m);
-  st.last_heard = clock_type::now();
-  st.heard[q] = st.last_heard;
-  st.heard_what[q] = what;
-  if (auto* f = std::get_if<fv::failure>(&m)) {
-    abort(self, errc::protocol_error,
-          peer + " failed at step " + f->step + ": " + f->reason);
-    return;
-  }
-  if (!st.role) {
-    abort(self, errc::bad_request,
-          st.me + " got a " + fv::message_name(m) + " from " + peer +
-              " before its role was set up");
-    return;
-  }
-  auto out = st.role->on_message(from, m);
-  if (!out) {
-    const auto& e = out.error();
-    route(self, {{from, fv::failure{e.step, e.reason}}});
-    abort(self, errc::protocol_error,
-          st.me + " refused a " + what + " from " + peer + " at step " +
-              e.step + ": " + e.reason);
-    return;
-  }
-  st.step = what;
-  route(self, std::move(*out));
-  after_step(self);
-}
-
-/// The peers a stalled client waits for: those never heard from, else the
-/// one heard from least recently.
-std::string silent_peers(const client_state& st) {
-  std::string never;
-  std::optional<std::size_t> oldest;
-  for (std::size_t q = 0; q < st.heard.size(); ++q) {
-    if (static_cast<std::int32_t>(q) == st.index)
-      continue;
-    if (!st.heard[q])
-      never += (never.empty() ? "" : ", ") + st.names[q];
-    else if (!oldest || *st.heard[q] < *st.heard[*oldest])
-      oldest = q;
-  }
-  if (!never.empty())
-    return "nothing ever came from " + never;
-  if (!oldest)
-    return "no peers";
-  return "the longest silent is " + st.names[*oldest] + " (for " +
-         seconds_text(std::chrono::duration_cast<std::chrono::milliseconds>(
-             clock_type::now() - *st.heard[*oldest])) +
-         ", since its " + st.heard_what[*oldest] + ")";
-}
-
-void on_tick(client_actor* self, std::uint64_t epoch) {
-  auto& st = self->state;
-  if (epoch != st.tick_epoch)
-    return;
-  st.ticking = false;
-  if (!st.busy())
-    return;
-  if (clock_type::now() - st.last_heard > st.timeout) {
-    abort(self, errc::timeout,
-          st.me + " heard from no peer within " + seconds_text(st.timeout) +
-              " (" + (st.training ? "train" : "predict") + ", last step " +
-              st.step + "): " + silent_peers(st));
-    return;
-  }
-  arm_ticks(self);
+  handle_wire<fv::failure>(
+      self, fv::message{std::move(x)},
+      [self](std::int32_t from, const fv::message& m) {
+        return self->state.role->on_message(from, m);
+      },
+      after_step);
 }
 
 /// Reads a client's file: the features, and the label column (if any) as
@@ -315,56 +170,39 @@ std::uint64_t count_labels(const learners::dataset& d, const std::string& path,
 
 caf::result<fvl::loaded> on_load(client_actor* self, session::load_request& r) {
   auto& st = self->state;
-  auto& ld = st.loaded;
   if (st.given || st.role)
     return session_error(errc::bad_request,
                          st.me + ": load after the session started, or for a "
                                  "client given its data at spawn");
-  learners::dataset d;
+  auto s = load_party_data(st.me, r, st.loaded, read_client_data);
+  if (!s)
+    return std::move(s.error());
   fvl::loaded out;
   try {
-    if (r.test && r.same_as_train) {
-      if (!ld.train_loaded)
-        return session_error(errc::bad_request,
-                             st.me + ": test rows = training rows, but no "
-                                     "training data is loaded");
-      d = ld.train;
-    } else {
-      d = read_client_data(r.data);
-    }
-    out.labels = count_labels(d, r.data.path, r.data.label_column);
+    out.labels = count_labels(r.test ? st.loaded.test : st.loaded.train,
+                              r.data.path, r.data.label_column);
   } catch (const input_error& e) {
     return session_error(errc::bad_input, st.me + ": " + e.what());
-  } catch (const std::exception& e) {
-    return session_error(errc::bad_input, st.me + ": cannot read " +
-                                              r.data.path + ": " + e.what());
   }
-  out.data.rows = d.rows();
-  out.data.feature_names = d.feature_names();
+  out.data = std::move(*s);
   out.data.has_labels = out.labels > 0;
-  out.data.ids = std::move(d.ids()); // the coordinator aligns
-  d.ids().clear();
-  (r.test ? ld.test : ld.train) = std::move(d);
-  (r.test ? ld.test_loaded : ld.train_loaded) = true;
   return out;
 }
 
 caf::result<std::uint64_t> on_align(client_actor* self,
                                     session::align_request& r) {
   auto& st = self->state;
-  auto& ld = st.loaded;
-  if (st.role || !(r.test ? ld.test_loaded : ld.train_loaded))
-    return session_error(errc::bad_request,
-                         st.me + ": align before load or after the roster");
-  auto& d = r.test ? ld.test : ld.train;
-  if (auto msg = apply_order(d, r.rows); !msg.empty())
-    return session_error(errc::bad_request, st.me + ": " + msg);
-  return static_cast<std::uint64_t>(d.rows());
+  if (st.role)
+    return session_error(errc::bad_request, st.me + ": align after the roster");
+  auto n = align_party_data(st.me, r, st.loaded);
+  if (!n)
+    return std::move(n.error());
+  return *n;
 }
 
 /// The role's inputs from the loaded data: the features without labels,
 /// the rows whose label cell is set.
-feverless_client_spec spec_from_loaded(loaded_data& ld) {
+feverless_client_spec spec_from_loaded(party_data& ld) {
   feverless_client_spec s;
   auto labels = std::move(ld.train.labels());
   ld.train.labels().clear();
@@ -406,21 +244,8 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, fvl::roster& r,
   } catch (const input_error& e) {
     return session_error(errc::bad_input, st.me + ": " + e.what());
   }
-  st.index = r.self;
-  st.names = std::move(r.names);
-  st.timeout = std::chrono::milliseconds(r.timeout_ms);
-  for (auto& p : peers) {
-    st.peer_addrs.push_back(p.address());
-    st.peers.push_back(p);
-  }
-  st.heard.assign(n, std::nullopt);
-  st.heard_what.assign(n, {});
-  st.coordinator = caf::actor_cast<caf::actor>(self->current_sender());
-  if (st.coordinator)
-    self->monitor(st.coordinator);
-  for (std::size_t q = 0; q < n; ++q)
-    if (static_cast<std::int32_t>(q) != st.index)
-      self->monitor(st.peers[q]);
+  st.join(self, r.self, std::move(r.names),
+          std::chrono::milliseconds(r.timeout_ms), peers);
   const auto& p = r.params;
   std::optional<fv::credentials> creds;
   if (p.protocol == fv::mode::feverless || p.protocol == fv::mode::ahe) {
@@ -486,20 +311,9 @@ void on_predict(client_actor* self) {
     abort(self, errc::bad_request, st.me + ": predict before training ended");
     return;
   }
-  st.started = clock_type::now();
-  st.last_heard = st.started;
-  st.predicting = true;
-  fv::outbox out;
-  try {
-    out = st.role->start_predict(st.eval);
-  } catch (const std::exception& e) {
-    abort(self, errc::bad_input, st.me + ": " + e.what());
-    return;
-  }
-  route(self, std::move(out));
-  after_step(self);
-  if (st.predicting)
-    arm_ticks(self);
+  begin_work(
+      self, &peer_state::predicting,
+      [&] { return st.role->start_predict(st.eval); }, after_step);
 }
 
 fvl::eval_labels on_labels(client_actor* self) {
@@ -535,36 +349,7 @@ caf::behavior client_impl(client_actor* self, std::string name,
   } else {
     st.identity.emplace(); // fresh key pair from the CSPRNG
   }
-  self->set_down_handler([=](caf::down_msg& dm) {
-    auto& st = self->state;
-    if (st.coordinator && dm.source == st.coordinator.address()) {
-      abort(self, errc::party_down,
-            st.me + ": the coordinator ended (" + describe(dm.reason) + ")");
-      return;
-    }
-    auto q = st.peer_index(dm.source);
-    if (q < 0)
-      return;
-    if (!dm.reason) // a peer that finished normally (session over)
-      return;
-    auto reason = describe(dm.reason);
-    if (dm.reason.category() == caf::atom("veil"))
-      abort(self, session_error(code_of(dm.reason), reason));
-    else
-      abort(self, errc::party_down,
-            st.names[static_cast<std::size_t>(q)] + " ended while " + st.me +
-                " was at step " + st.step + " (" + reason + ")");
-  });
-  self->set_default_handler([=](caf::scheduled_actor*, caf::message_view& x)
-                                -> caf::result<caf::message> {
-    auto& st = self->state;
-    auto err = session_error(errc::protocol_error,
-                             st.me + " got an unexpected message " +
-                                 unexpected_text(x.copy_content_to_message()) +
-                                 " at step " + st.step);
-    abort(self, err);
-    return err;
-  });
+  watch_peers(self);
   return {
       [=](messages::load_atom, session::load_request& r) {
         return on_load(self, r);
@@ -606,116 +391,21 @@ caf::behavior client_impl(client_actor* self, std::string name,
 // -- the driver
 // ----------------------------------------------------------------
 
-/// A session in progress on the driver's side (a scoped actor).
-struct driver {
-  caf::scoped_actor& self;
-  std::vector<caf::actor>& clients;
-  const feverless_run& run;
-  std::optional<feverless_outcome> error;
-
-  std::size_t size() const { return clients.size(); }
-  const std::string& name(std::size_t c) const { return run.names[c]; }
-
-  void fail(errc code, std::string message) {
-    if (!error)
-      error = failed<feverless_outcome>(code, std::move(message));
-  }
-
-  void fail(const caf::error& e, std::size_t c) {
-    if (error)
-      return;
-    if (e == caf::sec::request_timeout)
-      fail(errc::timeout, name(c) + " did not answer within " +
-                              seconds_text(run.timeout) + " at step " + step);
-    else
-      error =
-          from_error<feverless_outcome>(e, name(c) + " (at step " + step + ")");
-  }
-
-  std::string step = "session setup";
-
-  /// One request per client, in order; `on_reply(c, reply)` for each.
-  template <class Reply, class Make, class OnReply>
-  void ask_all(std::string what, Make make, OnReply on_reply) {
-    step = std::move(what);
-    for (std::size_t c = 0; c < size() && !error; ++c)
-      std::apply(
-          [&](auto&&... xs) {
-            self->request(clients[c], run.timeout, xs...)
-                .receive([&](Reply& r) { on_reply(c, r); },
-                         [&](caf::error& e) { fail(e, c); });
-          },
-          make(c));
-  }
-
-  /// Waits for one message of type T from each client in `from` (the
-  /// training and prediction results). A client's down message ends the
-  /// wait: a client that aborted names itself and the step; for one that
-  /// vanished (killed, its node gone) the others, which monitor it, name
-  /// the step they were at, so their word is awaited up to the timeout.
-  template <class T, class Store>
-  void await_each(std::vector<std::size_t> from, Store store) {
-    std::vector<bool> got(size(), false);
-    std::size_t missing = from.size();
-    std::optional<std::string> vanished;
-    clock_type::time_point since;
-    auto period = tick_period(run.timeout);
-    while (missing > 0 && !error) {
-      self->receive(
-          [&](T& x) {
-            auto q = index_of(clients, self->current_sender());
-            if (q < 0 || got[static_cast<std::size_t>(q)] ||
-                std::find(from.begin(), from.end(),
-                          static_cast<std::size_t>(q)) == from.end())
-              return;
-            got[static_cast<std::size_t>(q)] = true;
-            --missing;
-            store(static_cast<std::size_t>(q), x);
-          },
-          [&](caf::down_msg& dm) {
-            auto q = index_of(
-                clients, caf::actor_cast<caf::strong_actor_ptr>(dm.source));
-            if (q < 0)
-              return;
-            auto who = name(static_cast<std::size_t>(q));
-            if (dm.reason.category() == caf::atom("veil")) {
-              fail(code_of(dm.reason), describe(dm.reason));
-            } else if (!vanished) {
-              vanished = who + " ended at step " + step + " (" +
-                         (dm.reason ? describe(dm.reason) : "no reason") + ")";
-              since = clock_type::now();
-            }
-          },
-          caf::after(period) >>
-              [&] {
-                if (vanished && clock_type::now() - since > run.timeout)
-                  fail(errc::party_down, *vanished);
-              });
-    }
-  }
-};
+using driver = session_driver<feverless_outcome>;
 
 /// Loads and aligns the clients' data; the summaries of the training data.
-void load_data(driver& d, feverless_result& result) {
-  const auto& specs = d.run.load;
+void load_data(driver& d, const feverless_run& run, feverless_result& result) {
+  const auto& specs = run.load;
   auto n = d.size();
   std::vector<session::data_summary> train(n), test(n);
   std::vector<std::uint64_t> labels(n), test_labels(n);
   bool have_test = !specs[0].test_path.empty();
   auto load = [&](bool is_test, std::vector<session::data_summary>& out,
                   std::vector<std::uint64_t>& counts) {
-    d.ask_all<fvl::loaded>(
-        is_test ? "load test data" : "load training data",
-        [&](std::size_t c) {
-          session::load_request r{is_test, false, specs[c].data};
-          if (is_test)
-            r.data.path = specs[c].test_path;
-          return std::make_tuple(messages::load_atom::value, std::move(r));
-        },
-        [&](std::size_t c, fvl::loaded& l) {
-          out[c] = std::move(l.data);
-          counts[c] = l.labels;
-        });
+    d.load_all<fvl::loaded>(is_test, specs, [&](std::size_t c, fvl::loaded& l) {
+      out[c] = std::move(l.data);
+      counts[c] = l.labels;
+    });
   };
   load(false, train, labels);
   if (have_test)
@@ -728,8 +418,7 @@ void load_data(driver& d, feverless_result& result) {
                                  std::tuple{"test", &test, &test_orders}}) {
     if (std::string(what) == "test" && !have_test)
       continue;
-    if (auto msg = align_rows(d.run.names, *s, ids, what, *orders);
-        !msg.empty())
+    if (auto msg = align_rows(run.names, *s, ids, what, *orders); !msg.empty())
       return d.fail(errc::bad_input, msg);
   }
   for (std::size_t c = 0; have_test && c < n; ++c)
@@ -760,28 +449,8 @@ void load_data(driver& d, feverless_result& result) {
     check_counts(test_labels, test[0].rows, "test");
   if (d.error)
     return;
-  for (auto [is_test, orders] :
-       {std::pair{false, &train_orders}, std::pair{true, &test_orders}}) {
-    for (std::size_t c = 0; c < orders->size() && !d.error; ++c) {
-      auto& order = (*orders)[c];
-      if (order.empty())
-        continue;
-      auto expected = order.size();
-      d.step = "align";
-      d.self
-          ->request(d.clients[c], d.run.timeout, messages::align_atom::value,
-                    session::align_request{is_test, std::move(order)})
-          .receive(
-              [&](std::uint64_t rows) {
-                if (rows != expected)
-                  d.fail(errc::protocol_error,
-                         d.name(c) + " has " + std::to_string(rows) +
-                             " rows after alignment, expected " +
-                             std::to_string(expected));
-              },
-              [&](caf::error& e) { d.fail(e, c); });
-    }
-  }
+  d.reorder(false, train_orders);
+  d.reorder(true, test_orders);
   result.rows = train[0].rows;
   result.test_rows = have_test ? test[0].rows : 0;
   for (auto& s : train)
@@ -842,42 +511,21 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
                                         const feverless_run& run) {
   auto n = clients.size();
   caf::scoped_actor self{sys};
-  driver d{self, clients, run, std::nullopt};
-  // Ends every client, with the error if there is one, so that each one
-  // that has not yet learned why the session ended ends with the reason.
-  auto finish = [&](feverless_outcome out) {
-    for (auto& c : clients)
-      if (out.ok())
-        self->send_exit(c, caf::exit_reason::user_shutdown);
-      else
-        self->send_exit(c, session_error(out.code, out.error));
-    return out;
-  };
+  driver d{self, clients, run.names, run.timeout, std::nullopt};
   try {
-    if (n < 2)
-      throw input_error("FEVERLESS needs at least 2 clients (labels spread "
-                        "over them), got " +
-                        std::to_string(n));
-    if (n > 256)
-      throw input_error("FEVERLESS supports at most 256 clients, got " +
-                        std::to_string(n));
-    if (run.names.size() != n || (!run.load.empty() && run.load.size() != n))
-      throw input_error("the session has " + std::to_string(n) +
-                        " client actors but " +
-                        std::to_string(run.names.size()) + " names");
-    if (run.timeout.count() <= 0)
-      throw input_error("the timeout must be positive");
+    check_actors("FEVERLESS", "clients", "labels spread over them", n,
+                 run.names.size(), run.load.size(), run.timeout);
     run.params.validate();
   } catch (const input_error& e) {
-    return finish(failed<feverless_outcome>(errc::bad_input, e.what()));
+    return d.finish(failed<feverless_outcome>(errc::bad_input, e.what()));
   }
   for (auto& c : clients)
     self->monitor(c);
   feverless_result result;
   if (!run.load.empty())
-    load_data(d, result);
+    load_data(d, run, result);
   if (d.error)
-    return finish(std::move(*d.error));
+    return d.finish(std::move(*d.error));
 
   // 1. Identity keys, gathered and handed out with the roster.
   std::vector<std::uint8_t> keys;
@@ -897,7 +545,7 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
       },
       [](std::size_t, caf::ok_atom) {});
   if (d.error)
-    return finish(std::move(*d.error));
+    return d.finish(std::move(*d.error));
 
   // 2. Training: every client reports its model when done.
   std::vector<std::size_t> all(n);
@@ -910,7 +558,7 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
   d.await_each<fvl::trained>(
       all, [&](std::size_t c, fvl::trained& t) { done[c] = std::move(t); });
   if (d.error)
-    return finish(std::move(*d.error));
+    return d.finish(std::move(*d.error));
   result.train_seconds = seconds_since(t0);
   const auto& first = done[0];
   result.model = first.model;
@@ -953,12 +601,12 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
       result.margins = std::move(p.margins);
     });
     if (d.error)
-      return finish(std::move(*d.error));
+      return d.finish(std::move(*d.error));
     result.predict_seconds = seconds_since(t1);
     if (!run.load.empty())
       gather_labels(d, result);
     if (d.error)
-      return finish(std::move(*d.error));
+      return d.finish(std::move(*d.error));
   }
 
   // 4. Byte counts.
@@ -967,10 +615,10 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
           [&](std::size_t c, session::byte_stats& b) {
             result.clients[c].bytes = b;
           }))
-    return finish(std::move(*e));
+    return d.finish(std::move(*e));
   feverless_outcome out;
   out.result = std::move(result);
-  return finish(std::move(out));
+  return d.finish(std::move(out));
 }
 
 } // namespace veil::actors

@@ -5,13 +5,9 @@
 
 #include "actors/feverless_client.hpp"
 #include "actors/local_system.hpp"
-#include "actors/remote.hpp"
-#include "learners/input_error.hpp"
+#include "actors/support.hpp"
 
 namespace veil::actors {
-
-namespace session = protocols::session;
-using session::errc;
 
 feverless_outcome run_feverless_session(feverless_config cfg,
                                         const local_options& opts) {
@@ -48,27 +44,13 @@ feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
   run.params = cfg.params;
   run.timeout = cfg.timeout;
   run.load = cfg.parties;
-  bool remote = tls.enabled();
-  for (const auto& p : cfg.parties) {
+  for (const auto& p : cfg.parties)
     run.names.push_back(p.name);
-    remote = remote || p.is_remote();
-  }
-  auto go = [&](caf::actor_system& sys) {
-    caf::scoped_actor self{sys}; // the requester the nodes monitor
-    std::vector<caf::actor> clients;
-    if (auto f = spawn_parties(sys, self, cfg.parties, tls, cfg.timeout,
-                               "feverless", clients))
-      return failed<feverless_outcome>(f->code, std::move(f->error));
-    return run_feverless_clients(sys, std::move(clients), run);
-  };
-  if (!remote) {
-    local_config sys_cfg(opts);
-    caf::actor_system sys{sys_cfg};
-    return go(sys);
-  }
-  net_config sys_cfg(opts.threads, tls);
-  caf::actor_system sys{sys_cfg};
-  return go(sys);
+  return run_spawned<feverless_outcome>(
+      cfg.parties, tls, opts, cfg.timeout, "feverless",
+      [&](caf::actor_system& sys, std::vector<caf::actor> clients) {
+        return run_feverless_clients(sys, std::move(clients), run);
+      });
 }
 
 } // namespace veil::actors

@@ -303,15 +303,8 @@ void load_data(driver& d, const opboost_run& run, opboost_result& result) {
   for (bool is_test : {false, true}) {
     if (is_test && !have_test)
       continue;
-    d.ask_all<session::data_summary>(
-        is_test ? "load test data" : "load training data",
-        [&](std::size_t c) {
-          session::load_request r{is_test, false, specs[c].data};
-          if (is_test)
-            r.data.path = specs[c].test_path;
-          return std::make_tuple(messages::load_atom::value, std::move(r));
-        },
-        [&](std::size_t c, session::data_summary& s) {
+    d.load_all<session::data_summary>(
+        is_test, specs, [&](std::size_t c, session::data_summary& s) {
           (is_test ? test : train)[c] = std::move(s);
         });
   }
@@ -356,26 +349,7 @@ void load_data(driver& d, const opboost_run& run, opboost_result& result) {
                               orders);
         !msg.empty())
       return d.fail(errc::bad_input, msg);
-    for (std::size_t c = 0; c < orders.size() && !d.error; ++c) {
-      if (orders[c].empty())
-        continue;
-      auto expected = orders[c].size();
-      d.ask_all<std::uint64_t>(
-          "align",
-          [&](std::size_t) {
-            return std::make_tuple(
-                messages::align_atom::value,
-                session::align_request{is_test, std::move(orders[c])});
-          },
-          [&](std::size_t, std::uint64_t rows) {
-            if (rows != expected)
-              d.fail(errc::protocol_error,
-                     d.name(c) + " has " + std::to_string(rows) +
-                         " rows after alignment, expected " +
-                         std::to_string(expected));
-          },
-          {c});
-    }
+    d.reorder(is_test, orders);
   }
   for (std::size_t c = 0; have_test && c < n; ++c)
     if (test[c].feature_names != train[c].feature_names)

@@ -12,11 +12,8 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/alignment.hpp"
 #include "actors/errors.hpp"
 #include "actors/support.hpp"
-#include "learners/data/csv_reader.hpp"
-#include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
 #include "messages/plain.hpp"
 #include "messages/session.hpp"
@@ -49,10 +46,7 @@ struct party_state {
   std::string party_name;
 
   // -- data ------------------------------------------------------------------
-  learners::dataset train;
-  learners::dataset test;
-  bool train_loaded = false;
-  bool test_loaded = false;
+  party_data data;
   std::vector<float> test_labels;
 
   // -- session ---------------------------------------------------------------
@@ -280,44 +274,10 @@ caf::result<session::data_summary> on_load(party_pointer self,
   if (st.active || st.passive)
     return session_error(errc::bad_request,
                          st.party_name + ": load after the session started");
-  learners::dataset d;
-  if (r.test && r.same_as_train) {
-    if (!st.train_loaded)
-      return session_error(errc::bad_request,
-                           st.party_name +
-                               ": test rows = training rows, but no training "
-                               "data is loaded");
-    d = st.train;
-  } else {
-    learners::read_options o;
-    o.label = r.data.label_column;
-    o.id = r.data.id_column;
-    o.columns = r.data.feature_columns;
-    try {
-      d = learners::read_table(r.data.path, o);
-    } catch (const input_error& e) {
-      return session_error(errc::bad_input, st.party_name + ": " + e.what());
-    } catch (const std::exception& e) {
-      return session_error(errc::bad_input, st.party_name + ": cannot read " +
-                                                r.data.path + ": " + e.what());
-    }
-  }
-  if (r.data.label_column.empty())
-    d.labels().clear(); // LibSVM rows always carry one: not this party's
-  session::data_summary s;
-  s.rows = d.rows();
-  s.feature_names = d.feature_names();
-  s.has_labels = d.has_labels();
-  s.ids = std::move(d.ids()); // the coordinator aligns; rows follow its order
-  d.ids().clear();
-  if (r.test) {
-    st.test = std::move(d);
-    st.test_loaded = true;
-  } else {
-    st.train = std::move(d);
-    st.train_loaded = true;
-  }
-  return s;
+  auto s = load_party_data(st.party_name, r, st.data);
+  if (!s)
+    return std::move(s.error());
+  return std::move(*s);
 }
 
 caf::result<std::uint64_t> on_align(party_pointer self,
@@ -326,13 +286,10 @@ caf::result<std::uint64_t> on_align(party_pointer self,
   if (st.active || st.passive)
     return session_error(errc::bad_request,
                          st.party_name + ": align after the session started");
-  auto& d = r.test ? st.test : st.train;
-  if (!(r.test ? st.test_loaded : st.train_loaded))
-    return session_error(errc::bad_request,
-                         st.party_name + ": align before load");
-  if (auto msg = apply_order(d, r.rows); !msg.empty())
-    return session_error(errc::bad_request, st.party_name + ": " + msg);
-  return static_cast<std::uint64_t>(d.rows());
+  auto n = align_party_data(st.party_name, r, st.data);
+  if (!n)
+    return std::move(n.error());
+  return *n;
 }
 
 caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
@@ -350,7 +307,7 @@ caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
   if (r.timeout_ms <= 0)
     return session_error(errc::bad_request,
                          st.party_name + ": the timeout must be positive");
-  if (!st.train_loaded)
+  if (!st.data.train_loaded)
     return session_error(errc::bad_request,
                          st.party_name + ": roster before its data was loaded");
   st.self_id = r.self;
@@ -368,12 +325,12 @@ caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
       self->monitor(st.peers[q]);
   } else {
     self->monitor(st.peers[0]);
-    if (st.train.has_labels())
+    if (st.data.train.has_labels())
       return session_error(errc::bad_input,
                            st.party_name + ": a passive party holds labels");
-    st.passive.emplace(std::move(st.train));
-    if (st.test_loaded)
-      st.passive->set_predict_data(std::move(st.test));
+    st.passive.emplace(std::move(st.data.train));
+    if (st.data.test_loaded)
+      st.passive->set_predict_data(std::move(st.data.test));
   }
   return caf::ok_atom::value;
 }
@@ -393,7 +350,7 @@ caf::result<session::training_outcome> on_train(party_pointer self,
     passives.push_back(static_cast<plain::party_id>(q));
   st.started = clock_type::now();
   try {
-    st.active.emplace(r.params, std::move(st.train), std::move(passives));
+    st.active.emplace(r.params, std::move(st.data.train), std::move(passives));
   } catch (const std::exception& e) {
     return session_error(errc::bad_input, st.party_name + ": " + e.what());
   }
@@ -417,15 +374,15 @@ caf::result<session::prediction> on_predict(party_pointer self,
     return session_error(errc::bad_request,
                          st.party_name + ": predict before training ended, "
                                          "or not the active party");
-  if (!st.test_loaded)
+  if (!st.data.test_loaded)
     return session_error(errc::bad_request,
                          st.party_name + ": predict without test data");
-  st.test_loaded = false;
-  st.test_labels = st.test.labels();
+  st.data.test_loaded = false;
+  st.test_labels = st.data.test.labels();
   st.started = clock_type::now();
   plain::outbox out;
   try {
-    out = st.active->start_predict(std::move(st.test));
+    out = st.active->start_predict(std::move(st.data.test));
   } catch (const std::exception& e) {
     return session_error(errc::bad_input, st.party_name + ": " + e.what());
   }

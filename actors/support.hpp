@@ -31,6 +31,7 @@
 #include "actors/remote.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
+#include "messages/session.hpp"
 #include "messages/type_ids.hpp"
 #include "protocols/session/wire.hpp"
 
@@ -387,13 +388,26 @@ struct party_data {
   bool test_loaded = false;
 };
 
-/// A load request at party `me`: reads the file (the label column, if the
-/// request names one, as labels) or copies the training rows, stores the
+/// A party's file as load_party_data reads it by default: the label
+/// column, if the spec names one, as labels. Throws on bad input.
+inline learners::dataset
+read_party_file(const protocols::session::data_spec& spec) {
+  learners::read_options o;
+  o.label = spec.label_column;
+  o.id = spec.id_column;
+  o.columns = spec.feature_columns;
+  return learners::read_table(spec.path, o);
+}
+
+/// A load request at party `me`: reads the file with `read(r.data)` (a
+/// dataset; throws on bad input) or copies the training rows, stores the
 /// rows in `d` without their ids, and returns what the coordinator aligns
 /// them by (the ids, the columns). Errors name `me` and the file.
-inline caf::expected<protocols::session::data_summary>
+template <class Read>
+caf::expected<protocols::session::data_summary>
 load_party_data(const std::string& me,
-                const protocols::session::load_request& r, party_data& d) {
+                const protocols::session::load_request& r, party_data& d,
+                Read read) {
   using protocols::session::errc;
   learners::dataset rows;
   if (r.test && r.same_as_train) {
@@ -403,12 +417,8 @@ load_party_data(const std::string& me,
                                 "data is loaded");
     rows = d.train;
   } else {
-    learners::read_options o;
-    o.label = r.data.label_column;
-    o.id = r.data.id_column;
-    o.columns = r.data.feature_columns;
     try {
-      rows = learners::read_table(r.data.path, o);
+      rows = read(r.data);
     } catch (const input_error& e) {
       return session_error(errc::bad_input, me + ": " + e.what());
     } catch (const std::exception& e) {
@@ -427,6 +437,13 @@ load_party_data(const std::string& me,
   (r.test ? d.test : d.train) = std::move(rows);
   (r.test ? d.test_loaded : d.train_loaded) = true;
   return s;
+}
+
+/// The same, reading the file with read_party_file.
+inline caf::expected<protocols::session::data_summary>
+load_party_data(const std::string& me,
+                const protocols::session::load_request& r, party_data& d) {
+  return load_party_data(me, r, d, read_party_file);
 }
 
 /// An align request at party `me`: reorders the loaded rows; their count.
@@ -519,6 +536,48 @@ struct session_driver {
                          [&](caf::error& e) { fail(e, c); });
           },
           make(c));
+    }
+  }
+
+  /// Has every party load its training (`test`: test) file named by its
+  /// spec in `specs` (same order); `on_reply(c, reply)` for each.
+  template <class Reply, class OnReply>
+  void load_all(bool test, const std::vector<party_spec>& specs,
+                OnReply on_reply) {
+    ask_all<Reply>(
+        test ? "load test data" : "load training data",
+        [&](std::size_t c) {
+          protocols::session::load_request r{test, false, specs[c].data};
+          if (test)
+            r.data.path = specs[c].test_path;
+          return std::make_tuple(messages::load_atom::value, std::move(r));
+        },
+        std::move(on_reply));
+  }
+
+  /// Has every party with an order in `orders` (align_rows; none: its rows
+  /// are in order already) reorder its training (`test`: test) rows, and
+  /// checks the row count it answers with.
+  void reorder(bool test, row_orders& orders) {
+    for (std::size_t c = 0; c < orders.size() && !error; ++c) {
+      if (orders[c].empty())
+        continue;
+      auto expected = orders[c].size();
+      ask_all<std::uint64_t>(
+          "align",
+          [&](std::size_t) {
+            return std::make_tuple(
+                messages::align_atom::value,
+                protocols::session::align_request{test, std::move(orders[c])});
+          },
+          [&](std::size_t, std::uint64_t rows) {
+            if (rows != expected)
+              fail(protocols::session::errc::protocol_error,
+                   name(c) + " has " + std::to_string(rows) +
+                       " rows after alignment, expected " +
+                       std::to_string(expected));
+          },
+          {c});
     }
   }
 

@@ -21,7 +21,8 @@ std::string settings_help() {
     s += (first ? "" : ", ") + k;
     first = false;
   }
-  return s;
+  return s + "; a protocol's keys (feverless.*, paillier.bits, opboost.*): "
+             "see --protocol";
 }
 
 } // namespace
@@ -66,7 +67,9 @@ int main(int argc, char** argv) {
                    "adj-map|piecewise|identity, opboost.sampler="
                    "exponential|discrete-laplace, opboost.theta=T, "
                    "opboost.alpha=A, opboost.learner=xgboost|gbdt, "
-                   "opboost.threshold=midpoint|upper)")
+                   "opboost.threshold=midpoint|upper, opboost.domain=LO:HI, "
+                   "opboost.bounds.COLUMN=LO:HI, opboost.bounds=FILE, "
+                   "opboost.prediction=private|non-private)")
       ->capture_default_str();
   train->add_option("--parties", t.parties,
                     "Parties of a federated protocol (at least 2; default 3 "
@@ -74,8 +77,8 @@ int main(int argc, char** argv) {
   train->add_option("--epsilon", t.epsilon,
                     "FEVERLESS: total privacy budget epsilon of the training "
                     "(default 2; --set feverless.query_epsilon=E for the "
-                    "paper's per-query setting). OpBoost: the dLDP "
-                    "budget of each Party B feature (default 1.28)");
+                    "paper's per-query setting). OpBoost: the dLDP budget "
+                    "per unit distance, per Party B feature (default 1.28)");
   train
       ->add_option("--categorical", t.categorical,
                    "OpBoost: columns Party A holds in plaintext with the "

@@ -6,25 +6,18 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/files.hpp"
 #include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using veil::test::contains;
+using veil::test::read_json;
 using veil::test::run_veil;
 using veil::test::temp_dir;
 
 namespace {
-
-nlohmann::json read_json(const std::string& path) {
-  nlohmann::json j;
-  std::ifstream in(path);
-  BOOST_REQUIRE_MESSAGE(in, "cannot open " << path);
-  in >> j;
-  return j;
-}
 
 std::string adult(const char* part) {
   return std::string(VEIL_SHARED_DIR) + "/datasets/adult_" + part + ".csv.gz";

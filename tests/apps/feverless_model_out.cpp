@@ -11,9 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/files.hpp"
 #include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
 
+using veil::test::lcg;
+using veil::test::read_json;
 using veil::test::run_veil;
 using veil::test::temp_dir;
 
@@ -24,11 +27,7 @@ std::string write_csv(const temp_dir& dir) {
   auto path = dir.path("d.csv");
   std::ofstream out(path);
   out << "a,b,c,d,e,f,label\n";
-  std::uint64_t s = 777;
-  auto next = [&] {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(s >> 11) / 9007199254740992.0;
-  };
+  lcg next(777);
   for (int i = 0; i < 400; ++i) {
     double x[6];
     for (auto& v : x)
@@ -39,14 +38,6 @@ std::string write_csv(const temp_dir& dir) {
     out << y << "\n";
   }
   return path;
-}
-
-nlohmann::json read(const std::string& path) {
-  nlohmann::json j;
-  std::ifstream in(path);
-  BOOST_REQUIRE_MESSAGE(in, "cannot open " << path);
-  in >> j;
-  return j;
 }
 
 } // namespace
@@ -60,7 +51,7 @@ BOOST_AUTO_TEST_CASE(public_model_and_one_split_table_per_client) {
   auto r = run_veil("train --protocol feverless-plain --parties 3 --data " +
                     data + " --trees 3 --depth 3 --model-out " + model);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
-  auto m = read(model);
+  auto m = read_json(model);
   // Columns per client: contiguous blocks of a..f.
   const std::vector<std::set<std::string>> columns = {
       {"a", "b"}, {"c", "d"}, {"e", "f"}};
@@ -81,7 +72,7 @@ BOOST_AUTO_TEST_CASE(public_model_and_one_split_table_per_client) {
   std::size_t listed = 0;
   for (int c = 0; c < 3; ++c) {
     auto name = "client" + std::to_string(c);
-    auto table = read(model + "." + name);
+    auto table = read_json(model + "." + name);
     BOOST_TEST(table["format"] == "veil-split-table");
     BOOST_TEST(table["party"] == name);
     for (const auto& s : table["splits"]) {

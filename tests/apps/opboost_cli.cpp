@@ -8,12 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/files.hpp"
 #include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using veil::test::contains;
+using veil::test::lcg;
+using veil::test::read_json;
 using veil::test::run_veil;
 using veil::test::temp_dir;
+using veil::test::write_text;
 
 namespace {
 
@@ -23,11 +27,7 @@ std::string write_op_csv(const temp_dir& dir) {
   auto path = dir.path("op.csv");
   std::ofstream out(path);
   out << "a,b,c,d,e,f,kind,label\n";
-  std::uint64_t s = 4242;
-  auto next = [&] {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(s >> 11) / 9007199254740992.0;
-  };
+  lcg next(4242);
   for (int i = 0; i < 300; ++i) {
     double x[6];
     for (auto& v : x)
@@ -56,10 +56,6 @@ int count_outside(const std::string& path, int col, double lo, double hi) {
   return n;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(opboost_cli)
@@ -74,8 +70,7 @@ BOOST_AUTO_TEST_CASE(opboost_cli_report) {
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   BOOST_TEST(r.output.find("privacy: global-map") != std::string::npos);
   BOOST_TEST(r.output.find("taken from the data") != std::string::npos);
-  nlohmann::json j;
-  std::ifstream(report) >> j;
+  auto j = read_json(report);
   BOOST_TEST(j["protocol"] == "opboost");
   BOOST_TEST(j["parties"] == 3);
   BOOST_TEST(j["trees"] == 5);
@@ -124,8 +119,7 @@ BOOST_AUTO_TEST_CASE(opboost_cli_adj_map_gbdt) {
       "--set opboost.learner=gbdt --report " +
       report);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
-  nlohmann::json j;
-  std::ifstream(report) >> j;
+  auto j = read_json(report);
   BOOST_TEST(j["params"]["learner"] == "gbdt");
   BOOST_TEST(j["trees"] == 3);
   const auto& pv = j["privacy"];
@@ -166,8 +160,7 @@ BOOST_AUTO_TEST_CASE(opboost_cli_public_bounds_and_domain) {
   auto line = r.output.substr(at, r.output.find('\n', at) - at);
   for (auto other : {"b (", "c (", "d (", "e (", "f ("})
     BOOST_TEST(!contains(line, other), line);
-  nlohmann::json j;
-  std::ifstream(report) >> j;
+  auto j = read_json(report);
   const auto& pv = j["privacy"];
   BOOST_TEST(pv["public_bounds"] ==
              nlohmann::json::array({"a", "b", "c", "d"}));
@@ -267,7 +260,7 @@ BOOST_AUTO_TEST_CASE(opboost_cli_non_private_prediction) {
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
     BOOST_TEST(
         contains(r.output, std::string("(") + modes[k] + " prediction)"));
-    std::ifstream(report) >> j[k];
+    j[k] = read_json(report);
     BOOST_TEST(j[k]["prediction"] == modes[k]);
   }
   BOOST_TEST(j[0]["privacy"].contains("prediction_note"));

@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "tests/integration/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -29,11 +28,7 @@ struct spread_data {
   temp_dir dir;
 
   spread_data() {
-    std::uint64_t s = 2026;
-    auto next = [&] {
-      s = s * 6364136223846793005ull + 1442695040888963407ull;
-      return static_cast<double>(s >> 11) / 9007199254740992.0;
-    };
+    lcg next(2026);
     for (auto [part, rows] : {std::pair{"train", 2000}, {"test", 500}}) {
       std::vector<std::string> lines;
       std::vector<int> owner, label;
@@ -81,28 +76,17 @@ struct spread_data {
   }
 };
 
-std::string at(int port) {
-  return "127.0.0.1:" + std::to_string(port);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(feverless)
 
 BOOST_AUTO_TEST_CASE(two_clients_on_nodes_train_the_model_of_one_process) {
   spread_data d;
-  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
-  process telco({"node", "--listen", "127.0.0.1:0", "--once"});
-  auto p1 = shop.port(), p3 = telco.port();
-  BOOST_REQUIRE_MESSAGE(p1 > 0, "node output: " << shop.output());
-  BOOST_REQUIRE_MESSAGE(p3 > 0, "node output: " << telco.output());
+  process shop(once_node);
+  process telco(once_node);
+  auto shop_at = node_address(shop), telco_at = node_address(telco);
   auto remote = d.session("feverless-plain", 4, 20,
-                          {"local", at(p1), "local", at(p3)}, "remote.toml");
+                          {"local", shop_at, "local", telco_at}, "remote.toml");
   auto local = d.session("feverless-plain", 4, 20,
                          {"local", "local", "local", "local"}, "local.toml");
   auto [rc, out] =
@@ -147,11 +131,10 @@ BOOST_AUTO_TEST_CASE(two_clients_on_nodes_train_the_model_of_one_process) {
 
 BOOST_AUTO_TEST_CASE(feverless_with_noise_runs_across_processes) {
   spread_data d;
-  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
-  auto p1 = shop.port();
-  BOOST_REQUIRE_MESSAGE(p1 > 0, "node output: " << shop.output());
-  auto file = d.session("feverless", 2, 20, {"local", at(p1), "local", at(p1)},
-                        "noisy.toml");
+  process shop(once_node);
+  auto shop_at = node_address(shop);
+  auto file = d.session("feverless", 2, 20,
+                        {"local", shop_at, "local", shop_at}, "noisy.toml");
   auto [rc, out] =
       run_veil({"train", "--config", file, "--report", d.dir / "r.json"}, 60s);
   BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
@@ -171,14 +154,12 @@ BOOST_AUTO_TEST_CASE(feverless_with_noise_runs_across_processes) {
 
 BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
   spread_data d;
-  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
-  process telco({"node", "--listen", "127.0.0.1:0", "--once"});
-  auto p1 = shop.port(), p3 = telco.port();
-  BOOST_REQUIRE(p1 > 0);
-  BOOST_REQUIRE(p3 > 0);
+  process shop(once_node);
+  process telco(once_node);
+  auto shop_at = node_address(shop), telco_at = node_address(telco);
   // Far more trees than can finish before the node dies.
   auto file = d.session("feverless-plain", 60000, 3,
-                        {"local", at(p1), "local", at(p3)}, "s.toml");
+                        {"local", shop_at, "local", telco_at}, "s.toml");
   process train({"train", "--config", file});
   BOOST_REQUIRE_MESSAGE(telco.wait_for(std::regex("party telco started"), 20s),
                         "node output: " << telco.output());

@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <sys/stat.h>
 
 #include "tests/integration/process.hpp"
@@ -30,11 +29,7 @@ struct op_data {
   temp_dir dir;
 
   op_data() {
-    std::uint64_t s = 77;
-    auto next = [&] {
-      s = s * 6364136223846793005ull + 1442695040888963407ull;
-      return static_cast<double>(s >> 11) / 9007199254740992.0;
-    };
+    lcg next(77);
     for (auto [part, rows] : {std::pair{"train", 1500}, {"test", 400}}) {
       std::vector<std::string> lines;
       for (int i = 0; i < rows; ++i) {
@@ -80,28 +75,17 @@ struct op_data {
   }
 };
 
-std::string at(int port) {
-  return "127.0.0.1:" + std::to_string(port);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(opboost)
 
 BOOST_AUTO_TEST_CASE(party_bs_on_nodes_train_the_model_of_one_process) {
   op_data d;
-  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
-  process insurer({"node", "--listen", "127.0.0.1:0", "--once"});
-  auto p1 = shop.port(), p2 = insurer.port();
-  BOOST_REQUIRE_MESSAGE(p1 > 0, "node output: " << shop.output());
-  BOOST_REQUIRE_MESSAGE(p2 > 0, "node output: " << insurer.output());
+  process shop(once_node);
+  process insurer(once_node);
+  auto shop_at = node_address(shop), insurer_at = node_address(insurer);
   auto remote =
-      d.session("identity", 20, {"local", at(p1), at(p2)}, "remote.toml");
+      d.session("identity", 20, {"local", shop_at, insurer_at}, "remote.toml");
   auto local =
       d.session("identity", 20, {"local", "local", "local"}, "local.toml");
   auto [rc, out] =
@@ -147,10 +131,10 @@ BOOST_AUTO_TEST_CASE(party_bs_on_nodes_train_the_model_of_one_process) {
 
 BOOST_AUTO_TEST_CASE(a_dldp_mechanism_runs_across_processes) {
   op_data d;
-  process nodes({"node", "--listen", "127.0.0.1:0", "--once"});
-  auto p = nodes.port();
-  BOOST_REQUIRE_MESSAGE(p > 0, "node output: " << nodes.output());
-  auto file = d.session("global-map", 20, {"local", at(p), at(p)}, "s.toml");
+  process nodes(once_node);
+  auto nodes_at = node_address(nodes);
+  auto file =
+      d.session("global-map", 20, {"local", nodes_at, nodes_at}, "s.toml");
   auto [rc, out] =
       run_veil({"train", "--config", file, "--report", d.dir / "r.json"}, 60s);
   BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
@@ -164,18 +148,17 @@ BOOST_AUTO_TEST_CASE(a_dldp_mechanism_runs_across_processes) {
 
 BOOST_AUTO_TEST_CASE(a_node_killed_mid_session_fails_the_session) {
   op_data d;
-  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
-  process insurer({"node", "--listen", "127.0.0.1:0", "--once"});
-  auto p1 = shop.port(), p2 = insurer.port();
-  BOOST_REQUIRE(p1 > 0);
-  BOOST_REQUIRE(p2 > 0);
+  process shop(once_node);
+  process insurer(once_node);
+  auto shop_at = node_address(shop), insurer_at = node_address(insurer);
   // The insurer's training file is a pipe nobody writes to: its party
   // blocks reading it, so that the session is surely under way (the other
   // parties have loaded theirs) when its node dies.
   auto pipe = d.dir / "insurer_train.csv";
   std::filesystem::remove(pipe);
   BOOST_REQUIRE(::mkfifo(pipe.c_str(), 0600) == 0);
-  auto file = d.session("identity", 3, {"local", at(p1), at(p2)}, "s.toml");
+  auto file =
+      d.session("identity", 3, {"local", shop_at, insurer_at}, "s.toml");
   process train({"train", "--config", file});
   BOOST_REQUIRE_MESSAGE(
       insurer.wait_for(std::regex("party insurer started"), 20s),

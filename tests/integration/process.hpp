@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "tests/support/files.hpp"
 
 namespace veil::test {
 
@@ -173,12 +173,22 @@ inline bool contains(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
 
-inline nlohmann::json read_json(const std::string& path) {
-  nlohmann::json j;
-  std::ifstream in(path);
-  BOOST_REQUIRE_MESSAGE(in, "cannot open " << path);
-  in >> j;
-  return j;
+/// A node's location on this host: "127.0.0.1:PORT".
+inline std::string at(int port) {
+  return "127.0.0.1:" + std::to_string(port);
+}
+
+/// `veil node` on a free port of 127.0.0.1, for one session (--once).
+inline const std::vector<std::string> once_node = {"node", "--listen",
+                                                   "127.0.0.1:0", "--once"};
+
+/// Where `node` (a `veil node --listen 127.0.0.1:0`) listens, as at()
+/// gives it; the test stops, showing the node's output, if it does not
+/// say so within 10 s.
+inline std::string node_address(process& node) {
+  auto port = node.port();
+  BOOST_REQUIRE_MESSAGE(port > 0, "node output: " << node.output());
+  return at(port);
 }
 
 inline std::string adult(const char* part) {

@@ -21,10 +21,6 @@ bool have_adult() {
          std::filesystem::exists(adult("test"));
 }
 
-std::string at(int port) {
-  return "127.0.0.1:" + std::to_string(port);
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(sessions)
@@ -35,14 +31,12 @@ BOOST_AUTO_TEST_CASE(three_processes_train_and_predict_as_in_one) {
     return;
   }
   temp_dir dir;
-  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
-  process insurer({"node", "--listen", "127.0.0.1:0", "--once"});
-  auto p1 = shop.port(), p2 = insurer.port();
-  BOOST_REQUIRE_MESSAGE(p1 > 0, "node output: " << shop.output());
-  BOOST_REQUIRE_MESSAGE(p2 > 0, "node output: " << insurer.output());
+  process shop(once_node);
+  process insurer(once_node);
+  auto shop_at = node_address(shop), insurer_at = node_address(insurer);
 
   auto remote =
-      dir.file("remote.toml", adult_session(10, 4, 30, at(p1), at(p2)));
+      dir.file("remote.toml", adult_session(10, 4, 30, shop_at, insurer_at));
   auto local =
       dir.file("local.toml", adult_session(10, 4, 30, "local", "local"));
   auto [rc, out] =
@@ -77,13 +71,12 @@ BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
     return;
   }
   temp_dir dir;
-  process shop({"node", "--listen", "127.0.0.1:0", "--once"});
-  process insurer({"node", "--listen", "127.0.0.1:0", "--once"});
-  auto p1 = shop.port(), p2 = insurer.port();
-  BOOST_REQUIRE(p1 > 0);
-  BOOST_REQUIRE(p2 > 0);
+  process shop(once_node);
+  process insurer(once_node);
+  auto shop_at = node_address(shop), insurer_at = node_address(insurer);
   // Enough trees that the session is still training when the node dies.
-  auto file = dir.file("s.toml", adult_session(5000, 6, 5, at(p1), at(p2)));
+  auto file =
+      dir.file("s.toml", adult_session(5000, 6, 5, shop_at, insurer_at));
   process train({"train", "--config", file});
   BOOST_REQUIRE_MESSAGE(
       insurer.wait_for(std::regex("party insurer started"), 30s),
