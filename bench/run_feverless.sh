@@ -101,7 +101,7 @@ row() {
   local s b q mb acc ext=""
   s=$(cat "$OUT/$name.s")
   b=$(cat "$OUT/$base.s")
-  q=$(field "$OUT/$name.json" 'r["privacy"]["total"]["queries"]')
+  q=$(field "$OUT/$name.json" 'r["queries"]')
   mb=$(field "$OUT/$name.json" '" / ".join(format(v["sent"]/1e6,".1f") for v in r["bytes"]["per_party"].values())')
   acc=$(field "$OUT/$name.json" 'format(r["metrics"]["accuracy"],".4f")')
   if [[ $extrapolate == 1 && ($d != 10 || $t != 10) ]]; then
@@ -121,7 +121,7 @@ size() { echo "${1%x*} ${1#*x}"; }
 
 echo "load before: $(uptime)" >&2
 run plain feverless-plain 10 10
-field "$OUT/plain.json" 'r["privacy"]["total"]["queries"]' >"$OUT/q10"
+field "$OUT/plain.json" 'r["queries"]' >"$OUT/q10"
 run per-query feverless 10 10 --set feverless.query_epsilon=2 \
   --delta 1e-5 --set feverless.calibration=classical --set feverless.election=per_query
 run per-batch feverless 10 10 --set feverless.query_epsilon=2 \

@@ -137,6 +137,7 @@ BOOST_AUTO_TEST_CASE(feverless_cli_plain_is_centralized_training) {
   auto k = read_json(cr);
   BOOST_TEST(j["protocol"] == "feverless-plain");
   BOOST_TEST(j["privacy"]["mechanism"] == "none");
+  BOOST_TEST(j["queries"].get<std::uint64_t>() > 0u);
   BOOST_TEST(j["privacy"]["sigma"].get<double>() == 0.0);
   BOOST_TEST(
       contains(j["privacy"]["warning"].get<std::string>(), "no privacy"));
