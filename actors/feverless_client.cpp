@@ -46,7 +46,8 @@ struct client_state : peer_state {
 
   std::optional<protocols::crypto::identity> identity;
   std::unique_ptr<fv::client> role;
-  learners::dataset eval; ///< this client's columns of the rows to predict
+  learners::dataset eval;     ///< this client's columns of the rows to predict
+  bool export_splits = false; ///< the roster's: send the splits with the model
 
   bool has_role() const { return role != nullptr; }
 };
@@ -82,6 +83,8 @@ fvl::trained make_trained(const client_state& st) {
   t.zcdp_epsilon = p.zcdp_epsilon;
   t.zcdp_delta = p.zcdp_delta;
   t.warning = p.warning.empty() ? r.warning() : p.warning;
+  if (!st.export_splits)
+    return t;
   for (const auto& [key, s] : r.own_splits()) {
     t.split_trees.push_back(key.first);
     t.split_nodes.push_back(key.second);
@@ -121,6 +124,7 @@ learners::dataset read_client_data(const session::data_spec& spec) {
   learners::read_options o;
   o.id = spec.id_column;
   o.columns = spec.feature_columns;
+  o.redact_values = true; // its errors go to the coordinator
   const auto& label = spec.label_column;
   // The reader refuses an empty label cell, which here marks another
   // client's row: read the label column as a feature (empty = missing).
@@ -246,6 +250,7 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, fvl::roster& r,
   }
   st.join(self, r.self, std::move(r.names),
           std::chrono::milliseconds(r.timeout_ms), peers);
+  st.export_splits = r.export_splits;
   const auto& p = r.params;
   std::optional<fv::credentials> creds;
   if (p.protocol == fv::mode::feverless || p.protocol == fv::mode::ahe) {
@@ -290,9 +295,10 @@ void on_train(client_actor* self) {
     return;
   }
   st.started = clock_type::now();
-  st.last_heard = st.started;
   st.training = true;
   auto out = st.role->start();
+  // The silence clock starts after its own work (Paillier keys, say).
+  st.last_heard = clock_type::now();
   if (!out) {
     abort(self, errc::protocol_error,
           st.me + " could not start at step " + out.error().step + ": " +
@@ -300,9 +306,10 @@ void on_train(client_actor* self) {
     return;
   }
   route(self, std::move(*out));
+  if (has_quit(self))
+    return;
   after_step(self);
-  if (st.training)
-    arm_ticks(self);
+  keep_watch(self);
 }
 
 void on_predict(client_actor* self) {
@@ -316,8 +323,18 @@ void on_predict(client_actor* self) {
       [&] { return st.role->start_predict(st.eval); }, after_step);
 }
 
-fvl::eval_labels on_labels(client_actor* self) {
-  const auto& ld = self->state.loaded;
+caf::result<fvl::eval_labels> on_labels(client_actor* self) {
+  const auto& st = self->state;
+  // Test labels go to this session's coordinator only, for the metrics of
+  // a finished prediction; a peer or a stranger gets nothing.
+  if (!st.coordinator ||
+      caf::actor_cast<caf::actor_addr>(self->current_sender()) !=
+          st.coordinator.address() ||
+      !st.role || !st.role->training_done())
+    return session_error(errc::bad_request,
+                         st.me + ": test labels go to the session's "
+                                 "coordinator after training only");
+  const auto& ld = st.loaded;
   fvl::eval_labels out;
   if (!ld.test_loaded)
     return out;
@@ -528,18 +545,24 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
     return d.finish(std::move(*d.error));
 
   // 1. Identity keys, gathered and handed out with the roster.
-  std::vector<std::uint8_t> keys;
+  // Key c at offset 32 c, whatever order the replies come in.
+  std::vector<std::uint8_t> keys(32 * n);
   d.ask_all<fvl::identity_key>(
       "exchange identity keys",
       [](std::size_t) { return std::make_tuple(messages::keys_atom::value); },
-      [&](std::size_t, fvl::identity_key& k) {
-        keys.insert(keys.end(), k.key.begin(), k.key.end());
+      [&](std::size_t c, fvl::identity_key& k) {
+        std::copy(k.key.begin(), k.key.end(),
+                  keys.begin() + static_cast<std::ptrdiff_t>(32 * c));
       });
   d.ask_all<caf::ok_atom>(
       "roster",
       [&](std::size_t c) {
-        fvl::roster r{static_cast<std::int32_t>(c), run.names,
-                      run.timeout.count(), keys, run.params};
+        fvl::roster r{static_cast<std::int32_t>(c),
+                      run.names,
+                      run.timeout.count(),
+                      keys,
+                      run.params,
+                      run.export_splits};
         return std::make_tuple(messages::peers_atom::value, std::move(r),
                                clients);
       },

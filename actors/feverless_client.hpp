@@ -53,6 +53,9 @@ struct feverless_run {
   /// Client 0 predicts the evaluation rows (its eval data, or the test
   /// files) after training, when there are any.
   bool predict = true;
+  /// Every client sends its split table (features and thresholds) with its
+  /// model, for --model-out. Off, they never leave their clients.
+  bool export_splits = false;
   /// Non-empty: the clients load their data from these specs first (same
   /// order as the actors; the data, id and label columns and test file of
   /// each), and are aligned on the id column like plain parties.

@@ -16,6 +16,7 @@ feverless_outcome run_feverless_session(feverless_config cfg,
   run.params = cfg.params;
   run.timeout = cfg.timeout;
   run.predict = cfg.predict && n > 0 && cfg.clients[0].eval.rows() > 0;
+  run.export_splits = cfg.export_splits;
   std::vector<std::vector<std::string>> features;
   std::uint64_t rows = n > 0 ? cfg.clients[0].features.rows() : 0;
   local_config sys_cfg(opts);
@@ -44,6 +45,7 @@ feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
   run.params = cfg.params;
   run.timeout = cfg.timeout;
   run.load = cfg.parties;
+  run.export_splits = cfg.export_splits;
   for (const auto& p : cfg.parties)
     run.names.push_back(p.name);
   return run_spawned<feverless_outcome>(

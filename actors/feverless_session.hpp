@@ -44,6 +44,8 @@ struct feverless_config {
   std::chrono::milliseconds timeout{60000};
   /// Client 0 predicts the eval rows after training.
   bool predict = true;
+  /// Every client sends its split table with its model (feverless_run).
+  bool export_splits = false;
   /// Tests only: client c draws from seeded_random(seed * 1000 + c + 1) and
   /// derives its identity from the seed. Unset (production): every client
   /// draws from crypto::system_random and generates a fresh identity.
@@ -92,6 +94,8 @@ struct feverless_party_config {
   protocols::feverless::params params;
   std::vector<party_spec> parties;
   std::chrono::milliseconds timeout{60000};
+  /// Every client sends its split table with its model (feverless_run).
+  bool export_splits = false;
 };
 
 /// Runs it: local parties in this process, remote ones on their `veil

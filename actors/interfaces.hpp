@@ -63,7 +63,8 @@ using coordinator_actor =
 
 /// A party daemon (`veil node`): on request from a coordinator it spawns a
 /// party of the given name and protocol kind ("plain": a party_actor,
-/// "feverless": a FEVERLESS client; see spawn_kind in actors/remote.hpp)
+/// "feverless": a FEVERLESS client, "opboost": an OpBoost party; see
+/// spawn_kind in actors/remote.hpp)
 /// on its node and returns its handle, sent untyped. An unknown kind is
 /// refused with an error. It monitors the requester and ends the parties
 /// it spawned for it when the requester goes away.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <iostream>
 #include <map>
@@ -40,11 +41,20 @@ net_config::net_config(int threads, const tls_files& tls) {
     openssl_key = tls.key;
     openssl_cafile = tls.ca;
   }
+  // A node that hangs with its connection open (stopped, cut off without a
+  // reset) is declared dead when nothing came from it for the connection
+  // timeout: its actors' monitors fire and the sessions end, naming the
+  // party. Heartbeats (off by default in CAF 0.17) keep an idle link alive.
+  // The BASP broker runs on the scheduler, hence at least 2 threads: one
+  // party's long step (Party A trains every tree in one step) must not
+  // starve its heartbeats.
+  set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds{10}});
+  set("middleman.connection-timeout", caf::timespan{std::chrono::seconds{120}});
   auto n =
       threads > 0
           ? threads
           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  set("scheduler.max-threads", n);
+  set("scheduler.max-threads", std::max(n, 2));
   set("scheduler.policy", caf::atom("sharing"));
 }
 

@@ -232,8 +232,9 @@ void on_train(party_actor* self) {
     return;
   }
   // Party A waits for every Party B's schema and ranks; a Party B sends
-  // them, then answers Party A (no ticks: Party A's training may take
-  // longer than the timeout).
+  // them, then answers Party A (not busy: Party A's training may take
+  // longer than the timeout; it gives up after the idle bound, see
+  // idle_timeouts).
   if (st.active)
     begin_work(
         self, &peer_state::training, [] { return op::outbox{}; }, after_step);

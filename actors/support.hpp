@@ -52,6 +52,15 @@ tick_period(std::chrono::milliseconds timeout) {
   return std::clamp<std::chrono::milliseconds>(timeout / 8, 10ms, 1000ms);
 }
 
+/// How long a party that only answers (a role, not training or predicting:
+/// an OpBoost Party B, a FEVERLESS client while another predicts) waits for
+/// its next message, in timeouts: it waits for another party's whole
+/// computation (Party A trains every tree between the ranks and the split
+/// request), so far longer than one step's timeout, but not forever: a
+/// peer or coordinator that hangs without its connection dropping would
+/// keep the party and its data in memory.
+constexpr int idle_timeouts = 30;
+
 /// Payload bytes of one message type.
 struct byte_count {
   std::uint64_t sent = 0;
@@ -137,6 +146,9 @@ struct peer_state {
   std::string step = "session setup"; // the last message handled or sent
   std::uint64_t tick_epoch = 0;
   bool ticking = false;
+  /// Has its role and ticks: when not busy, it ends after idle_timeouts
+  /// timeouts without a peer's message.
+  bool answering = false;
 
   byte_counts bytes;
 
@@ -225,10 +237,14 @@ void watch_peers(Actor* self) {
 /// Sends a protocol role's outbox to the actor's peers, counting each
 /// message's payload bytes by its name (message_name and payload_bytes of
 /// the protocol, found by argument-dependent lookup) and noting it as the
-/// step. A message addressed to no peer ends the actor.
+/// step. A message addressed to no peer ends the actor. Sending restarts
+/// the silence clock (last_heard): the party's own work before it, however
+/// long, is no peer's silence.
 template <class Actor, class Outbox>
 void route(Actor* self, Outbox out) {
   auto& st = self->state;
+  if (!out.empty())
+    st.last_heard = clock_type::now();
   for (auto& e : out) {
     if (e.to < 0 || static_cast<std::size_t>(e.to) >= st.peers.size() ||
         e.to == st.index) {
@@ -245,11 +261,32 @@ void route(Actor* self, Outbox out) {
   }
 }
 
+/// Once the actor has its role and works: marks it answering and arms its
+/// ticks (busy: the timeout; otherwise the idle bound, see on_tick).
+template <class Actor>
+void keep_watch(Actor* self) {
+  auto& st = self->state;
+  if (!st.has_role())
+    return;
+  st.answering = true;
+  arm_ticks(self);
+}
+
+/// Whether the actor has quit (its behavior ends after this message).
+template <class Actor>
+bool has_quit(const Actor* self) {
+  // quit() marks the actor shutting down (CAF 0.17) or terminated.
+  return self->getf(caf::abstract_actor::is_shutting_down_flag |
+                    caf::abstract_actor::is_terminated_flag);
+}
+
 /// Starts training or prediction at the actor: notes the time, marks it
 /// busy (`busy`, &peer_state::training or &peer_state::predicting; null:
-/// an actor that then only answers, without ticks), routes what `start()`
-/// returns (an exception from it ends the actor: bad input), calls
-/// `after(self)`, and arms the ticks while it is still busy.
+/// an actor that then only answers, within the idle bound), routes what
+/// `start()` returns (an exception from it ends the actor: bad input),
+/// calls `after(self)` unless the actor ended, and arms the ticks (see
+/// keep_watch). The silence clock starts when start() returns, not before:
+/// its work is not a peer's silence.
 template <class Actor, class Start, class After>
 void begin_work(Actor* self, bool peer_state::*busy, Start start, After after) {
   auto& st = self->state;
@@ -265,19 +302,23 @@ void begin_work(Actor* self, bool peer_state::*busy, Start start, After after) {
                              st.me + ": " + e.what()));
     return;
   }
+  st.last_heard = clock_type::now();
   route(self, std::move(out));
+  if (has_quit(self))
+    return;
   after(self);
-  if (busy && st.*busy)
-    arm_ticks(self);
+  if (!has_quit(self))
+    keep_watch(self);
 }
 
 /// Handles a protocol message `m` (a role's message variant): checks that
 /// a peer sent it, counts its bytes, notes when the peer was heard and
 /// what it sent, ends the actor on a reported Failure, hands it to the
 /// role with `handle(from, m)` (an outcome of an outbox), routes the
-/// answer and calls `after(self)`. A message the role refuses goes back
-/// to its sender as a Failure and ends the actor, naming the sender and
-/// the step.
+/// answer and calls `after(self)`. The silence clock restarts when the
+/// handler returns: the party's own work is not a peer's silence. A message the
+/// role refuses goes back to its sender as a Failure and ends the actor, naming
+/// the sender and the step.
 template <class Failure, class Actor, class Message, class Handle, class After>
 void handle_wire(Actor* self, Message m, Handle handle, After after) {
   using protocols::session::errc;
@@ -313,6 +354,7 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
     return;
   }
   auto out = handle(from, m);
+  st.last_heard = clock_type::now();
   if (!out) {
     const auto& e = out.error();
     using outbox = std::decay_t<decltype(*out)>;
@@ -324,7 +366,11 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
   }
   st.step = what;
   route(self, std::move(*out));
+  if (has_quit(self))
+    return;
   after(self);
+  if (!has_quit(self))
+    keep_watch(self);
 }
 
 /// Whom a stalled party waits for: the peers (other than `self`) never
@@ -356,16 +402,32 @@ silent_peers(const std::vector<std::string>& names,
 }
 
 /// A liveness tick: a busy actor (training or predicting) that heard from
-/// no peer within its timeout ends, naming the step and whom it waits
-/// for; otherwise the next tick is armed.
+/// no peer within its timeout since it last finished its own work ends,
+/// naming the step and whom it waits for; so does an answering one (see
+/// keep_watch) within idle_timeouts timeouts; otherwise the next tick is
+/// armed.
 template <class Actor>
 void on_tick(Actor* self, std::uint64_t epoch) {
   auto& st = self->state;
   if (epoch != st.tick_epoch)
     return;
   st.ticking = false;
-  if (!st.busy())
+  if (!st.busy()) {
+    if (!st.answering)
+      return;
+    auto bound = st.timeout * idle_timeouts;
+    if (clock_type::now() - st.last_heard > bound) {
+      self->quit(session_error(
+          protocols::session::errc::timeout,
+          st.me + " waited for a message from its peers for " +
+              seconds_text(bound) + " (" + std::to_string(idle_timeouts) +
+              " times the timeout) after step " + st.step + ": " +
+              silent_peers(st.names, st.heard, st.heard_what, st.index)));
+      return;
+    }
+    arm_ticks(self);
     return;
+  }
   if (clock_type::now() - st.last_heard > st.timeout) {
     self->quit(session_error(
         protocols::session::errc::timeout,
@@ -389,13 +451,16 @@ struct party_data {
 };
 
 /// A party's file as load_party_data reads it by default: the label
-/// column, if the spec names one, as labels. Throws on bad input.
+/// column, if the spec names one, as labels. Throws on bad input, naming
+/// the file, line and column but quoting no cell (the error reaches the
+/// coordinator, another party's process).
 inline learners::dataset
 read_party_file(const protocols::session::data_spec& spec) {
   learners::read_options o;
   o.label = spec.label_column;
   o.id = spec.id_column;
   o.columns = spec.feature_columns;
+  o.redact_values = true; // its errors go to the coordinator
   return learners::read_table(spec.path, o);
 }
 
@@ -517,25 +582,75 @@ struct session_driver {
       error = from_error<Outcome>(e, name(c) + " (at step " + step + ")");
   }
 
-  /// One request per party in `to` (all: empty), in order: the elements
-  /// `make(c)` returns; `on_reply(c, reply)` for each.
+  /// One request per party in `to` (all: empty), all sent at once: the
+  /// elements `make(c)` returns; `on_reply(c, reply)` for each, in the
+  /// order the replies come. A party that ends before it answers (the
+  /// driver monitors the parties) fails the step at once, named; one that
+  /// does not answer within the timeout, when it passes. A party answers
+  /// with its handler's result (an error too), sent back as a message.
   template <class Reply, class Make, class OnReply>
   void ask_all(std::string what, Make make, OnReply on_reply,
                std::vector<std::size_t> to = {}) {
     step = std::move(what);
+    if (error)
+      return;
     if (to.empty())
       for (std::size_t c = 0; c < size(); ++c)
         to.push_back(c);
+    std::vector<bool> asked(size(), false), got(size(), false);
     for (auto c : to) {
-      if (error)
-        return;
-      std::apply(
-          [&](auto&&... xs) {
-            self->request(parties[c], timeout, xs...)
-                .receive([&](Reply& r) { on_reply(c, r); },
-                         [&](caf::error& e) { fail(e, c); });
+      asked[c] = true;
+      std::apply([&](auto&&... xs) { self->send(parties[c], xs...); }, make(c));
+    }
+    std::size_t missing = to.size();
+    auto deadline = clock_type::now() + timeout;
+    auto period = tick_period(timeout);
+    // The party the current message comes from, if it was asked and has
+    // not answered yet.
+    auto asker = [&]() -> std::optional<std::size_t> {
+      auto q = index_of(parties, self->current_sender());
+      if (q < 0 || !asked[static_cast<std::size_t>(q)] ||
+          got[static_cast<std::size_t>(q)])
+        return std::nullopt;
+      got[static_cast<std::size_t>(q)] = true;
+      --missing;
+      return static_cast<std::size_t>(q);
+    };
+    while (missing > 0 && !error) {
+      self->receive(
+          [&](Reply& r) {
+            if (auto c = asker())
+              on_reply(*c, r);
           },
-          make(c));
+          [&](caf::error& e) {
+            if (auto c = asker())
+              fail(e, *c);
+          },
+          [&](caf::down_msg& dm) {
+            auto q = index_of(
+                parties, caf::actor_cast<caf::strong_actor_ptr>(dm.source));
+            if (q < 0)
+              return;
+            if (dm.reason.category() == caf::atom("veil"))
+              fail(code_of(dm.reason), describe(dm.reason));
+            else
+              fail(protocols::session::errc::party_down,
+                   name(static_cast<std::size_t>(q)) + " ended at step " +
+                       step + " (" +
+                       (dm.reason ? describe(dm.reason) : "no reason") + ")");
+          },
+          caf::after(period) >>
+              [&] {
+                if (clock_type::now() < deadline)
+                  return;
+                std::string late;
+                for (auto c : to)
+                  if (!got[c])
+                    late += (late.empty() ? "" : ", ") + name(c);
+                fail(protocols::session::errc::timeout,
+                     late + " did not answer within " + seconds_text(timeout) +
+                         " at step " + step);
+              });
     }
   }
 

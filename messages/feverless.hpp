@@ -65,6 +65,10 @@ struct roster {
   std::int64_t timeout_ms = 60000;
   std::vector<std::uint8_t> keys;
   protocols::feverless::params params;
+  /// The coordinator wants the client's split table with its model (for
+  /// --model-out). Otherwise the client's features and thresholds never
+  /// leave it (spec §8.4: only the owner knows its splits).
+  bool export_splits = false;
 };
 
 /// A client's reply to a load request: what a plain party says
@@ -102,7 +106,8 @@ struct trained {
   double basic_epsilon = 0, basic_delta = 0;
   double zcdp_rho = 0, zcdp_epsilon = 0, zcdp_delta = 0;
   std::string warning;
-  /// The splits this client owns: (tree, node) -> local feature, threshold.
+  /// The splits this client owns: (tree, node) -> local feature, threshold;
+  /// empty unless the roster asked for them (export_splits).
   std::vector<std::int32_t> split_trees, split_nodes, split_features;
   std::vector<float> split_thresholds;
 };
@@ -122,7 +127,7 @@ typename Inspector::result_type inspect(Inspector& f, identity_key& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster& x) {
   return f(caf::meta::type_name("veil::messages::fvl::roster"), x.self, x.names,
-           x.timeout_ms, raw(x.keys), x.params);
+           x.timeout_ms, raw(x.keys), x.params, x.export_splits);
 }
 
 template <class Inspector>

@@ -140,6 +140,13 @@ learners::dataset select_columns(const learners::dataset& d,
 /// The value of `--set key=v` as a finite number.
 double parse_number(const std::string& key, const std::string& v);
 
+/// A privacy budget the user gave (`what` names the flag or key): epsilon
+/// must be positive and finite, delta in (0, 1). Returns it or throws
+/// input_error: a budget of 0, a negative one or NaN must never fall back to
+/// a default silently.
+double checked_epsilon(const std::string& what, double epsilon);
+double checked_delta(const std::string& what, double delta);
+
 /// "auc 0.91  logloss 0.3".
 std::string format_metrics(const std::map<std::string, double>& m);
 

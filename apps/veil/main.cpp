@@ -247,8 +247,13 @@ int main(int argc, char** argv) {
   try {
     if (node->parsed())
       return run_node(nd);
-    if (train->parsed())
+    if (train->parsed()) {
+      if (train->count("--epsilon") > 0)
+        veil::apps::checked_epsilon("--epsilon", t.epsilon);
+      if (train->count("--delta") > 0)
+        veil::apps::checked_delta("--delta", t.delta);
       return run_train(std::move(t));
+    }
     if (predict->parsed())
       return run_predict(p);
     if (exp->parsed())

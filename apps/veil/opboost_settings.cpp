@@ -105,7 +105,7 @@ bool apply(opboost_settings& s, const std::string& key,
     }
   };
   if (key == "epsilon")
-    s.epsilon = number();
+    s.epsilon = checked_epsilon(context, number());
   else if (key == "opboost.mechanism")
     p.mechanism.kind = op::parse_mechanism(value);
   else if (key == "opboost.sampler")

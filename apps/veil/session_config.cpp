@@ -367,6 +367,19 @@ void check_protocol(const session_config& c, const toml::value* at,
              c.protocol +
              " (the feverless protocols spread them over several parties)");
   }
+  // The metrics gather the test labels in this process; a test file that
+  // is the training file would hand over a client's training labels.
+  if (info->spread_labels)
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      if (!ps[i].label.empty() && !ps[i].test.empty() &&
+          ps[i].test == ps[i].data)
+        fail(c.source, party_at(i),
+             prefix + "party " + in_quotes(ps[i].name) +
+                 ": its test file is its training file; with protocol " +
+                 c.protocol +
+                 " the test labels are gathered in this process for the "
+                 "metrics, which would reveal its training labels: give a "
+                 "separate test file, or none (no metrics)");
 }
 
 void check_timeout(const std::string& file, const toml::value* at,

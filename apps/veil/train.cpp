@@ -94,6 +94,20 @@ double parse_number(const std::string& key, const std::string& v) {
   throw input_error("--set " + key + "=" + v + ": expected a number");
 }
 
+double checked_epsilon(const std::string& what, double epsilon) {
+  if (!(epsilon > 0) || !std::isfinite(epsilon))
+    throw input_error(what + ": epsilon must be a positive number, got " +
+                      std::to_string(epsilon));
+  return epsilon;
+}
+
+double checked_delta(const std::string& what, double delta) {
+  if (!(delta > 0 && delta < 1))
+    throw input_error(what + ": delta must lie in (0, 1), got " +
+                      std::to_string(delta));
+  return delta;
+}
+
 std::string format_metrics(const std::map<std::string, double>& m) {
   std::ostringstream s;
   s << std::setprecision(6);

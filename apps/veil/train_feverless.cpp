@@ -132,11 +132,11 @@ bool apply_feverless_setting(fv::params& p, feverless_settings& fs,
     return static_cast<int>(x);
   };
   if (key == "feverless.query_epsilon") {
-    fs.query_epsilon = number();
+    fs.query_epsilon = checked_epsilon(context, number());
   } else if (key == "epsilon") {
-    fs.epsilon = number();
+    fs.epsilon = checked_epsilon(context, number());
   } else if (key == "delta") {
-    fs.delta = number();
+    fs.delta = checked_delta(context, number());
   } else if (key == "feverless.calibration") {
     if (value == "analytic")
       p.calib = fv::calibration::analytic;
@@ -218,6 +218,16 @@ void finish_params(fv::params& p, const learners::booster_params& bp,
   } catch (const input_error& e) {
     throw input_error(context + e.what());
   }
+}
+
+/// --model-out gathers every client's split table (its features and
+/// thresholds) in this process; without it they never leave their clients.
+bool wants_split_tables(const train_options& o) {
+  if (o.model_out.empty())
+    return false;
+  std::cerr << "veil: note: --model-out gathers every client's split table "
+               "(features and thresholds) in this process\n";
+  return true;
 }
 
 std::chrono::milliseconds timeout_of(double seconds) {
@@ -411,6 +421,7 @@ int run_feverless_train(const train_options& o) {
   actors::feverless_config cfg;
   cfg.params = p;
   cfg.timeout = timeout;
+  cfg.export_splits = wants_split_tables(o);
   for (int c = 0; c < n; ++c) {
     actors::feverless_client_spec s;
     s.name = "client" + std::to_string(c);
@@ -452,6 +463,7 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   actors::feverless_party_config cfg;
   cfg.params = p;
   cfg.timeout = timeout_of(c.timeout_seconds);
+  cfg.export_splits = wants_split_tables(o);
   bool have_test = true;
   std::size_t remote = 0;
   cfg.parties = party_specs(c, remote, have_test);

@@ -287,7 +287,15 @@ parse_status parse_float(std::string_view s, float& out) {
   return parse_status::ok;
 }
 
-std::string describe(parse_status st, std::string_view field) {
+/// A cell's text for an error message: quoted by shown(), or "the value"
+/// when `redact` (read_options::redact_values).
+std::string cell_text(std::string_view s, bool redact) {
+  return redact ? std::string("the value") : shown(s);
+}
+
+std::string describe(parse_status st, std::string_view field,
+                     bool redact = false) {
+  auto shown = [&](std::string_view f) { return cell_text(f, redact); };
   switch (st) {
   case parse_status::not_a_number:
     return shown(field) + " is not a number";
@@ -517,16 +525,17 @@ dataset read_csv(const std::string& path, const read_options& opts) {
         float v;
         auto st = parse_float(f, v);
         if (st != parse_status::ok && st != parse_status::missing)
-          fail(here(u.col) + describe(st, f));
+          fail(here(u.col) + describe(st, f, opts.redact_values));
         cols[static_cast<std::size_t>(u.kind)].push_back(v);
       } else if (u.kind == -1) {
         float v;
         auto st = parse_float(f, v);
         if (st == parse_status::missing)
           fail(here(u.col) + "missing label" +
-               (f.empty() ? std::string() : " (" + shown(f) + ")"));
+               (f.empty() ? std::string()
+                          : " (" + cell_text(f, opts.redact_values) + ")"));
         if (st != parse_status::ok)
-          fail(here(u.col) + describe(st, f));
+          fail(here(u.col) + describe(st, f, opts.redact_values));
         labels.push_back(v);
       } else {
         if (f.empty())
@@ -552,7 +561,7 @@ dataset read_csv(const std::string& path, const read_options& opts) {
   return d;
 }
 
-dataset read_libsvm(const std::string& path) {
+dataset read_libsvm(const std::string& path, bool redact_values) {
   // Indices beyond this are almost surely a typo, and would make the dense
   // table huge.
   constexpr std::uint64_t max_index = (1u << 24) - 1;
@@ -587,7 +596,7 @@ dataset read_libsvm(const std::string& path) {
       // Built only on error: a string per token would slow reading down.
       auto at = [&] {
         return at_line(path, line_no) + "token " + std::to_string(token_no) +
-               " (" + shown(tok) + ")";
+               " (" + cell_text(tok, redact_values) + ")";
       };
       if (token_no == 1) {
         float v;
@@ -595,7 +604,7 @@ dataset read_libsvm(const std::string& path) {
         if (st == parse_status::missing)
           fail(at() + ": missing label");
         if (st != parse_status::ok)
-          fail(at() + ", the label: " + describe(st, tok));
+          fail(at() + ", the label: " + describe(st, tok, redact_values));
         labels.push_back(v);
         continue;
       }
@@ -609,7 +618,8 @@ dataset read_libsvm(const std::string& path) {
       std::uint64_t idx = 0;
       auto [p, ec] = std::from_chars(key.data(), key.data() + key.size(), idx);
       if (key.empty() || ec != std::errc() || p != key.data() + key.size())
-        fail(at() + ": index " + shown(key) + " is not a non-negative integer");
+        fail(at() + ": index " + cell_text(key, redact_values) +
+             " is not a non-negative integer");
       if (idx > max_index)
         fail(at() + ": index " + std::to_string(idx) + " is larger than " +
              std::to_string(max_index));
@@ -617,7 +627,7 @@ dataset read_libsvm(const std::string& path) {
       float v;
       auto st = parse_float(val, v);
       if (st != parse_status::ok && st != parse_status::missing)
-        fail(at() + ", " + feature() + ": " + describe(st, val));
+        fail(at() + ", " + feature() + ": " + describe(st, val, redact_values));
       if (seen_in_row.size() <= idx)
         seen_in_row.resize(idx + 1, 0);
       if (seen_in_row[idx] == row + 1)
@@ -661,7 +671,7 @@ dataset read_table(const std::string& path, const read_options& opts) {
   if (!opts.id.empty())
     fail(path + ": a LibSVM file has no id column, yet id column " +
          shown(opts.id) + " was asked for");
-  dataset d = read_libsvm(path);
+  dataset d = read_libsvm(path, opts.redact_values);
   if (opts.columns.empty() && opts.drop.empty())
     return d;
   std::unordered_map<std::string, std::size_t> index;

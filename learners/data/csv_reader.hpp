@@ -17,6 +17,10 @@ struct read_options {
   std::vector<std::string> columns;
   /// Feature columns to leave out.
   std::vector<std::string> drop;
+  /// Errors name the file, line, column and problem but quote no value
+  /// or label cell (a party's errors reach other parties; ids, which the
+  /// coordinator aligns by, are still quoted).
+  bool redact_values = false;
 };
 
 /// Reads a CSV file with a header row, plain or gzip-compressed (detected by
@@ -34,7 +38,7 @@ dataset read_csv(const std::string& path, const read_options& opts);
 /// they come: feature "f<idx>" is column idx - base, where base is 0 if any
 /// index 0 occurs and 1 otherwise. Absent entries are missing values (as in
 /// XGBoost), not zeros.
-dataset read_libsvm(const std::string& path);
+dataset read_libsvm(const std::string& path, bool redact_values = false);
 
 /// Chooses the format by name: *.libsvm, *.svm, *.libsvm.gz, *.svm.gz are
 /// read as LibSVM (then `opts.columns` / `opts.drop` apply to the f<idx>

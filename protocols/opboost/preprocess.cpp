@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "learners/input_error.hpp"
 
@@ -12,6 +13,16 @@ void feature_map::validate(const std::string& feature) const {
     throw input_error("feature '" + feature +
                       "': the mapping bounds must be finite with lower < "
                       "upper");
+  // Values are floats: bounds beyond float range, or so close that no float
+  // lies strictly between them, map every value to one point of D⊥.
+  constexpr double float_max = std::numeric_limits<float>::max();
+  if (std::abs(lower) > float_max || std::abs(upper) > float_max ||
+      !std::isfinite(upper - lower) ||
+      std::nextafter(static_cast<float>(lower), INFINITY) >=
+          static_cast<float>(upper))
+    throw input_error("feature '" + feature + "': the mapping bounds [" +
+                      std::to_string(lower) + ", " + std::to_string(upper) +
+                      "] leave no room between them for float values");
   if (!std::isnan(fill) && !std::isfinite(fill))
     throw input_error("feature '" + feature +
                       "': the fill value must be finite");

@@ -17,12 +17,16 @@
 #include <caf/deep_to_string.hpp>
 #include <caf/make_message.hpp>
 #include <caf/message.hpp>
+#include <caf/scoped_actor.hpp>
 
+#include "actors/errors.hpp"
+#include "actors/feverless_client.hpp"
 #include "actors/feverless_session.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "messages/feverless.hpp"
 #include "messages/register.hpp"
 #include "messages/type_ids.hpp"
+#include "tests/actors/fixture.hpp"
 #include "tests/actors/round_trip.hpp"
 
 using namespace veil;
@@ -208,7 +212,7 @@ learners::dataset columns(const learners::dataset& d, std::size_t lo,
 }
 
 actors::feverless_outcome run(const learners::dataset& d, fv::mode m,
-                              std::size_t n) {
+                              std::size_t n, bool export_splits = true) {
   actors::feverless_config cfg;
   cfg.params.protocol = m;
   cfg.params.trees = 2;
@@ -230,6 +234,7 @@ actors::feverless_outcome run(const learners::dataset& d, fv::mode m,
     s.eval = columns(d, lo, hi);
     cfg.clients.push_back(std::move(s));
   }
+  cfg.export_splits = export_splits;
   return actors::run_feverless_session(std::move(cfg));
 }
 
@@ -280,6 +285,45 @@ BOOST_AUTO_TEST_CASE(actor_session_without_noise_equals_plain_mode) {
                           "masked") != c.bytes.types.end()));
   }
   BOOST_TEST(!a.result->privacy.protected_sums);
+}
+
+BOOST_AUTO_TEST_CASE(split_tables_stay_on_their_clients_unless_asked_for) {
+  // Spec §8.4: only the owner knows a split's feature and threshold. They
+  // reach the coordinator only when it asks (--model-out).
+  auto d = bank_sample(300);
+  if (d.rows() == 0) {
+    BOOST_TEST_MESSAGE("bank_marketing.csv.gz absent: skipped");
+    return;
+  }
+  auto kept = run(d, fv::mode::plain, 3, false);
+  BOOST_REQUIRE_MESSAGE(kept.ok(), kept.error);
+  auto sent = run(d, fv::mode::plain, 3, true);
+  BOOST_REQUIRE_MESSAGE(sent.ok(), sent.error);
+  std::size_t exported = 0;
+  for (std::size_t c = 0; c < 3; ++c) {
+    BOOST_TEST(kept.result->clients[c].splits.empty());
+    exported += sent.result->clients[c].splits.size();
+  }
+  BOOST_TEST(exported > 0u);
+}
+
+BOOST_AUTO_TEST_CASE(test_labels_go_to_the_coordinator_only) {
+  // A client answers a labels request only from its session's coordinator
+  // after training; before a roster, anyone asking gets an error.
+  veil::test::actor_config cfg;
+  caf::actor_system sys{cfg};
+  auto client = actors::spawn_feverless_client(sys, "c0");
+  caf::scoped_actor stranger{sys};
+  bool refused = false;
+  stranger
+      ->request(client, std::chrono::seconds(5), messages::labels_atom::value)
+      .receive([](messages::fvl::eval_labels&) {},
+               [&](caf::error& e) {
+                 refused = actors::describe(e).find("coordinator") !=
+                           std::string::npos;
+               });
+  BOOST_TEST(refused);
+  caf::anon_send_exit(client, caf::exit_reason::user_shutdown);
 }
 
 BOOST_AUTO_TEST_CASE(one_client_is_refused) {

@@ -300,12 +300,14 @@ actors::feverless_party_config loading_config(const test::temp_dir& dir,
 BOOST_AUTO_TEST_CASE(loading_clients_train_the_model_of_given_data) {
   auto d = synthetic(400, 6);
   test::temp_dir dir;
-  auto out = actors::run_feverless_parties(loading_config(dir, d, 3, SIZE_MAX),
-                                           actors::tls_files{});
+  auto loading = loading_config(dir, d, 3, SIZE_MAX);
+  loading.export_splits = true;
+  auto out = actors::run_feverless_parties(loading, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
   actors::feverless_config given;
   given.params = small_params(fv::mode::plain, 3);
   given.predict = false;
+  given.export_splits = true;
   for (std::size_t c = 0; c < 3; ++c) {
     auto s = client_spec(d, c, 3);
     s.eval = {};
@@ -323,11 +325,14 @@ BOOST_AUTO_TEST_CASE(loading_clients_train_the_model_of_given_data) {
       BOOST_TEST(a[t].nodes[k].value == b[t].nodes[k].value);
     }
   }
+  std::size_t splits = 0;
   for (std::size_t c = 0; c < 3; ++c) {
+    splits += out.result->clients[c].splits.size();
     BOOST_TEST(out.result->clients[c].splits.size() ==
                ref.result->clients[c].splits.size());
     BOOST_TEST(out.result->features[c] == ref.result->features[c]);
   }
+  BOOST_TEST(splits > 0u);
   BOOST_TEST(out.result->rows == 400u);
 }
 

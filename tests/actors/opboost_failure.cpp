@@ -9,6 +9,7 @@
 #include <chrono>
 #include <fstream>
 #include <future>
+#include <memory>
 
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
@@ -17,6 +18,7 @@
 
 #include "actors/errors.hpp"
 #include "actors/opboost_party.hpp"
+#include "actors/support.hpp"
 #include "learners/data/synthetic.hpp"
 #include "messages/opboost.hpp"
 #include "messages/session.hpp"
@@ -357,6 +359,97 @@ BOOST_AUTO_TEST_CASE(public_bounds_must_name_a_party_b_column) {
   out = actors::run_opboost_parties(cfg, actors::tls_files{});
   BOOST_REQUIRE(!out.ok());
   BOOST_TEST(contains(out.error, "B1 is a Party B and has labels"), out.error);
+}
+
+BOOST_AUTO_TEST_CASE(a_party_that_ends_during_load_is_named_at_once) {
+  // B2 takes its load request and ends without answering (its node died):
+  // the driver names it at once, not after the timeout.
+  test::temp_dir dir;
+  auto d = synthetic(50);
+  auto cfg = loading_config(dir, d);
+  auto unanswered = std::make_shared<std::vector<caf::response_promise>>();
+  auto dies_on_load =
+      [unanswered](caf::event_based_actor* self) -> caf::behavior {
+    return {
+        [=](messages::load_atom, sess::load_request&) {
+          unanswered->push_back(self->make_response_promise());
+          self->quit(caf::exit_reason::kill);
+        },
+    };
+  };
+  actors::opboost_run run;
+  run.params = cfg.params;
+  run.timeout = 5s;
+  run.load = cfg.parties;
+  std::vector<caf::actor> parties;
+  for (std::size_t q = 0; q < 2; ++q) {
+    run.names.push_back(party_names[q]);
+    parties.push_back(actors::spawn_opboost_party(sys, party_names[q]));
+  }
+  run.names.push_back("B2");
+  parties.push_back(sys.spawn(dies_on_load));
+  auto start = clock_type::now();
+  auto out = actors::run_opboost_actors(sys, parties, run);
+  auto took = clock_type::now() - start;
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST_MESSAGE(out.error);
+  BOOST_TEST((took < 2s));
+  BOOST_TEST((out.code == errc::party_down), out.error);
+  BOOST_TEST(contains(out.error, "B2 ended at step load training data"),
+             out.error);
+}
+
+BOOST_AUTO_TEST_CASE(a_party_b_file_error_quotes_no_cell) {
+  // A bad cell in B1's file: the error reaching the coordinator names the
+  // file, line and column, not the cell's text.
+  test::temp_dir dir;
+  auto d = synthetic(20);
+  auto cfg = loading_config(dir, d);
+  auto path = dir / "B1-bad.csv";
+  {
+    std::ofstream out(path);
+    out << "id," << d.feature_names()[2] << "," << d.feature_names()[3] << "\n";
+    out << "r0,1,2\nr1,3,4\nr2,5,SECRET-4711\n";
+  }
+  cfg.parties[1].data.path = path;
+  cfg.parties[1].test_path = path;
+  auto out = actors::run_opboost_parties(cfg, actors::tls_files{});
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST_MESSAGE(out.error);
+  BOOST_TEST((out.code == errc::bad_input), out.error);
+  BOOST_TEST(!contains(out.error, "SECRET"), out.error);
+  BOOST_TEST(contains(out.error, "B1-bad.csv:4: column 3"), out.error);
+  BOOST_TEST(contains(out.error, "is not a number"), out.error);
+}
+
+BOOST_AUTO_TEST_CASE(a_party_b_waiting_for_a_hung_party_a_gives_up) {
+  // Party A takes the roster and the train request, then hangs (its
+  // connection up): Party B ends after its idle bound, naming A.
+  auto data = synthetic(60);
+  actors::opboost_run run;
+  run.params = small_params(2);
+  run.timeout = 100ms;
+  run.names = {"A", "B1"};
+  std::vector<caf::actor> parties = {
+      sys.spawn(impostor<silent_fn>, stay_silent),
+      actors::spawn_opboost_party(sys, given_spec(data, 1))};
+  auto result = std::async(std::launch::async, [&] {
+    return actors::run_opboost_actors(sys, parties, run);
+  });
+  auto bound = actors::idle_timeouts * run.timeout;
+  if (result.wait_for(bound + 5s) != std::future_status::ready) {
+    caf::anon_send_exit(parties[0], caf::exit_reason::kill);
+    caf::anon_send_exit(parties[1], caf::exit_reason::kill);
+    BOOST_FAIL("Party B waited for ever");
+  }
+  auto out = result.get();
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST_MESSAGE(out.error);
+  BOOST_TEST((out.code == errc::timeout), out.error);
+  BOOST_TEST(
+      contains(out.error, "B1 waited for a message from its peers for 3 s"),
+      out.error);
+  BOOST_TEST(contains(out.error, "nothing ever came from A"), out.error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

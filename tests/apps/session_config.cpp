@@ -675,6 +675,19 @@ BOOST_AUTO_TEST_CASE(feverless_parameter_typos_and_label_rules) {
   msg = f.error("[[party]]\nname = \"shop\"");
   BOOST_TEST(contains(msg, "with protocol plain"), msg);
   BOOST_TEST(contains(msg, "feverless protocols spread them"), msg);
+  // A label holder's test file must not be its training file: the test
+  // labels are gathered for the metrics.
+  auto text =
+      edit(two_parties, "protocol = \"plain\"", "protocol = \"feverless\"");
+  text = edit(text, "data = \"bank.csv\"",
+              "data = \"bank.csv\"\ntest = \"bank.csv\"");
+  text = edit(text, "data = \"shop.csv\"",
+              "data = \"shop.csv\"\ntest = \"shop_test.csv\"");
+  session_file same(text);
+  msg = same.error("[[party]]\nname = \"bank\"");
+  BOOST_TEST(contains(msg, "party \"bank\": its test file is its training "
+                           "file"),
+             msg);
 }
 
 BOOST_AUTO_TEST_CASE(opboost_takes_its_parameters_and_bounds_by_column) {

@@ -297,6 +297,29 @@ void check_identity_equivalence(const dataset& d, std::size_t head,
 BOOST_AUTO_TEST_SUITE(opboost)
 BOOST_AUTO_TEST_SUITE(protocol)
 
+BOOST_AUTO_TEST_CASE(bounds_without_room_for_float_values_are_refused) {
+  // Values are floats: bounds beyond float range, with an infinite span,
+  // or with no float strictly between them would map a whole column to
+  // one point of the domain without a word.
+  auto refused = [](double lo, double hi) {
+    veil::protocols::opboost::feature_map m;
+    m.lower = lo;
+    m.upper = hi;
+    try {
+      m.validate("x");
+    } catch (const veil::input_error& e) {
+      return std::string(e.what()).find("feature 'x'") != std::string::npos;
+    }
+    return false;
+  };
+  BOOST_TEST(refused(-1e308, 1e308));
+  BOOST_TEST(refused(-1e39, 1e39));
+  BOOST_TEST(refused(1e-300, 2e-300));
+  BOOST_TEST(refused(1.0, 1.0 + 1e-12));
+  BOOST_TEST(!refused(17, 90));
+  BOOST_TEST(!refused(0, 1e-3));
+}
+
 BOOST_AUTO_TEST_CASE(identity_xgboost_equals_centralized) {
   auto d = synthetic(2500, 10, 2, 11);
   vop::feature_map m{-4, 4};
