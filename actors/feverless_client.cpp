@@ -64,25 +64,9 @@ fvl::trained make_trained(const client_state& st) {
   t.model = r.model();
   t.own_splits = r.own_splits().size();
   t.seconds = seconds_since(st.started);
-  auto p = r.privacy();
-  t.protected_sums = p.protected_sums;
-  t.sigma = p.sigma;
-  t.release_epsilon = p.release_epsilon;
-  t.release_delta = p.release_delta;
-  t.query_epsilon = p.query_epsilon;
-  t.query_delta = p.query_delta;
-  t.release_rho = p.release_rho;
-  t.queries_caused = p.queries_caused;
-  t.queries_answered = p.queries_answered;
-  t.queries_total = p.queries_total;
-  t.record_queries = p.record_queries;
-  t.record_query_bound = p.record_query_bound;
-  t.basic_epsilon = p.basic_epsilon;
-  t.basic_delta = p.basic_delta;
-  t.zcdp_rho = p.zcdp_rho;
-  t.zcdp_epsilon = p.zcdp_epsilon;
-  t.zcdp_delta = p.zcdp_delta;
-  t.warning = p.warning.empty() ? r.warning() : p.warning;
+  t.privacy = r.privacy();
+  if (t.privacy.warning.empty())
+    t.privacy.warning = r.warning();
   if (!st.export_splits)
     return t;
   for (const auto& [key, s] : r.own_splits()) {
@@ -585,25 +569,7 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
   result.train_seconds = seconds_since(t0);
   const auto& first = done[0];
   result.model = first.model;
-  auto& pr = result.privacy;
-  pr.protected_sums = first.protected_sums;
-  pr.sigma = first.sigma;
-  pr.release_epsilon = first.release_epsilon;
-  pr.release_delta = first.release_delta;
-  pr.query_epsilon = first.query_epsilon;
-  pr.query_delta = first.query_delta;
-  pr.release_rho = first.release_rho;
-  pr.queries_caused = first.queries_caused;
-  pr.queries_answered = first.queries_answered;
-  pr.queries_total = first.queries_total;
-  pr.record_queries = first.record_queries;
-  pr.record_query_bound = first.record_query_bound;
-  pr.basic_epsilon = first.basic_epsilon;
-  pr.basic_delta = first.basic_delta;
-  pr.zcdp_rho = first.zcdp_rho;
-  pr.zcdp_epsilon = first.zcdp_epsilon;
-  pr.zcdp_delta = first.zcdp_delta;
-  pr.warning = first.warning;
+  result.privacy = first.privacy;
   result.clients.resize(n);
   for (std::size_t c = 0; c < n; ++c) {
     auto& t = done[c];

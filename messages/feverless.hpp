@@ -20,6 +20,7 @@
 #include "messages/learners.hpp"
 #include "messages/raw_block.hpp"
 #include "messages/session.hpp"
+#include "protocols/feverless/accountant.hpp"
 #include "protocols/feverless/params.hpp"
 #include "protocols/feverless/wire.hpp"
 
@@ -96,16 +97,7 @@ struct trained {
   learners::model model;
   std::uint64_t own_splits = 0;
   double seconds = 0;
-  bool protected_sums = false;
-  double sigma = 0;
-  double release_epsilon = 0, release_delta = 0;
-  double query_epsilon = 0, query_delta = 0;
-  double release_rho = 0;
-  std::uint64_t queries_caused = 0, queries_answered = 0, queries_total = 0;
-  std::uint64_t record_queries = 0, record_query_bound = 0;
-  double basic_epsilon = 0, basic_delta = 0;
-  double zcdp_rho = 0, zcdp_epsilon = 0, zcdp_delta = 0;
-  std::string warning;
+  protocols::feverless::privacy_report privacy;
   /// The splits this client owns: (tree, node) -> local feature, threshold;
   /// empty unless the roster asked for them (export_splits).
   std::vector<std::int32_t> split_trees, split_nodes, split_features;
@@ -145,13 +137,7 @@ typename Inspector::result_type inspect(Inspector& f, eval_labels& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trained& x) {
   return f(caf::meta::type_name("veil::messages::fvl::trained"), x.model,
-           x.own_splits, exact(x.seconds), x.protected_sums, exact(x.sigma),
-           exact(x.release_epsilon), exact(x.release_delta),
-           exact(x.query_epsilon), exact(x.query_delta), exact(x.release_rho),
-           x.queries_caused, x.queries_answered, x.queries_total,
-           x.record_queries, x.record_query_bound, exact(x.basic_epsilon),
-           exact(x.basic_delta), exact(x.zcdp_rho), exact(x.zcdp_epsilon),
-           exact(x.zcdp_delta), x.warning, raw(x.split_trees),
+           x.own_splits, exact(x.seconds), x.privacy, raw(x.split_trees),
            raw(x.split_nodes), raw(x.split_features), raw(x.split_thresholds));
 }
 
@@ -179,6 +165,17 @@ namespace veil::protocols::feverless {
 
 using veil::messages::exact;
 using veil::messages::raw;
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, privacy_report& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::privacy_report"),
+           x.protected_sums, exact(x.sigma), exact(x.release_epsilon),
+           exact(x.release_delta), exact(x.query_epsilon), exact(x.query_delta),
+           exact(x.release_rho), x.queries_caused, x.queries_answered,
+           x.queries_total, x.record_queries, x.record_query_bound,
+           exact(x.basic_epsilon), exact(x.basic_delta), exact(x.zcdp_rho),
+           exact(x.zcdp_epsilon), exact(x.zcdp_delta), x.warning);
+}
 
 /// Every field but test_hooks (local to a process, never on the wire).
 template <class Inspector>
