@@ -17,6 +17,7 @@
 #include <caf/serializer.hpp>
 
 #include "learners/boost/model.hpp"
+#include "messages/failure.hpp"
 #include "messages/learners.hpp"
 #include "messages/raw_block.hpp"
 #include "messages/session.hpp"
@@ -271,12 +272,6 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, predict_answer& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::predict_answer"),
            x.step, raw(x.goes_left_bits));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, failure& x) {
-  return f(caf::meta::type_name("veil::protocols::feverless::failure"), x.step,
-           x.reason);
 }
 
 } // namespace veil::protocols::feverless

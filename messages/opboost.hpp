@@ -12,6 +12,7 @@
 #include <caf/meta/type_name.hpp>
 
 #include "learners/boost/model.hpp"
+#include "messages/failure.hpp"
 #include "messages/learners.hpp"
 #include "messages/raw_block.hpp"
 #include "protocols/opboost/params.hpp"
@@ -150,12 +151,6 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, predict_values& x) {
   return f(caf::meta::type_name("veil::protocols::opboost::predict_values"),
            x.batch, x.rows, raw(x.values));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, failure& x) {
-  return f(caf::meta::type_name("veil::protocols::opboost::failure"), x.step,
-           x.reason);
 }
 
 } // namespace veil::protocols::opboost

@@ -7,6 +7,7 @@
 
 #include <caf/meta/type_name.hpp>
 
+#include "messages/failure.hpp"
 #include "messages/learners.hpp"
 #include "messages/raw_block.hpp"
 #include "protocols/plain/wire.hpp"
@@ -74,12 +75,6 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, predict_answer& x) {
   return f(caf::meta::type_name("veil::protocols::plain::predict_answer"),
            x.depth, raw(x.goes_left_bits));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, failure& x) {
-  return f(caf::meta::type_name("veil::protocols::plain::failure"), x.step,
-           x.reason);
 }
 
 } // namespace veil::protocols::plain

@@ -214,11 +214,7 @@ struct predict_answer {
   std::vector<std::uint8_t> goes_left_bits;
 };
 
-/// A peer refused a message: what and why (never data values).
-struct failure {
-  std::string step;
-  std::string reason;
-};
+using protocols::failure;
 
 using message =
     std::variant<key_announce, query_batch, lead_tickets, threshold_tickets,
@@ -227,10 +223,7 @@ using message =
                  predict_answer, failure>;
 
 /// A message and its destination.
-struct envelope {
-  party_id to = 0;
-  message msg;
-};
+using envelope = addressed<message>;
 
 using outbox = std::vector<envelope>;
 

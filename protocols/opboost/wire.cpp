@@ -28,9 +28,7 @@ struct sizer {
   std::size_t operator()(const predict_values& m) const {
     return 8 + vec_bytes(m.values);
   }
-  std::size_t operator()(const failure& m) const {
-    return str_bytes(m.step) + str_bytes(m.reason);
-  }
+  std::size_t operator()(const failure& m) const { return failure_bytes(m); }
 };
 
 struct namer {

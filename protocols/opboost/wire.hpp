@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "protocols/bits.hpp"
+
 namespace veil::protocols::opboost {
 
 /// A party's index in the session; Party A (labels) is 0.
@@ -71,20 +73,13 @@ struct predict_values {
   std::vector<double> values;
 };
 
-/// A peer refused a message: what and why (never data values).
-struct failure {
-  std::string step;
-  std::string reason;
-};
+using protocols::failure;
 
 using message = std::variant<schema, ranks, split_request, split_values,
                              predict_request, predict_values, failure>;
 
 /// A message and its destination.
-struct envelope {
-  party_id to = 0;
-  message msg;
-};
+using envelope = addressed<message>;
 
 using outbox = std::vector<envelope>;
 

@@ -35,9 +35,7 @@ struct sizer {
   std::size_t operator()(const predict_answer& m) const {
     return 4 + vec_bytes(m.goes_left_bits);
   }
-  std::size_t operator()(const failure& m) const {
-    return 8 + m.step.size() + m.reason.size();
-  }
+  std::size_t operator()(const failure& m) const { return failure_bytes(m); }
 };
 
 struct namer {

@@ -104,21 +104,14 @@ struct predict_answer {
   std::vector<std::uint8_t> goes_left_bits;
 };
 
-/// A peer refused a message: what and why (never data values).
-struct failure {
-  std::string step;
-  std::string reason;
-};
+using protocols::failure;
 
 using message = std::variant<setup, setup_done, tree_start, level_request,
                              histograms, split_query, split_answer,
                              predict_query, predict_answer, failure>;
 
 /// A message and its destination.
-struct envelope {
-  party_id to = 0;
-  message msg;
-};
+using envelope = addressed<message>;
 
 using outbox = std::vector<envelope>;
 
