@@ -17,25 +17,14 @@ feverless_outcome run_feverless_session(feverless_config cfg,
   run.timeout = cfg.timeout;
   run.predict = cfg.predict && n > 0 && cfg.clients[0].eval.rows() > 0;
   run.export_splits = cfg.export_splits;
-  std::vector<std::vector<std::string>> features;
-  std::uint64_t rows = n > 0 ? cfg.clients[0].features.rows() : 0;
-  local_config sys_cfg(opts);
-  caf::actor_system sys{sys_cfg};
-  std::vector<caf::actor> clients;
-  for (std::size_t c = 0; c < n; ++c) {
-    run.names.push_back(cfg.clients[c].name);
-    features.push_back(cfg.clients[c].features.feature_names());
-    clients.push_back(spawn_feverless_client(sys, std::move(cfg.clients[c]),
-                                             cfg.test_seed,
-                                             static_cast<std::int32_t>(c)));
-  }
-  auto out = run_feverless_clients(sys, std::move(clients), run);
-  if (out.ok()) {
-    out.result->features = std::move(features);
-    out.result->rows = rows;
-    out.result->test_rows = out.result->margins.size();
-  }
-  return out;
+  return run_given<feverless_outcome>(
+      std::move(cfg.clients), opts, run.names,
+      [&](caf::actor_system& sys, feverless_client_spec spec, std::int32_t c) {
+        return spawn_feverless_client(sys, std::move(spec), cfg.test_seed, c);
+      },
+      [&](caf::actor_system& sys, std::vector<caf::actor> clients) {
+        return run_feverless_clients(sys, std::move(clients), run);
+      });
 }
 
 feverless_outcome run_feverless_parties(const feverless_party_config& cfg,

@@ -16,25 +16,14 @@ opboost_outcome run_opboost_session(opboost_config cfg,
   run.params = cfg.params;
   run.timeout = cfg.timeout;
   run.predict = cfg.predict && n > 0 && cfg.parties[0].eval.rows() > 0;
-  std::vector<std::vector<std::string>> features;
-  std::uint64_t rows = n > 0 ? cfg.parties[0].features.rows() : 0;
-  local_config sys_cfg(opts);
-  caf::actor_system sys{sys_cfg};
-  std::vector<caf::actor> parties;
-  for (std::size_t c = 0; c < n; ++c) {
-    run.names.push_back(cfg.parties[c].name);
-    features.push_back(cfg.parties[c].features.feature_names());
-    parties.push_back(spawn_opboost_party(sys, std::move(cfg.parties[c]),
-                                          cfg.test_seed,
-                                          static_cast<std::int32_t>(c)));
-  }
-  auto out = run_opboost_actors(sys, std::move(parties), run);
-  if (out.ok()) {
-    out.result->features = std::move(features);
-    out.result->rows = rows;
-    out.result->test_rows = out.result->margins.size();
-  }
-  return out;
+  return run_given<opboost_outcome>(
+      std::move(cfg.parties), opts, run.names,
+      [&](caf::actor_system& sys, opboost_party_spec spec, std::int32_t c) {
+        return spawn_opboost_party(sys, std::move(spec), cfg.test_seed, c);
+      },
+      [&](caf::actor_system& sys, std::vector<caf::actor> parties) {
+        return run_opboost_actors(sys, std::move(parties), run);
+      });
 }
 
 opboost_outcome run_opboost_parties(const opboost_party_config& cfg,

@@ -783,4 +783,31 @@ Outcome run_spawned(const std::vector<party_spec>& specs, const tls_files& tls,
   return go(sys);
 }
 
+/// Runs a session whose parties get their data at spawn, all in this
+/// process: `spawn(sys, spec, index)` per spec (its name goes to `names`),
+/// then `drive(sys, parties)`; a result gets the specs' feature names and
+/// row counts, which the parties never had to report.
+template <class Outcome, class Spec, class Spawn, class Drive>
+Outcome run_given(std::vector<Spec> specs, const local_options& opts,
+                  std::vector<std::string>& names, Spawn spawn, Drive drive) {
+  std::vector<std::vector<std::string>> features;
+  std::uint64_t rows = specs.empty() ? 0 : specs[0].features.rows();
+  local_config sys_cfg(opts);
+  caf::actor_system sys{sys_cfg};
+  std::vector<caf::actor> parties;
+  for (std::size_t c = 0; c < specs.size(); ++c) {
+    names.push_back(specs[c].name);
+    features.push_back(specs[c].features.feature_names());
+    parties.push_back(
+        spawn(sys, std::move(specs[c]), static_cast<std::int32_t>(c)));
+  }
+  auto out = drive(sys, std::move(parties));
+  if (out.ok()) {
+    out.result->features = std::move(features);
+    out.result->rows = rows;
+    out.result->test_rows = out.result->margins.size();
+  }
+  return out;
+}
+
 } // namespace veil::actors
