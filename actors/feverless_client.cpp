@@ -61,7 +61,10 @@ void abort(client_actor* self, errc code, std::string message) {
 fvl::trained make_trained(const client_state& st) {
   fvl::trained t;
   const auto& r = *st.role;
-  t.model = r.model();
+  // The public model is the same on every client: client 0's is reported,
+  // the others do not send n - 1 more copies.
+  if (st.index == 0)
+    t.model = r.model();
   t.own_splits = r.own_splits().size();
   t.seconds = seconds_since(st.started);
   t.privacy = r.privacy();

@@ -92,8 +92,9 @@ struct eval_labels {
   std::vector<float> labels;
 };
 
-/// What a client reports when its training ended: the public model, the
-/// number of splits it owns, and its privacy accounting.
+/// What a client reports when its training ended: the public model (client
+/// 0 only; it is the same everywhere), the number of splits it owns, and
+/// its privacy accounting.
 struct trained {
   learners::model model;
   std::uint64_t own_splits = 0;
