@@ -8,6 +8,7 @@
 
 #include "actors/session.hpp"
 #include "learners/boost/booster.hpp"
+#include "learners/boost/model.hpp"
 #include "learners/data/dataset.hpp"
 
 namespace veil::apps {
@@ -152,6 +153,10 @@ std::string format_metrics(const std::map<std::string, double>& m);
 
 /// One party's byte counts for the report: sent, received and by message
 /// type (the sum of both directions, or each apart if `by_direction`).
+/// The report's "params": the booster settings and the model's base margin.
+nlohmann::json booster_params_json(const learners::booster_params& p,
+                                   const learners::model& m);
+
 nlohmann::json party_bytes_json(const protocols::session::byte_stats& b,
                                 bool by_direction);
 

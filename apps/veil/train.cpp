@@ -94,6 +94,22 @@ double parse_number(const std::string& key, const std::string& v) {
   throw input_error("--set " + key + "=" + v + ": expected a number");
 }
 
+json booster_params_json(const learners::booster_params& p,
+                         const learners::model& m) {
+  return {{"max_depth", p.tree.max_depth},
+          {"eta", p.tree.eta},
+          {"lambda", p.tree.lambda},
+          {"gamma", p.tree.gamma},
+          {"min_child_weight", p.tree.min_child_weight},
+          {"max_bin", p.max_bin},
+          {"threads", p.threads},
+          {"num_class", p.objective == learners::objective_kind::multi_softmax
+                            ? p.num_class
+                            : 1},
+          {"base_margin", m.base_margin},
+          {"early_stopping_rounds", p.early_stopping_rounds}};
+}
+
 double checked_epsilon(const std::string& what, double epsilon) {
   if (!(epsilon > 0) || !std::isfinite(epsilon))
     throw input_error(what + ": epsilon must be a positive number, got " +
@@ -207,38 +223,25 @@ int run_train(train_options o) {
       if (!r.valid.empty() || !r.train.empty())
         history.push_back(
             {{"round", r.round}, {"test", r.valid}, {"train", r.train}});
-    json report = {
-        {"veil_version", "0.1.0"},
-        {"protocol", o.protocol},
-        {"data", data_name},
-        {"objective", learners::to_string(p.objective)},
-        {"rows", train_set.rows()},
-        {"test_rows", have_test ? test_set.rows() : 0},
-        {"features", train_set.features()},
-        {"parties", 1},
-        {"weak_learner", result.model.weak_learner},
-        {"trees", result.model.trees.size()},
-        {"rounds", result.model.rounds()},
-        {"best_round", result.best_round},
-        {"params",
-         {{"max_depth", p.tree.max_depth},
-          {"eta", p.tree.eta},
-          {"lambda", p.tree.lambda},
-          {"gamma", p.tree.gamma},
-          {"min_child_weight", p.tree.min_child_weight},
-          {"max_bin", p.max_bin},
-          {"threads", p.threads},
-          {"num_class", p.objective == learners::objective_kind::multi_softmax
-                            ? p.num_class
-                            : 1},
-          {"base_margin", result.model.base_margin},
-          {"early_stopping_rounds", p.early_stopping_rounds}}},
-        {"metrics", metrics},
-        {"metrics_on", have_test ? "test" : "train"},
-        {"bin_seconds", result.bin_seconds},
-        {"train_seconds", result.train_seconds},
-        {"privacy", {{"mechanism", "none"}}},
-        {"history", history}};
+    json report = {{"veil_version", "0.1.0"},
+                   {"protocol", o.protocol},
+                   {"data", data_name},
+                   {"objective", learners::to_string(p.objective)},
+                   {"rows", train_set.rows()},
+                   {"test_rows", have_test ? test_set.rows() : 0},
+                   {"features", train_set.features()},
+                   {"parties", 1},
+                   {"weak_learner", result.model.weak_learner},
+                   {"trees", result.model.trees.size()},
+                   {"rounds", result.model.rounds()},
+                   {"best_round", result.best_round},
+                   {"params", booster_params_json(p, result.model)},
+                   {"metrics", metrics},
+                   {"metrics_on", have_test ? "test" : "train"},
+                   {"bin_seconds", result.bin_seconds},
+                   {"train_seconds", result.train_seconds},
+                   {"privacy", {{"mechanism", "none"}}},
+                   {"history", history}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }
   return 0;

@@ -91,15 +91,8 @@ json privacy_json(const op::params& p, const actors::opboost_result& r,
   }
   j["per_feature"] = per_feature;
   json total = json::object();
-  for (auto kind :
-       {dp::guarantee::ldp, dp::guarantee::dldp, dp::guarantee::partition_dldp,
-        dp::guarantee::within_partition_dldp}) {
-    bool any = false;
-    for (const auto& e : r.spent.entries())
-      any = any || e.cost.kind == kind;
-    if (any)
-      total[dp::to_string(kind)] = cost_json(r.spent.total(kind));
-  }
+  for (const auto& [t, n] : r.spent.totals())
+    total[dp::to_string(t.kind)] = cost_json(t);
   j["total_per_record"] = total;
   j["unprotected"] = r.spent.any_unprotected();
   if (p.mechanism.kind == op::mechanism_kind::adj_map)
@@ -394,15 +387,8 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
               << format_metrics(metrics) << "\n";
   std::cout << "privacy: " << op::to_string(p.mechanism.kind) << " per "
             << "Party B feature";
-  for (auto kind :
-       {dp::guarantee::ldp, dp::guarantee::dldp, dp::guarantee::partition_dldp,
-        dp::guarantee::within_partition_dldp}) {
-    bool any = false;
-    for (const auto& e : r.spent.entries())
-      any = any || e.cost.kind == kind;
-    if (any)
-      std::cout << "; per record: " << r.spent.total(kind).describe();
-  }
+  for (const auto& [t, n] : r.spent.totals())
+    std::cout << "; per record: " << t.describe();
   if (r.spent.any_unprotected())
     std::cout << "; NO protection";
   std::cout << "\n";

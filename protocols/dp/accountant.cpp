@@ -104,20 +104,25 @@ privacy_cost accountant::total(guarantee kind) const {
   return t;
 }
 
+std::vector<std::pair<privacy_cost, std::size_t>> accountant::totals() const {
+  std::vector<std::pair<privacy_cost, std::size_t>> out;
+  for (auto k : {guarantee::ldp, guarantee::dldp, guarantee::partition_dldp,
+                 guarantee::within_partition_dldp}) {
+    std::size_t n = 0;
+    for (auto& e : entries_)
+      n += e.cost.kind == k ? 1 : 0;
+    if (n > 0)
+      out.emplace_back(total(k), n);
+  }
+  return out;
+}
+
 std::string accountant::report() const {
   std::ostringstream os;
   for (auto& e : entries_)
     os << "  " << e.what << ": " << e.cost.describe() << "\n";
-  const guarantee kinds[] = {guarantee::ldp, guarantee::dldp,
-                             guarantee::partition_dldp,
-                             guarantee::within_partition_dldp};
-  for (auto k : kinds) {
-    std::size_t n = 0;
-    for (auto& e : entries_)
-      n += e.cost.kind == k ? 1 : 0;
-    if (n == 0)
-      continue;
-    auto t = total(k);
+  for (const auto& [t, n] : totals()) {
+    auto k = t.kind;
     os << "  total per record over " << n << " feature(s) with " << to_string(k)
        << " (sequential composition): ";
     switch (k) {

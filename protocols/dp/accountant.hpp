@@ -70,6 +70,9 @@ public:
   /// Sums over the entries of one kind: epsilon (ldp, dldp), epsilon_prt and
   /// epsilon_ner (partition_dldp), epsilon_ner (within_partition_dldp).
   privacy_cost total(guarantee kind) const;
+  /// total() of every kind some entry has (ldp, dldp, partition_dldp,
+  /// within_partition_dldp, in this order), with how many entries it sums.
+  std::vector<std::pair<privacy_cost, std::size_t>> totals() const;
 
   /// One line per entry, then the totals per kind.
   std::string report() const;
