@@ -33,16 +33,10 @@ namespace session = protocols::session;
 namespace fvl = messages::fvl;
 using session::errc;
 
-struct client_state : peer_state {
+/// Loaded data: labels in the datasets' label vectors, NaN where the cell
+/// was empty (another client's row).
+struct client_state : data_party_state<feverless_client_spec> {
   static inline const char* name = "veil.feverless_client";
-
-  /// Data given at spawn (then `loaded` stays empty). Loaded data: labels
-  /// in the datasets' label vectors, NaN where the cell was empty (another
-  /// client's row).
-  std::optional<feverless_client_spec> given;
-  party_data loaded;
-  std::optional<std::uint64_t> test_seed;
-  std::int32_t seed_index = 0;
 
   std::optional<protocols::crypto::identity> identity;
   std::unique_ptr<fv::client> role;
@@ -161,10 +155,8 @@ std::uint64_t count_labels(const learners::dataset& d, const std::string& path,
 
 caf::result<fvl::loaded> on_load(client_actor* self, session::load_request& r) {
   auto& st = self->state;
-  if (st.given || st.role)
-    return session_error(errc::bad_request,
-                         st.me + ": load after the session started, or for a "
-                                 "client given its data at spawn");
+  if (auto refused = refuse_load(self))
+    return std::move(*refused);
   auto s = load_party_data(st.me, r, st.loaded, read_client_data);
   if (!s)
     return std::move(s.error());
@@ -178,17 +170,6 @@ caf::result<fvl::loaded> on_load(client_actor* self, session::load_request& r) {
   out.data = std::move(*s);
   out.data.has_labels = out.labels > 0;
   return out;
-}
-
-caf::result<std::uint64_t> on_align(client_actor* self,
-                                    session::align_request& r) {
-  auto& st = self->state;
-  if (st.role)
-    return session_error(errc::bad_request, st.me + ": align after the roster");
-  auto n = align_party_data(st.me, r, st.loaded);
-  if (!n)
-    return std::move(n.error());
-  return *n;
 }
 
 /// The role's inputs from the loaded data: the features without labels,
@@ -359,7 +340,7 @@ caf::behavior client_impl(client_actor* self, std::string name,
         return on_load(self, r);
       },
       [=](messages::align_atom, session::align_request& r) {
-        return on_align(self, r);
+        return align_loaded(self, r);
       },
       [=](messages::keys_atom) {
         return fvl::identity_key{self->state.identity

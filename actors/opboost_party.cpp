@@ -29,14 +29,8 @@ namespace session = protocols::session;
 namespace opl = messages::opl;
 using session::errc;
 
-struct party_state : peer_state {
+struct party_state : data_party_state<opboost_party_spec> {
   static inline const char* name = "veil.opboost_party";
-
-  /// Data given at spawn (then `loaded` stays empty).
-  std::optional<opboost_party_spec> given;
-  party_data loaded;
-  std::optional<std::uint64_t> test_seed;
-  std::int32_t seed_index = 0;
 
   std::unique_ptr<op::active_party> active;   // index 0
   std::unique_ptr<op::passive_party> passive; // index > 0
@@ -118,25 +112,12 @@ void on_wire(party_actor* self, T& x) {
 caf::result<session::data_summary> on_load(party_actor* self,
                                            session::load_request& r) {
   auto& st = self->state;
-  if (st.given || st.has_role())
-    return session_error(errc::bad_request,
-                         st.me + ": load after the session started, or for a "
-                                 "party given its data at spawn");
+  if (auto refused = refuse_load(self))
+    return std::move(*refused);
   auto s = load_party_data(st.me, r, st.loaded);
   if (!s)
     return std::move(s.error());
   return std::move(*s);
-}
-
-caf::result<std::uint64_t> on_align(party_actor* self,
-                                    session::align_request& r) {
-  auto& st = self->state;
-  if (st.has_role())
-    return session_error(errc::bad_request, st.me + ": align after the roster");
-  auto n = align_party_data(st.me, r, st.loaded);
-  if (!n)
-    return std::move(n.error());
-  return *n;
 }
 
 /// A loading party's role inputs: its training and test rows, and (a Party
@@ -270,7 +251,7 @@ caf::behavior party_impl(party_actor* self, std::string name,
         return on_load(self, r);
       },
       [=](messages::align_atom, session::align_request& r) {
-        return on_align(self, r);
+        return align_loaded(self, r);
       },
       [=](messages::peers_atom, opl::roster& r,
           std::vector<caf::actor>& peers) { return on_roster(self, r, peers); },

@@ -525,6 +525,43 @@ align_party_data(const std::string& me,
   return static_cast<std::uint64_t>(rows.rows());
 }
 
+/// The state of a party whose data is either given at spawn (`given`) or
+/// loaded from its own files (`loaded`) before its role exists.
+template <class Spec>
+struct data_party_state : peer_state {
+  std::optional<Spec> given; ///< given at spawn (then `loaded` stays empty)
+  party_data loaded;
+  std::optional<std::uint64_t> test_seed; ///< tests only: seeded noise
+  std::int32_t seed_index = 0;
+};
+
+/// The error for a load request a data party must refuse (after its role
+/// exists, or when it was given its data at spawn); none if it may load.
+template <class Actor>
+std::optional<caf::error> refuse_load(const Actor* self) {
+  const auto& st = self->state;
+  if (!st.given && !st.has_role())
+    return std::nullopt;
+  return session_error(protocols::session::errc::bad_request,
+                       st.me + ": load after the session started, or for a "
+                               "party given its data at spawn");
+}
+
+/// Answers an align request of a data party: its loaded rows in the
+/// coordinator's order, before its roster only.
+template <class Actor>
+caf::result<std::uint64_t>
+align_loaded(Actor* self, const protocols::session::align_request& r) {
+  auto& st = self->state;
+  if (st.has_role())
+    return session_error(protocols::session::errc::bad_request,
+                         st.me + ": align after the roster");
+  auto n = align_party_data(st.me, r, st.loaded);
+  if (!n)
+    return std::move(n.error());
+  return *n;
+}
+
 // -- drivers ------------------------------------------------------------------
 
 /// Checks what a driver is given: `n` party actors of `protocol` (from 2
