@@ -35,7 +35,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, tree_params& x) {
   return f(caf::meta::type_name("veil::learners::tree_params"), x.max_depth,
            exact(x.eta), exact(x.lambda), exact(x.gamma),
-           exact(x.min_child_weight), x.oblivious);
+           exact(x.min_child_weight), exact(x.max_delta_step), x.oblivious);
 }
 
 template <class Inspector>

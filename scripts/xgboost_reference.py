@@ -6,7 +6,7 @@ centralized trees must equal these split for split.
 
 usage: xgboost_reference.py DATA.csv OUT.json key=value ...
   keys: objective, num_class, max_depth, eta, lambda, gamma,
-        min_child_weight, max_bin, base_score, rounds
+        min_child_weight, max_delta_step, max_bin, base_score, rounds
 The CSV has a header; the column named "label" is the label; empty = missing.
 """
 import sys

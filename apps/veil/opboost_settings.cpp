@@ -183,6 +183,8 @@ learners::booster_params opboost_booster(const op::params& p,
     bp.tree.eta = g.tree.eta;
   if (g.tree.lambda != generic.tree.lambda)
     bp.tree.lambda = g.tree.lambda;
+  if (g.tree.max_delta_step != generic.tree.max_delta_step)
+    bp.tree.max_delta_step = g.tree.max_delta_step;
   if (g.max_bin != generic.max_bin)
     bp.max_bin = g.max_bin;
   bp.threads = g.threads;

@@ -53,6 +53,8 @@ const std::map<std::string, setter>& setters() {
        [](P& p, S k, S v) { p.tree.gamma = to_double(k, v); }},
       {"min_child_weight",
        [](P& p, S k, S v) { p.tree.min_child_weight = to_double(k, v); }},
+      {"max_delta_step",
+       [](P& p, S k, S v) { p.tree.max_delta_step = to_double(k, v); }},
       {"max_bin", [](P& p, S k, S v) { p.max_bin = to_int(k, v); }},
       {"base_score", [](P& p, S k, S v) { p.base_score = to_double(k, v); }},
       {"num_class", [](P& p, S k, S v) { p.num_class = to_int(k, v); }},

@@ -9,8 +9,9 @@
 namespace veil::apps {
 
 /// Applies `key=value` settings to the booster parameters. Keys are
-/// XGBoost's names (max_depth, eta, lambda, gamma, min_child_weight, max_bin,
-/// base_score, num_class, nthread, num_boost_round, early_stopping_rounds)
+/// XGBoost's names (max_depth, eta, lambda, gamma, min_child_weight,
+/// max_delta_step, max_bin, base_score, num_class, nthread, num_boost_round,
+/// early_stopping_rounds)
 /// plus Veil's (trees, depth, threads, weak_learner=tree|decision_table,
 /// eval_train=true|false). Throws input_error naming an unknown key or a
 /// value that does not parse.

@@ -101,6 +101,7 @@ json booster_params_json(const learners::booster_params& p,
           {"lambda", p.tree.lambda},
           {"gamma", p.tree.gamma},
           {"min_child_weight", p.tree.min_child_weight},
+          {"max_delta_step", p.tree.max_delta_step},
           {"max_bin", p.max_bin},
           {"threads", p.threads},
           {"num_class", p.objective == learners::objective_kind::multi_softmax

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 
@@ -9,20 +10,30 @@
 
 namespace veil::learners {
 
-/// The score G^2 / (H + lambda) of a node with gradient sum s; 0 when its
-/// hessian is below min_child_weight (XGBoost's CalcGain).
-inline double calc_gain(const tree_params& p, const grad_sum& s) {
-  if (s.h < p.min_child_weight || s.h <= 0)
-    return 0;
-  return (s.g * s.g) / (s.h + p.lambda);
-}
-
-/// The optimal leaf weight -G / (H + lambda); 0 when the hessian is below
-/// min_child_weight (XGBoost's CalcWeight).
+/// The optimal leaf weight -G / (H + lambda), clamped to
+/// [-max_delta_step, max_delta_step] when max_delta_step != 0; 0 when the
+/// hessian is below min_child_weight (XGBoost 1.7's CalcWeight, param.h).
 inline double calc_weight(const tree_params& p, const grad_sum& s) {
   if (s.h < p.min_child_weight || s.h <= 0)
     return 0;
-  return -s.g / (s.h + p.lambda);
+  double w = -s.g / (s.h + p.lambda);
+  if (p.max_delta_step != 0 && std::abs(w) > p.max_delta_step)
+    w = std::copysign(p.max_delta_step, w);
+  return w;
+}
+
+/// The score of a node with gradient sum s: G^2 / (H + lambda); when
+/// max_delta_step != 0, the score of the clamped weight w = calc_weight,
+/// -(2 G w + (H + lambda) w^2), which equals G^2 / (H + lambda) unless w was
+/// clamped. 0 when the hessian is below min_child_weight (XGBoost 1.7's
+/// CalcGain and CalcGainGivenWeight, param.h).
+inline double calc_gain(const tree_params& p, const grad_sum& s) {
+  if (s.h < p.min_child_weight || s.h <= 0)
+    return 0;
+  if (p.max_delta_step == 0)
+    return (s.g * s.g) / (s.h + p.lambda);
+  double w = calc_weight(p, s);
+  return -(2 * s.g * w + (s.h + p.lambda) * w * w);
 }
 
 /// A split's loss reduction as candidates are compared: rounded to float,

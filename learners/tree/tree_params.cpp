@@ -25,6 +25,8 @@ void tree_params::validate() const {
   require(gamma >= 0 && std::isfinite(gamma), "gamma", gamma, "expected >= 0");
   require(min_child_weight >= 0 && std::isfinite(min_child_weight),
           "min_child_weight", min_child_weight, "expected >= 0");
+  require(max_delta_step >= 0 && std::isfinite(max_delta_step),
+          "max_delta_step", max_delta_step, "expected >= 0 (0 = no limit)");
 }
 
 } // namespace veil::learners

@@ -16,6 +16,10 @@ struct tree_params {
   double gamma = 0.0;
   /// Minimum hessian sum in each child. >= 0.
   double min_child_weight = 1.0;
+  /// Largest |leaf weight| before eta; 0 = no limit (XGBoost 1.7's
+  /// max_delta_step: CalcWeight clamps, CalcGain scores the clamped weight).
+  /// >= 0.
+  double max_delta_step = 0.0;
   /// Grow a decision table (oblivious tree): one split shared by a level.
   bool oblivious = false;
 
