@@ -357,6 +357,13 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
   st.last_heard = clock_type::now();
   if (!out) {
     const auto& e = out.error();
+    if (e.bad_input) {
+      // Every peer finds the same from the same messages: no failure
+      // message, so that all report the data, not each other.
+      self->quit(session_error(errc::bad_input,
+                               st.me + " at step " + e.step + ": " + e.reason));
+      return;
+    }
     using outbox = std::decay_t<decltype(*out)>;
     route(self, outbox{{from, Failure{e.step, e.reason}}});
     self->quit(session_error(errc::protocol_error,

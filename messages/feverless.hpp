@@ -188,7 +188,7 @@ typename Inspector::result_type inspect(Inspector& f, params& x) {
            x.frac_bits, x.budget, exact(x.epsilon), exact(x.delta),
            x.total_split, x.calib, exact(x.sensitivity_g),
            exact(x.sensitivity_h), x.noise, x.selection, exact(x.portion),
-           x.election, x.paillier_bits);
+           x.election, x.paillier_bits, exact(x.max_delta_step));
 }
 
 template <class Inspector>
@@ -196,6 +196,12 @@ typename Inspector::result_type inspect(Inspector& f, key_announce& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::key_announce"),
            x.rows, x.labels, x.features, raw(x.params_digest),
            raw(x.session_key), raw(x.sig), raw(x.paillier_key));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, label_census& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::label_census"),
+           raw(x.holds));
 }
 
 template <class Inspector>

@@ -48,6 +48,7 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::session::session_failure))
 // -- FEVERLESS and its baselines (protocols/feverless/wire.hpp) -----------
 
 CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::key_announce))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::label_census))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::query_batch))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::lead_tickets))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::threshold_tickets))

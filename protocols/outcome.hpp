@@ -11,6 +11,10 @@ namespace veil::protocols {
 struct protocol_error {
   std::string step;
   std::string reason;
+  /// The parties' inputs together are unusable (every role sees the same,
+  /// e.g. a row labelled twice), rather than a peer's message being wrong:
+  /// reported as bad input, not as a refusal of the sender's message.
+  bool bad_input = false;
 };
 
 /// A value or the protocol_error that prevented it. Roles return this for

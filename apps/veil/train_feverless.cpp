@@ -201,6 +201,7 @@ void finish_params(fv::params& p, const learners::booster_params& bp,
   p.eta = bp.tree.eta;
   p.lambda = bp.tree.lambda;
   p.gamma = bp.tree.gamma;
+  p.max_delta_step = bp.tree.max_delta_step;
   if (fs.query_epsilon) {
     if (fs.epsilon > 0)
       throw input_error(context + "epsilon (a total budget) and "
@@ -336,6 +337,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
           {"eta", p.eta},
           {"lambda", p.lambda},
           {"gamma", p.gamma},
+          {"max_delta_step", p.max_delta_step},
           {"buckets", p.buckets},
           {"election", fv::to_string(p.election)},
           {"paillier_bits", p.paillier_bits}}},

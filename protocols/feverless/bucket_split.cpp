@@ -4,8 +4,23 @@
 
 namespace veil::protocols::feverless {
 
+namespace {
+
+/// learners::calc_gain without min_child_weight: G²/(H+λ), or the score of
+/// the clamped weight.
+double score(const learners::grad_sum& s, double lambda,
+             double max_delta_step) {
+  if (max_delta_step == 0)
+    return (s.g * s.g) / (s.h + lambda);
+  double w = clamped_weight(s, lambda, max_delta_step);
+  return -(2 * s.g * w + (s.h + lambda) * w * w);
+}
+
+} // namespace
+
 bucket_split best_bucket_split(std::int32_t feature, const bucket_sums& b,
-                               double lambda, double gamma) {
+                               double lambda, double gamma,
+                               double max_delta_step) {
   bucket_split best;
   auto z_count = b.g.size();
   if (z_count < 2)
@@ -19,7 +34,7 @@ bucket_split best_bucket_split(std::int32_t feature, const bucket_sums& b,
   }
   if (!(total.h + lambda > 0))
     return best;
-  double parent = (total.g * total.g) / (total.h + lambda);
+  double parent = score(total, lambda, max_delta_step);
   learners::grad_sum left;
   std::uint64_t left_rows = 0;
   for (std::size_t z = 0; z + 1 < z_count; ++z) {
@@ -31,8 +46,8 @@ bucket_split best_bucket_split(std::int32_t feature, const bucket_sums& b,
     auto right = total - left;
     if (!(left.h + lambda > 0) || !(right.h + lambda > 0))
       continue;
-    double bracket = (left.g * left.g) / (left.h + lambda) +
-                     (right.g * right.g) / (right.h + lambda) - parent;
+    double bracket = score(left, lambda, max_delta_step) +
+                     score(right, lambda, max_delta_step) - parent;
     double loss_change = static_cast<float>(bracket);
     double gain = 0.5 * loss_change - gamma;
     // Noisy hessians just above -lambda can blow a term up: such a

@@ -29,6 +29,8 @@ constexpr std::uint8_t tag_noise = 3;
 // The mask salts 0 and 1 of Alg. 5 l.24–25 as KDF contexts (spec §15.1).
 constexpr char ctx_g[9] = "VeilMskG";
 constexpr char ctx_h[9] = "VeilMskH";
+// The label census's mask (one stream per pair, once per session).
+constexpr char ctx_census[9] = "VeilCens";
 // [D] A query whose threshold nobody beats is redone (Alg. 5 l.16–17);
 // with n - 2 >= 1 candidates each beating a fresh threshold with
 // probability 1/2, 64 attempts fail with probability <= 2^-64 per query.
@@ -314,6 +316,70 @@ client::status client::finish_announce(outbox& out) {
                     "frac_bits or raise epsilon");
   }
   accountant_.configure(params_, calib_, bound, data_.rows());
+  send_census(out);
+  return {};
+}
+
+void client::send_census(outbox& out) {
+  auto rows = data_.rows();
+  label_census c;
+  c.holds.assign(rows, 0);
+  for (auto r : label_rows_)
+    c.holds[r] = 1;
+  if (masks() && rows > 0) {
+    // Bytes of one ChaCha20 stream per pair, added or subtracted mod 256 by
+    // the index order, so that they cancel in the sum over all clients.
+    std::vector<std::uint64_t> stream((rows + 7) / 8);
+    for (std::size_t k = 0; k < peer_ids_.size(); ++k) {
+      crypto::expand(crypto::derive_key(seeds_[k], 0, ctx_census), stream);
+      const auto* bytes = reinterpret_cast<const std::uint8_t*>(stream.data());
+      bool plus = static_cast<std::uint32_t>(self_) > peer_ids_[k];
+      for (std::size_t r = 0; r < rows; ++r)
+        c.holds[r] = static_cast<std::uint8_t>(plus ? c.holds[r] + bytes[r]
+                                                    : c.holds[r] - bytes[r]);
+    }
+  }
+  broadcast(out, c);
+  own_census_ = std::move(c.holds);
+  phase_ = phase::census;
+}
+
+client::status client::finish_census(outbox& out) {
+  auto rows = data_.rows();
+  std::vector<std::uint8_t> holders = std::move(own_census_);
+  own_census_.clear();
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    const auto& c = as<label_census>(got_[p]);
+    if (c.holds.size() != rows)
+      return refuse("label_census",
+                    party(p) + " sent " + std::to_string(c.holds.size()) +
+                        " rows, this client has " + std::to_string(rows));
+    for (std::size_t r = 0; r < rows; ++r)
+      holders[r] = static_cast<std::uint8_t>(holders[r] + c.holds[r]);
+  }
+  // n <= 256 holders, so a count is 1 mod 256 only when it is 1.
+  std::string wrong;
+  std::size_t bad = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (holders[r] == 1)
+      continue;
+    if (++bad <= 3)
+      wrong +=
+          (wrong.empty() ? "" : ", ") + std::string("data row ") +
+          std::to_string(r + 1) +
+
+          (holders[r] == 0 ? " has no label"
+                           : " has " + std::to_string(holders[r]) + " labels");
+  }
+  if (bad > 0)
+    return protocol_error{
+        "label_census",
+        "every row's label must be held by exactly one client, but " + wrong +
+            (bad > 3 ? " (" + std::to_string(bad) + " rows in all)" : "") +
+            " (rows numbered as in the first client's data)",
+        true};
   begin_tree(out);
   return {};
 }
@@ -325,6 +391,8 @@ std::size_t client::expected_index() const {
   switch (phase_) {
   case phase::announce:
     return index_of<key_announce>;
+  case phase::census:
+    return index_of<label_census>;
   case phase::query:
     return index_of<query_batch>;
   case phase::lead:
@@ -354,6 +422,8 @@ const char* client::phase_name() const {
     return "idle";
   case phase::announce:
     return "key_announce";
+  case phase::census:
+    return "label_census";
   case phase::query:
     return "query";
   case phase::lead:
@@ -445,6 +515,8 @@ client::status client::finish_phase(outbox& out) {
   switch (phase_) {
   case phase::announce:
     return finish_announce(out);
+  case phase::census:
+    return finish_census(out);
   case phase::query:
     return finish_query(out);
   case phase::lead:
@@ -1436,7 +1508,7 @@ client::status client::finish_masked(outbox& out) {
       const auto& q = queries_[first_[self_] + k];
       // [D] Spec §7.7 backstop: with one reply missing or corrupt the sum
       // is uniform in Z_N and lands in this range with probability about
-      // 2 bound 2^F / 2^64. (No retry, §10.4: the session aborts.)
+      // 2 bound 2^F / 2^64. (No retry, §10.4: the session ends.)
       if (!in_range(dg[k], dh[k], q.ids.size(), noise_draws_max()))
         return refuse(phase_name(),
                       "the aggregate of a query is out of "
@@ -1488,8 +1560,9 @@ client::status client::finish_masked(outbox& out) {
         of.g[z] += dg[static_cast<std::size_t>(of.query[z])];
         of.h[z] += dh[static_cast<std::size_t>(of.query[z])];
       }
-    auto s = best_bucket_split(of.feature, {of.g, of.h, of.count},
-                               params_.lambda, params_.gamma);
+    auto s =
+        best_bucket_split(of.feature, {of.g, of.h, of.count}, params_.lambda,
+                          params_.gamma, params_.max_delta_step);
     auto pos = of.node_pos;
     if (!has_totals_[pos]) {
       has_totals_[pos] = 1;
@@ -1604,15 +1677,16 @@ client::status client::finish_gain(outbox& out) {
         flags[i] = bins_.bin(rows[i], s.feature) <= s.bucket ? 1 : 0;
       append_bits(my_decisions_.goes_left_bits, flags);
       my_decisions_.split_nodes.push_back(node);
-      my_decisions_.left_weights.push_back(leaf_weight(s.left, params_.lambda));
+      my_decisions_.left_weights.push_back(
+          leaf_weight(s.left, params_.lambda, params_.max_delta_step));
       my_decisions_.right_weights.push_back(
-          leaf_weight(s.right, params_.lambda));
+          leaf_weight(s.right, params_.lambda, params_.max_delta_step));
       own_splits_[{tree_, node}] = {s.feature, s.bucket,
                                     cuts_.threshold(s.feature, s.bucket)};
     } else if (!plan.split && plan.weigher == self_) {
       my_decisions_.leaf_nodes.push_back(node);
       my_decisions_.leaf_weights.push_back(
-          leaf_weight(totals_[pos], params_.lambda));
+          leaf_weight(totals_[pos], params_.lambda, params_.max_delta_step));
     }
   }
   broadcast(out, my_decisions_);

@@ -80,9 +80,12 @@ using split_table =
 /// [D] No missing feature values: the paper has none and its bucket
 /// queries have no place for them; the constructor refuses them.
 /// [D] Failure semantics: every expected message must arrive. A missing one
-/// stalls the level and the hosting actor's timeout aborts the session; the
-/// RETRY of spec §10.4 (fresh qid, masks over the live parties) is out of
-/// scope, so qids are never reused.
+/// stalls the level and the hosting actor's timeout ends the session;
+/// nothing is decoded from an incomplete set and qids are never reused.
+/// The RETRY of spec §10.4 (a fresh qid over the live clients) is not done
+/// on purpose: a vertical client that is gone takes its labels and its
+/// split tables with it, so the survivors would train on without its rows'
+/// gradients and leave trees nobody can evaluate (docs/session.md).
 class client {
 public:
   /// @param p        session parameters (identical on every client)
@@ -192,6 +195,7 @@ private:
   enum class phase {
     idle,
     announce,
+    census,
     query,
     lead,
     thresh,
@@ -280,6 +284,8 @@ private:
   status finish_phase(outbox& out);
 
   status finish_announce(outbox& out);
+  void send_census(outbox& out);
+  status finish_census(outbox& out);
   void begin_tree(outbox& out);
   void begin_level(outbox& out);
   status finish_query(outbox& out);
@@ -340,6 +346,7 @@ private:
   std::vector<std::optional<paillier::public_key>> paillier_peers_;
   noise_calibration calib_;
   privacy_accountant accountant_;
+  std::vector<std::uint8_t> own_census_; // this client's census bytes
 
   // Lockstep delivery: per peer, messages not yet consumed (FIFO per pair)
   // and the message of the current phase.

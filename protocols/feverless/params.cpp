@@ -58,6 +58,8 @@ void params::validate() const {
   require(lambda >= 0 && std::isfinite(lambda),
           "lambda must be finite and >= 0");
   require(gamma >= 0 && std::isfinite(gamma), "gamma must be finite and >= 0");
+  require(max_delta_step >= 0 && std::isfinite(max_delta_step),
+          "max_delta_step must be finite and >= 0");
   require(std::isfinite(split_threshold), "split_threshold must be finite");
   require(buckets >= 2 && buckets <= 256,
           "buckets = " + std::to_string(buckets) + " is out of range [2, 256]");
@@ -102,6 +104,7 @@ std::array<std::uint8_t, 32> params::digest() const {
   put(b, portion);
   put(b, static_cast<int>(election));
   put(b, paillier_bits);
+  put(b, max_delta_step);
   std::array<std::uint8_t, 32> out;
   crypto_generichash(out.data(), out.size(), b.data(), b.size(), nullptr, 0);
   return out;

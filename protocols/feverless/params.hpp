@@ -118,6 +118,10 @@ struct params {
   double lambda = 1.0;
   /// Per-split penalty gamma of the corrected Eq. 4. >= 0.
   double gamma = 0.0;
+  /// XGBoost's max_delta_step: > 0 clamps every weight to
+  /// [-max_delta_step, max_delta_step] and scores splits by the clamped
+  /// weights (bucket_split.hpp); 0 (the paper) clamps nothing. >= 0.
+  double max_delta_step = 0.0;
   /// thr_L: a node whose best L_split is <= this becomes a leaf. Finite.
   double split_threshold = 0.0;
   /// B: quantile buckets per feature (learners' max_bin). [2, 256].

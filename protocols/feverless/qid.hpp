@@ -16,7 +16,7 @@
 // Every field is range-checked when packing; the session parameters are
 // checked once so that no legal query can fail. No attempt field: a qid
 // is never reused because a query is never retried (a missing message
-// aborts the session in our runtime; the RETRY of §10.4 is out of scope).
+// ends the session; why not the RETRY of §10.4: client.hpp).
 // The redo of the noise-injection step (Alg. 5 l.16–17) re-signs with an
 // attempt counter in the lottery input instead, and uses the same masks
 // once.

@@ -15,6 +15,9 @@ struct sizer {
   std::size_t operator()(const key_announce& m) const {
     return 12 + 32 + 32 + 64 + vec_bytes(m.paillier_key);
   }
+  std::size_t operator()(const label_census& m) const {
+    return vec_bytes(m.holds);
+  }
   std::size_t operator()(const query_batch& m) const {
     return 8 + vec_bytes(m.qids) + vec_bytes(m.nodes) + vec_bytes(m.offsets) +
            vec_bytes(m.ids) + vec_bytes(m.nonces);
@@ -62,6 +65,7 @@ struct sizer {
 
 struct namer {
   const char* operator()(const key_announce&) const { return "key_announce"; }
+  const char* operator()(const label_census&) const { return "label_census"; }
   const char* operator()(const query_batch&) const { return "query"; }
   const char* operator()(const lead_tickets&) const { return "lead"; }
   const char* operator()(const threshold_tickets&) const { return "thresh"; }

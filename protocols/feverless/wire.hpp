@@ -70,6 +70,20 @@ struct key_announce {
   std::vector<std::uint8_t> paillier_key;
 };
 
+/// Label census (setup, after the keys), each client -> all: one byte per
+/// row, 1 if the sender holds the row's label, else 0, plus its pairwise
+/// mask bytes (feverless mode: +PRG(KDF(S_{c,c'}, 0, "VeilCens")) per
+/// byte if c > c', minus it otherwise, mod 256). The sum over all clients
+/// is each row's number of label holders, which must be 1 for every row
+/// (spec §3, Def. 1); the masks hide which rows a client labels beyond
+/// that sum. [D] Not in the paper, whose clients trust the label split;
+/// the counts in key_announce cannot see two clients labelling one row
+/// while another row has no label. Plain, LDP and AHE send the bytes
+/// unmasked: their queries' missing ids show the label split anyway.
+struct label_census {
+  std::vector<std::uint8_t> holds;
+};
+
 /// QUERY (§7.2 row 1), source -> all: the sender's queries of this level.
 /// Query k has id qids[k], node nodes[k], missing ids
 /// ids[offsets[k] .. offsets[k+1]) (strictly increasing rows of the node
@@ -217,10 +231,10 @@ struct predict_answer {
 using protocols::failure;
 
 using message =
-    std::variant<key_announce, query_batch, lead_tickets, threshold_tickets,
-                 noise_offers, noise_notice, masked_sums, plain_sums,
-                 encrypted_sums, best_gains, node_decisions, predict_query,
-                 predict_answer, failure>;
+    std::variant<key_announce, label_census, query_batch, lead_tickets,
+                 threshold_tickets, noise_offers, noise_notice, masked_sums,
+                 plain_sums, encrypted_sums, best_gains, node_decisions,
+                 predict_query, predict_answer, failure>;
 
 /// A message and its destination.
 using envelope = addressed<message>;

@@ -211,4 +211,26 @@ BOOST_AUTO_TEST_CASE(bad_parameters_and_labels_stop_with_code_2) {
   BOOST_TEST(contains(out2, "shop 2000"), out2);
 }
 
+BOOST_AUTO_TEST_CASE(a_row_labelled_by_two_clients_stops_the_session) {
+  // The bank gives up its label of train0 and also labels train4, the
+  // shop's: every client's count is unchanged, the label census sees it.
+  spread_data d;
+  std::vector<std::string> here(4, "local");
+  auto file = d.session("feverless", 1, 10, here, "s.toml");
+  auto t = read_text(d.dir / "bank_train.csv");
+  auto row0 = t.find("\ntrain0,") + 1;
+  auto end0 = t.find('\n', row0);
+  t.erase(t.rfind(',', end0) + 1, end0 - t.rfind(',', end0) - 1);
+  auto end4 = t.find('\n', t.find("\ntrain4,") + 1);
+  BOOST_REQUIRE(t[end4 - 1] == ',');
+  t.insert(end4, "1");
+  d.dir.file("bank_train.csv", t);
+  auto [rc, out] = run_veil({"train", "--config", file}, 30s);
+  BOOST_TEST(rc == 2); // bad data, not a failing party
+  BOOST_TEST(contains(out, "at step label_census: every row's label"), out);
+  BOOST_TEST(contains(out, "data row 1 has no label, data row 5 has 2 labels"),
+             out);
+  BOOST_TEST(!contains(out, "refused"), out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -271,5 +271,58 @@ BOOST_AUTO_TEST_CASE(uncovered_labels_are_refused_at_setup) {
   BOOST_TEST(contains(e, "must be held by exactly one client"));
 }
 
+BOOST_AUTO_TEST_CASE(rows_labelled_twice_are_refused_though_the_counts_add_up) {
+  // Client 0 also labels a row of client 1 and drops one of its own: the
+  // announced counts still sum to the rows, the census sees both rows.
+  for (auto m : {mode::feverless, mode::plain, mode::ahe}) {
+    auto p = small();
+    p.protocol = m;
+    auto d = synthetic(60, 6, 2);
+    auto owner = balanced_owners(60, 3, 2);
+    auto f = make_federation(d, p, 3, owner, 2);
+    auto taken = static_cast<std::size_t>(
+        std::find(owner.begin(), owner.end(), 1) - owner.begin());
+    auto dropped = static_cast<std::size_t>(
+        std::find(owner.begin(), owner.end(), 0) - owner.begin());
+    auto mine = owner;
+    mine[taken] = 0;
+    mine[dropped] = -1;
+    std::optional<credentials> creds;
+    if (m != mode::plain)
+      creds = credentials{identity_of(0, 2),
+                          {identity_of(0, 2).public_key_bytes(),
+                           identity_of(1, 2).public_key_bytes(),
+                           identity_of(2, 2).public_key_bytes()}};
+    f.clients[0] = std::make_unique<client>(
+        p, 0, 3, columns(d, f.bounds[0], f.bounds[1]), labels_of(d, mine, 0),
+        std::move(creds), random_engine(protocols::crypto::seeded_random(3)));
+    auto e = training_refusal(f, 2, {});
+    BOOST_TEST(contains(e, "label_census"), e);
+    BOOST_TEST(
+        contains(e, "data row " + std::to_string(taken + 1) + " has 2 labels"),
+        e);
+    BOOST_TEST(contains(e, "data row " + std::to_string(dropped + 1) +
+                               " has no label"),
+               e);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_census_hides_which_rows_a_client_labels) {
+  // feverless: every census byte is masked, so a client's bytes are not its
+  // 0/1 indicators; for uniform bytes about 2 of 256 fall in {0, 1}.
+  std::size_t sent = 0, indicator_like = 0;
+  auto look = [&](int from, int, message& m) {
+    if (auto* c = std::get_if<label_census>(&m); c && from == 0) {
+      for (auto b : c->holds)
+        indicator_like += b <= 1;
+      sent += c->holds.size();
+    }
+  };
+  BOOST_TEST(refusal(look) == "");
+  BOOST_TEST(sent == 2 * 120u);
+  // Binomial(240, 1/128): mean 1.9, P(>= 12) < 1e-6.
+  BOOST_TEST(indicator_like < 12u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE_END()

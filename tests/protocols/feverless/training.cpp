@@ -95,6 +95,7 @@ learners::booster_params central_params(const params& p) {
   bp.tree.lambda = p.lambda;
   bp.tree.gamma = p.gamma;
   bp.tree.min_child_weight = 0;
+  bp.tree.max_delta_step = p.max_delta_step;
   bp.max_bin = p.buckets;
   bp.base_score = 0.5;
   bp.threads = 1;
@@ -124,8 +125,10 @@ learners::booster_params central_params(const params& p) {
 /// two candidates' float gains are within that rounding of each other,
 /// which the fixed seeds here do not hit.
 void plain_equals_centralized(const dataset& d, std::size_t n, int trees,
-                              int depth, std::uint64_t seed) {
+                              int depth, std::uint64_t seed,
+                              double max_delta_step = 0) {
   auto p = base(mode::plain, trees, depth);
+  p.max_delta_step = max_delta_step;
   p.split_threshold = 5e-7;
   auto f = train_session(d, p, n, random_owners(d.rows(), n, seed), seed);
   auto central = learners::train(d, nullptr, central_params(p)).model;
@@ -206,6 +209,38 @@ BOOST_AUTO_TEST_CASE(delivery_order_does_not_matter) {
 BOOST_AUTO_TEST_CASE(plain_equals_centralized_on_synthetic_data) {
   for (std::size_t n : {1u, 2u, 3u, 5u})
     plain_equals_centralized(synthetic(1500, 10, 50 + n), n, 4, 4, 50 + n);
+}
+
+BOOST_AUTO_TEST_CASE(max_delta_step_clamps_as_centralized_training_does) {
+  // XGBoost's max_delta_step (learners' calc_weight / calc_gain, checked
+  // against XGBoost in apps.xgboost_trees): the same trees; 0.2 clamps
+  // most first-tree leaves here (eta 0.3: |value| <= 0.06).
+  for (std::size_t n : {2u, 3u})
+    plain_equals_centralized(synthetic(1500, 10, 80 + n), n, 4, 4, 80 + n, 0.2);
+}
+
+BOOST_AUTO_TEST_CASE(max_delta_step_bounds_every_noisy_weight) {
+  // A small total budget: the noisy hessians make wild weights, which the
+  // clamp keeps within eta * max_delta_step, at leaves and inner nodes.
+  auto d = synthetic(400, 6, 90);
+  auto owner = random_owners(400, 3, 90);
+  for (double mds : {0.0, 0.5}) {
+    params p = base(mode::feverless, 3, 3);
+    p.epsilon = 0.5;
+    p.max_delta_step = mds;
+    auto f = train_session(d, p, 3, owner, 90);
+    double largest = 0;
+    for (const auto& t : f.clients[0]->model().trees)
+      for (const auto& nd : t.nodes)
+        largest = std::max(largest, std::fabs(double{nd.value}) *
+                                        (nd.is_leaf() ? 1.0 : p.eta));
+    BOOST_TEST_MESSAGE("max_delta_step " << mds << ": largest |eta w| "
+                                         << largest);
+    if (mds > 0)
+      BOOST_TEST(largest <= p.eta * mds * (1 + 1e-6));
+    else
+      BOOST_TEST(largest > p.eta * 0.5); // without it the noise shows
+  }
 }
 
 BOOST_AUTO_TEST_CASE(plain_equals_centralized_on_bank_marketing) {
