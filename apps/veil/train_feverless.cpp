@@ -302,6 +302,15 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
               << (p.noise ? "" : ", noise off") << ")\n";
   if (!pr.warning.empty())
     std::cerr << "veil: warning: " << pr.warning << "\n";
+  // Hessian noise of std >= lambda puts H + lambda near 0 often enough that
+  // weights blow up (docs/reproduction/feverless.md §3).
+  double hessian_noise = pr.sigma * p.sensitivity_h;
+  if (pr.protected_sums && p.max_delta_step == 0 && hessian_noise >= p.lambda)
+    std::cerr << "veil: warning: the hessian sums carry noise of std "
+              << hessian_noise << " (lambda = " << p.lambda
+              << "): a weight -G/(H+lambda) can blow up where H+lambda lands "
+                 "near 0; --set max_delta_step=0.5 clamps the weights at no "
+                 "privacy cost\n";
 
   if (!o.model_out.empty()) {
     // The public model holds no feature and no threshold of any split

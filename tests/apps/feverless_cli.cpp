@@ -67,6 +67,8 @@ BOOST_AUTO_TEST_CASE(feverless_cli_report) {
                     " --trees 2 --depth 3 --report " + report);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   BOOST_TEST(r.output.find("privacy: per query") != std::string::npos);
+  // A total budget of 2: the hessian noise dwarfs lambda.
+  BOOST_TEST(contains(r.output, "--set max_delta_step=0.5 clamps"), r.output);
   nlohmann::json j;
   std::ifstream(report) >> j;
   BOOST_TEST(j["protocol"] == "feverless");
@@ -103,6 +105,36 @@ BOOST_AUTO_TEST_CASE(feverless_cli_per_query_and_classical_warning) {
   BOOST_TEST(j["privacy"]["budget"] == "per_query");
   BOOST_TEST(j["privacy"]["calibration"] == "classical");
   BOOST_TEST(j["privacy"].contains("warning"));
+  // sigma 2.42 per unit: hessian noise 0.61 < lambda, no clamp advised.
+  BOOST_TEST(!contains(r.output, "max_delta_step"), r.output);
+}
+
+BOOST_AUTO_TEST_CASE(feverless_cli_max_delta_step_clamps_noisy_weights) {
+  temp_dir dir;
+  auto data = write_small_csv(dir);
+  auto report = dir.path("r.json");
+  auto model = dir.path("m.json");
+  auto r = run_veil("train --protocol feverless --parties 3 --data " + data +
+                    " --trees 3 --depth 3 --set max_delta_step=0.4 --report " +
+                    report + " --model-out " + model);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  BOOST_TEST(!contains(r.output, "clamps the weights"), r.output);
+  auto j = read_json(report);
+  BOOST_TEST(j["params"]["max_delta_step"].get<double>() == 0.4);
+  // Every leaf of the public model is within eta * 0.4, every inner
+  // node's weight within 0.4.
+  auto m = read_json(model);
+  std::size_t leaves = 0;
+  for (const auto& t : m["trees"])
+    for (const auto& n : t["nodes"]) {
+      if (n.contains("leaf")) {
+        ++leaves;
+        BOOST_TEST(std::fabs(n["leaf"].get<double>()) <= 0.3 * 0.4 + 1e-6);
+      } else {
+        BOOST_TEST(std::fabs(n["weight"].get<double>()) <= 0.4 + 1e-6);
+      }
+    }
+  BOOST_TEST(leaves > 0u);
 }
 
 BOOST_AUTO_TEST_CASE(feverless_cli_one_party_is_an_error) {
