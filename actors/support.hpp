@@ -365,9 +365,13 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
       return;
     }
     using outbox = std::decay_t<decltype(*out)>;
-    route(self, outbox{{from, Failure{e.step, e.reason}}});
+    auto blame = from;
+    if (e.culprit >= 0 && static_cast<std::size_t>(e.culprit) < st.names.size())
+      blame = e.culprit;
+    route(self, outbox{{blame, Failure{e.step, e.reason}}});
     self->quit(session_error(errc::protocol_error,
-                             st.me + " refused a " + what + " from " + peer +
+                             st.me + " refused a " + what + " from " +
+                                 st.names[static_cast<std::size_t>(blame)] +
                                  " at step " + e.step + ": " + e.reason));
     return;
   }

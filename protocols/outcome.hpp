@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
@@ -15,6 +16,9 @@ struct protocol_error {
   /// e.g. a row labelled twice), rather than a peer's message being wrong:
   /// reported as bad input, not as a refusal of the sender's message.
   bool bad_input = false;
+  /// The peer whose message is refused when it is not the one being
+  /// handled (a phase completes on another peer's message); -1: that one.
+  std::int32_t culprit = -1;
 };
 
 /// A value or the protocol_error that prevented it. Roles return this for

@@ -306,7 +306,8 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   // weights blow up (docs/reproduction/feverless.md §3).
   double hessian_noise = pr.sigma * p.sensitivity_h;
   if (pr.protected_sums && p.max_delta_step == 0 && hessian_noise >= p.lambda)
-    std::cerr << "veil: warning: the hessian sums carry noise of std "
+    std::cerr << "veil: warning: the hessian sums carry noise of std at "
+                 "least "
               << hessian_noise << " (lambda = " << p.lambda
               << "): a weight -G/(H+lambda) can blow up where H+lambda lands "
                  "near 0; --set max_delta_step=0.5 clamps the weights at no "

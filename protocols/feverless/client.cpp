@@ -47,6 +47,18 @@ protocol_error refuse(std::string step, std::string reason) {
   return {std::move(step), std::move(reason)};
 }
 
+/// The clients' inputs together cannot work; every client finds the same.
+protocol_error bad_input(std::string step, std::string reason) {
+  return {std::move(step), std::move(reason), true};
+}
+
+/// A refusal of what client `culprit` sent (which need not be the message
+/// that completed the phase).
+protocol_error refuse_from(party_id culprit, std::string step,
+                           std::string reason) {
+  return {std::move(step), std::move(reason), false, culprit};
+}
+
 std::string party(party_id p) {
   return "party " + std::to_string(p);
 }
@@ -253,34 +265,37 @@ client::status client::finish_announce(outbox& out) {
       continue;
     const auto& a = as<key_announce>(got_[p]);
     if (a.rows != data_.rows())
-      return refuse("key_announce",
-                    party(p) + " has " + std::to_string(a.rows) +
-                        " rows, this client " + std::to_string(data_.rows()));
+      return refuse_from(p, "key_announce",
+                         party(p) + " has " + std::to_string(a.rows) +
+                             " rows, this client " +
+                             std::to_string(data_.rows()));
     if (a.params_digest != digest)
-      return refuse("key_announce",
-                    party(p) + " runs with different parameters");
+      return refuse_from(p, "key_announce",
+                         party(p) + " runs with different parameters");
     if (a.features >= max_qid_features || a.labels > a.rows)
-      return refuse("key_announce", party(p) + " announced impossible counts");
+      return refuse_from(p, "key_announce",
+                         party(p) + " announced impossible counts");
     labels += a.labels;
     features += a.features;
     if (a.paillier_key.empty() == ahe())
-      return refuse("key_announce",
-                    party(p) + (ahe() ? " announced no Paillier key"
-                                      : " announced an unexpected Paillier "
-                                        "key"));
+      return refuse_from(p, "key_announce",
+                         party(p) + (ahe()
+                                         ? " announced no Paillier key"
+                                         : " announced an unexpected Paillier "
+                                           "key"));
     if (!elects())
       continue;
     // Alg. 3: verify every signature, abort on failure; then S_{c,c'}.
     if (!crypto::verify(creds_->keys[p], announce_bytes(params_.session, p, a),
                         a.sig))
-      return refuse("key_announce",
-                    party(p) + "'s key announcement has a bad signature");
+      return refuse_from(p, "key_announce",
+                         party(p) + "'s key announcement has a bad signature");
     if (ahe()) {
       auto pk = paillier::public_key::from_bytes(a.paillier_key,
                                                  params_.paillier_bits);
       if (!pk)
-        return refuse("key_announce",
-                      party(p) + " announced an invalid Paillier key");
+        return refuse_from(p, "key_announce",
+                           party(p) + " announced an invalid Paillier key");
       paillier_peers_[p] = std::move(*pk);
       continue;
     }
@@ -288,17 +303,17 @@ client::status client::finish_announce(outbox& out) {
         session_key_->shared_seed(static_cast<std::uint32_t>(self_),
                                   static_cast<std::uint32_t>(p), a.session_key);
     if (!seed)
-      return refuse("key_announce",
-                    party(p) + " announced an invalid session key");
+      return refuse_from(p, "key_announce",
+                         party(p) + " announced an invalid session key");
     peer_ids_.push_back(static_cast<std::uint32_t>(p));
     seeds_.push_back(*seed);
   }
   if (labels != data_.rows())
-    return refuse("key_announce",
-                  "the clients hold " + std::to_string(labels) +
-                      " labels for " + std::to_string(data_.rows()) +
-                      " rows: every row's label must be held by exactly one "
-                      "client");
+    return bad_input("key_announce",
+                     "the clients hold " + std::to_string(labels) +
+                         " labels for " + std::to_string(data_.rows()) +
+                         " rows: every row's label must be held by exactly one "
+                         "client");
   // Spec §12.3 caveat 2: a record is in one bucket per (node on its path,
   // feature): at most NT * d * f queries.
   auto bound =
@@ -311,9 +326,9 @@ client::status client::finish_announce(outbox& out) {
     double extra = n_ * max_gaussian * calib_.sigma *
                    std::max(params_.sensitivity_g, params_.sensitivity_h);
     if (!fp_.fits(static_cast<double>(data_.rows()), 1.0, extra))
-      return refuse("key_announce",
-                    "the noise does not fit the fixed-point range; lower "
-                    "frac_bits or raise epsilon");
+      return bad_input("key_announce",
+                       "the noise does not fit the fixed-point range; lower "
+                       "frac_bits or raise epsilon");
   }
   accountant_.configure(params_, calib_, bound, data_.rows());
   send_census(out);
@@ -353,11 +368,17 @@ client::status client::finish_census(outbox& out) {
       continue;
     const auto& c = as<label_census>(got_[p]);
     if (c.holds.size() != rows)
-      return refuse("label_census",
-                    party(p) + " sent " + std::to_string(c.holds.size()) +
-                        " rows, this client has " + std::to_string(rows));
-    for (std::size_t r = 0; r < rows; ++r)
+      return refuse_from(p, "label_census",
+                         party(p) + " sent " + std::to_string(c.holds.size()) +
+                             " rows, this client has " + std::to_string(rows));
+    for (std::size_t r = 0; r < rows; ++r) {
+      // Unmasked bytes are 0 or 1; others could add up to 1 mod 256.
+      if (!masks() && c.holds[r] > 1)
+        return refuse_from(p, "label_census",
+                           party(p) + " sent a census byte that is not 0 "
+                                      "or 1");
       holders[r] = static_cast<std::uint8_t>(holders[r] + c.holds[r]);
+    }
   }
   // n <= 256 holders, so a count is 1 mod 256 only when it is 1.
   std::string wrong;
@@ -369,17 +390,16 @@ client::status client::finish_census(outbox& out) {
       wrong +=
           (wrong.empty() ? "" : ", ") + std::string("data row ") +
           std::to_string(r + 1) +
-
-          (holders[r] == 0 ? " has no label"
-                           : " has " + std::to_string(holders[r]) + " labels");
+          (holders[r] == 0
+               ? (n_ < 256 ? " has no label" : " has no label or 256 labels")
+               : " has " + std::to_string(holders[r]) + " labels");
   }
   if (bad > 0)
-    return protocol_error{
+    return bad_input(
         "label_census",
         "every row's label must be held by exactly one client, but " + wrong +
             (bad > 3 ? " (" + std::to_string(bad) + " rows in all)" : "") +
-            " (rows numbered as in the first client's data)",
-        true};
+            " (rows numbered as in the first client's data)");
   begin_tree(out);
   return {};
 }
@@ -467,11 +487,12 @@ outcome<outbox> client::on_message(party_id from, const message& m) {
   if (auto* a = std::get_if<predict_answer>(&m))
     return on_predict_answer(from, *a);
   if (phase_ == phase::trained)
-    return refuse(message_name(m),
-                  party(from) + " sent a training message after training");
+    return refuse_from(from, message_name(m),
+                       party(from) + " sent a training message after training");
   auto& box = inbox_[from];
   if (box.size() >= max_backlog)
-    return refuse(message_name(m), party(from) + " is too many steps ahead");
+    return refuse_from(from, message_name(m),
+                       party(from) + " is too many steps ahead");
   box.push_back(m);
   return advance();
 }
@@ -489,9 +510,9 @@ outcome<outbox> client::advance() {
         continue;
       }
       if (box.front().index() != expected_index())
-        return refuse(message_name(box.front()), party(p) + " sent it while " +
-                                                     std::string(phase_name()) +
-                                                     " messages are due");
+        return refuse_from(p, message_name(box.front()),
+                           party(p) + " sent it while " +
+                               std::string(phase_name()) + " messages are due");
       got_[p] = std::move(box.front());
       box.pop_front();
     }
@@ -506,8 +527,9 @@ outcome<outbox> client::advance() {
   if (phase_ == phase::trained)
     for (party_id p = 0; p < n_; ++p)
       if (!inbox_[p].empty())
-        return refuse(message_name(inbox_[p].front()),
-                      party(p) + " sent a training message after training");
+        return refuse_from(p, message_name(inbox_[p].front()),
+                           party(p) +
+                               " sent a training message after training");
   return out;
 }
 
@@ -696,38 +718,40 @@ client::status client::finish_query(outbox& out) {
     const auto& b = batches_[p];
     auto k = b.qids.size();
     if (b.tree != tree_ || b.depth != depth_)
-      return refuse("query", party(p) + "'s queries are for another level");
+      return refuse_from(p, "query",
+                         party(p) + "'s queries are for another level");
     std::size_t nonces = !elects()     ? 0
                          : per_batch() ? (k > 0 ? 32 : 0)
                                        : 32 * k;
     if (b.nodes.size() != k || b.offsets.size() != k + 1 || b.offsets[0] != 0 ||
         b.offsets.back() != b.ids.size() || b.nonces.size() != nonces)
-      return refuse("query", party(p) + "'s field lengths differ");
+      return refuse_from(p, "query", party(p) + "'s field lengths differ");
     for (std::size_t i = 0; i < k; ++i) {
       if (i > 0 && b.qids[i] <= b.qids[i - 1])
-        return refuse("query",
-                      party(p) + "'s qids are not strictly increasing");
+        return refuse_from(p, "query",
+                           party(p) + "'s qids are not strictly increasing");
       auto c = unpack_qid(b.qids[i]);
       if (c.tree != static_cast<std::uint32_t>(tree_) ||
           c.source != static_cast<std::uint32_t>(p) ||
           c.node != static_cast<std::uint32_t>(b.nodes[i]) ||
           c.bucket >= static_cast<std::uint32_t>(params_.buckets))
-        return refuse("query",
-                      party(p) + " sent a qid that does not match its query");
+        return refuse_from(
+            p, "query", party(p) + " sent a qid that does not match its query");
       if (!std::binary_search(frontier_.begin(), frontier_.end(), b.nodes[i]))
-        return refuse("query",
-                      party(p) + " queried a node that is not on the frontier");
+        return refuse_from(p, "query",
+                           party(p) +
+                               " queried a node that is not on the frontier");
       if (b.offsets[i + 1] <= b.offsets[i])
-        return refuse("query", party(p) + " sent a query without ids");
+        return refuse_from(p, "query", party(p) + " sent a query without ids");
       for (auto j = b.offsets[i]; j < b.offsets[i + 1]; ++j) {
         auto id = b.ids[j];
         if (id >= m || row_node_[id] != b.nodes[i])
-          return refuse("query", party(p) +
-                                     " sent an id that is not a row of the "
-                                     "queried node");
+          return refuse_from(p, "query",
+                             party(p) + " sent an id that is not a row of the "
+                                        "queried node");
         if (j > b.offsets[i] && id <= b.ids[j - 1])
-          return refuse("query",
-                        party(p) + "'s ids are not strictly increasing");
+          return refuse_from(p, "query",
+                             party(p) + "'s ids are not strictly increasing");
       }
     }
   }
@@ -946,9 +970,11 @@ client::status client::finish_lead(outbox& out) {
       continue;
     const auto& t = as<lead_tickets>(got_[p]);
     if (t.tree != tree_ || t.depth != depth_)
-      return refuse("lead", party(p) + "'s tickets are for another level");
+      return refuse_from(p, "lead",
+                         party(p) + "'s tickets are for another level");
     if (t.tickets.size() != units_.size() - count(p))
-      return refuse("lead", party(p) + " sent the wrong number of tickets");
+      return refuse_from(p, "lead",
+                         party(p) + " sent the wrong number of tickets");
   }
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
@@ -964,7 +990,8 @@ client::status client::finish_lead(outbox& out) {
       // when c < source and all follow it otherwise.
       const auto& t = v[c < u.source ? i - count(c) : i];
       if (c != self_ && !crypto::check_ticket(creds_->keys[c], u.lottery, t))
-        return refuse("lead", party(c) + "'s lottery ticket does not verify");
+        return refuse_from(c, "lead",
+                           party(c) + "'s lottery ticket does not verify");
       if (best < 0 || crypto::score_greater(t.value, *best_score)) {
         best = c;
         best_score = &t.value;
@@ -1015,10 +1042,11 @@ client::status client::finish_thresh(outbox& out) {
       continue;
     const auto& t = as<threshold_tickets>(got_[p]);
     if (t.tree != tree_ || t.depth != depth_ || t.round != round_)
-      return refuse("thresh", party(p) + "'s thresholds are for another round");
+      return refuse_from(p, "thresh",
+                         party(p) + "'s thresholds are for another round");
     auto k = t.qids.size();
     if (t.attempts.size() != k || t.tickets.size() != k)
-      return refuse("thresh", party(p) + "'s field lengths differ");
+      return refuse_from(p, "thresh", party(p) + "'s field lengths differ");
     if (round_ == 0) {
       // Every unit the sender leads, in order, at attempt 0.
       std::size_t j = 0;
@@ -1026,23 +1054,25 @@ client::status client::finish_thresh(outbox& out) {
         if (u.leader != p)
           continue;
         if (j >= k || t.qids[j] != u.id || t.attempts[j] != 0)
-          return refuse("thresh",
-                        party(p) + " sent thresholds for other queries");
+          return refuse_from(p, "thresh",
+                             party(p) + " sent thresholds for other queries");
         ++j;
       }
       if (j != k)
-        return refuse("thresh",
-                      party(p) + " sent thresholds for other queries");
+        return refuse_from(p, "thresh",
+                           party(p) + " sent thresholds for other queries");
     } else if (k != redo_by_[p]) {
-      return refuse("thresh", party(p) + " redoes " + std::to_string(k) +
-                                  " queries, it announced " +
-                                  std::to_string(redo_by_[p]));
+      return refuse_from(p, "thresh",
+                         party(p) + " redoes " + std::to_string(k) +
+                             " queries, it announced " +
+                             std::to_string(redo_by_[p]));
     }
     for (std::size_t j = 0; j < k; ++j) {
       auto* u = find(t.qids[j]);
       if (!u || u->leader != p || (j > 0 && t.qids[j] <= t.qids[j - 1]))
-        return refuse("thresh", party(p) + " sent a threshold for a query "
-                                           "it does not lead");
+        return refuse_from(p, "thresh",
+                           party(p) + " sent a threshold for a query "
+                                      "it does not lead");
       if (round_ > 0) {
         // A redo: the unit waited in the last round, this client did not
         // volunteer for it (else it was resolved), next attempt.
@@ -1050,15 +1080,15 @@ client::status client::finish_thresh(outbox& out) {
         if (!std::binary_search(round_units_.begin(), round_units_.end(),
                                 idx) ||
             u->volunteered || t.attempts[j] != u->attempt + 1)
-          return refuse("thresh",
-                        party(p) + " redoes a query that was resolved");
+          return refuse_from(p, "thresh",
+                             party(p) + " redoes a query that was resolved");
         u->attempt = t.attempts[j];
       }
       if (!crypto::check_ticket(creds_->keys[p],
                                 lottery_in(*u, tag_thresh, u->attempt),
                                 t.tickets[j]))
-        return refuse("thresh",
-                      party(p) + "'s threshold ticket does not verify");
+        return refuse_from(p, "thresh",
+                           party(p) + "'s threshold ticket does not verify");
       u->threshold = t.tickets[j].value;
       u->pending = true;
     }
@@ -1114,13 +1144,15 @@ client::status client::finish_noise(outbox& out) {
       continue;
     const auto& o = as<noise_offers>(got_[p]);
     if (o.tree != tree_ || o.depth != depth_ || o.round != round_)
-      return refuse("noise", party(p) + "'s offers are for another round");
+      return refuse_from(p, "noise",
+                         party(p) + "'s offers are for another round");
     std::size_t expected = 0;
     for (auto i : round_units_)
       if (units_[i].leader == self_ && units_[i].source != p)
         ++expected;
     if (o.volunteer.size() != expected)
-      return refuse("noise", party(p) + " sent the wrong number of flags");
+      return refuse_from(p, "noise",
+                         party(p) + " sent the wrong number of flags");
     std::size_t volunteers = 0, values = 0, k = 0;
     for (auto i : round_units_) {
       const auto& u = units_[i];
@@ -1128,13 +1160,14 @@ client::status client::finish_noise(outbox& out) {
         continue;
       auto f = o.volunteer[k++];
       if (f > 1)
-        return refuse("noise", party(p) + " sent a flag that is not 0 or 1");
+        return refuse_from(p, "noise",
+                           party(p) + " sent a flag that is not 0 or 1");
       volunteers += f;
       values += f ? u.count : 0;
     }
     if (o.tickets.size() != volunteers || o.g.size() != values ||
         o.h.size() != values)
-      return refuse("noise", party(p) + "'s field lengths differ");
+      return refuse_from(p, "noise", party(p) + "'s field lengths differ");
     std::size_t v = 0, at = 0;
     k = 0;
     for (auto i : round_units_) {
@@ -1146,11 +1179,12 @@ client::status client::finish_noise(outbox& out) {
       const auto& tk = o.tickets[v++];
       if (!crypto::check_ticket(creds_->keys[p],
                                 lottery_in(u, tag_noise, u.attempt), tk))
-        return refuse("noise",
-                      party(p) + "'s volunteer ticket does not verify");
+        return refuse_from(p, "noise",
+                           party(p) + "'s volunteer ticket does not verify");
       if (!crypto::score_greater(tk.value, u.threshold))
-        return refuse("noise", party(p) + " volunteered with a ticket below "
-                                          "the threshold");
+        return refuse_from(p, "noise",
+                           party(p) + " volunteered with a ticket below "
+                                      "the threshold");
       u.offers.push_back({p, at, false});
       at += u.count;
     }
@@ -1230,7 +1264,8 @@ client::status client::finish_notify(outbox& out) {
       continue;
     const auto& nt = as<noise_notice>(got_[p]);
     if (nt.tree != tree_ || nt.depth != depth_ || nt.round != round_)
-      return refuse("notify", party(p) + "'s notice is for another round");
+      return refuse_from(p, "notify",
+                         party(p) + "'s notice is for another round");
     std::size_t mine = 0, others = 0;
     for (auto i : round_units_) {
       const auto& u = units_[i];
@@ -1239,10 +1274,11 @@ client::status client::finish_notify(outbox& out) {
       ++(u.volunteered ? mine : others);
     }
     if (nt.selected.size() != mine)
-      return refuse("notify", party(p) + " sent the wrong number of flags");
+      return refuse_from(p, "notify",
+                         party(p) + " sent the wrong number of flags");
     if (nt.redo > others)
-      return refuse("notify",
-                    party(p) + " redoes more queries than it may redo");
+      return refuse_from(p, "notify",
+                         party(p) + " redoes more queries than it may redo");
     std::size_t k = 0;
     for (auto i : round_units_) {
       auto& u = units_[i];
@@ -1250,7 +1286,8 @@ client::status client::finish_notify(outbox& out) {
         continue;
       auto s = nt.selected[k++];
       if (s > 1)
-        return refuse("notify", party(p) + " sent a flag that is not 0 or 1");
+        return refuse_from(p, "notify",
+                           party(p) + " sent a flag that is not 0 or 1");
       if (s) {
         u.selected = true;
         if (params_.test_hooks)
@@ -1452,18 +1489,19 @@ client::status client::finish_encrypted(std::vector<std::uint64_t>& sg,
       continue;
     const auto& es = as<encrypted_sums>(got_[p]);
     if (es.tree != tree_ || es.depth != depth_)
-      return refuse("encrypted", party(p) + "'s sums are for another level");
+      return refuse_from(p, "encrypted",
+                         party(p) + "'s sums are for another level");
     if (es.g.size() != mine * w || es.h.size() != mine * w)
-      return refuse("encrypted", party(p) + " sent " +
-                                     std::to_string(es.g.size()) +
-                                     " bytes of ciphertexts for " +
-                                     std::to_string(mine) + " queries");
+      return refuse_from(p, "encrypted",
+                         party(p) + " sent " + std::to_string(es.g.size()) +
+                             " bytes of ciphertexts for " +
+                             std::to_string(mine) + " queries");
     for (std::size_t k = 0; k < mine; ++k) {
       auto cg = pk.read(std::span(es.g).subspan(k * w, w));
       auto ch = pk.read(std::span(es.h).subspan(k * w, w));
       if (!cg || !ch)
-        return refuse("encrypted",
-                      party(p) + " sent a value that is not a ciphertext");
+        return refuse_from(p, "encrypted",
+                           party(p) + " sent a value that is not a ciphertext");
       pk.add_to(ag[k], *cg);
       pk.add_to(ah[k], *ch);
     }
@@ -1490,12 +1528,13 @@ client::status client::finish_masked(outbox& out) {
           continue;
         const auto& ms = as<masked_sums>(got_[p]);
         if (ms.tree != tree_ || ms.depth != depth_)
-          return refuse("masked", party(p) + "'s sums are for another level");
+          return refuse_from(p, "masked",
+                             party(p) + "'s sums are for another level");
         if (ms.g.size() != mine || ms.h.size() != mine)
-          return refuse("masked", party(p) + " sent sums for " +
-                                      std::to_string(ms.g.size()) +
-                                      " queries, this client asked " +
-                                      std::to_string(mine));
+          return refuse_from(
+              p, "masked",
+              party(p) + " sent sums for " + std::to_string(ms.g.size()) +
+                  " queries, this client asked " + std::to_string(mine));
         for (std::size_t k = 0; k < mine; ++k) {
           sg[k] += ms.g[k];
           sh[k] += ms.h[k];
@@ -1528,20 +1567,22 @@ client::status client::finish_masked(outbox& out) {
         continue;
       const auto& ps = as<plain_sums>(got_[p]);
       if (ps.tree != tree_ || ps.depth != depth_)
-        return refuse("plain_sums", party(p) + "'s sums are for another level");
+        return refuse_from(p, "plain_sums",
+                           party(p) + "'s sums are for another level");
       if (ps.g.size() != mine || ps.h.size() != mine)
-        return refuse("plain_sums", party(p) + " sent sums for " +
-                                        std::to_string(ps.g.size()) +
-                                        " queries, this client asked " +
-                                        std::to_string(mine));
+        return refuse_from(
+            p, "plain_sums",
+            party(p) + " sent sums for " + std::to_string(ps.g.size()) +
+                " queries, this client asked " + std::to_string(mine));
       bool ldp = params_.protocol == mode::ldp;
       for (std::size_t k = 0; k < mine; ++k) {
         // One client's partial sum: |g| < 1, 0 < h <= 1/4 per label, plus
         // (LDP) one noise draw.
         if (!in_range(ps.g[k], ps.h[k], queries_[first_[self_] + k].ids.size(),
                       ldp ? 1 : 0))
-          return refuse("plain_sums", party(p) + " sent a sum that is out "
-                                                 "of range");
+          return refuse_from(p, "plain_sums",
+                             party(p) + " sent a sum that is out "
+                                        "of range");
         dg[k] += ps.g[k];
         dh[k] += ps.h[k];
       }
@@ -1615,16 +1656,17 @@ client::status client::finish_gain(outbox& out) {
       continue;
     const auto& g = as<best_gains>(got_[p]);
     if (g.tree != tree_ || g.depth != depth_)
-      return refuse("gain", party(p) + "'s gains are for another level");
+      return refuse_from(p, "gain",
+                         party(p) + "'s gains are for another level");
     if (g.gains.size() != nodes || g.has_totals.size() != nodes)
-      return refuse("gain", party(p) + " sent gains for " +
-                                std::to_string(g.gains.size()) +
-                                " nodes, the level has " +
-                                std::to_string(nodes));
+      return refuse_from(p, "gain",
+                         party(p) + " sent gains for " +
+                             std::to_string(g.gains.size()) +
+                             " nodes, the level has " + std::to_string(nodes));
     for (std::size_t pos = 0; pos < nodes; ++pos)
       if (bad_double(g.gains[pos]) || g.has_totals[pos] > 1 ||
           (g.gains[pos] != -inf && !g.has_totals[pos]))
-        return refuse("gain", party(p) + " sent an impossible gain");
+        return refuse_from(p, "gain", party(p) + " sent an impossible gain");
   }
   auto gains_of = [&](party_id c) -> const best_gains& {
     return c == self_ ? my_gains_ : as<best_gains>(got_[c]);
@@ -1704,7 +1746,8 @@ client::status client::finish_decide(outbox& out) {
       continue;
     const auto& d = as<node_decisions>(got_[p]);
     if (d.tree != tree_ || d.depth != depth_)
-      return refuse("split", party(p) + "'s decisions are for another level");
+      return refuse_from(p, "split",
+                         party(p) + "'s decisions are for another level");
     std::vector<std::int32_t> splits, leaves;
     std::size_t bytes = 0;
     for (std::size_t pos = 0; pos < nodes; ++pos) {
@@ -1717,17 +1760,19 @@ client::status client::finish_decide(outbox& out) {
       }
     }
     if (d.split_nodes != splits || d.leaf_nodes != leaves)
-      return refuse("split", party(p) + " decided other nodes than it won");
+      return refuse_from(p, "split",
+                         party(p) + " decided other nodes than it won");
     if (d.goes_left_bits.size() != bytes ||
         d.left_weights.size() != splits.size() ||
         d.right_weights.size() != splits.size() ||
         d.leaf_weights.size() != leaves.size())
-      return refuse("split", party(p) + "'s field lengths differ");
+      return refuse_from(p, "split", party(p) + "'s field lengths differ");
     for (const auto* v : {&d.left_weights, &d.right_weights, &d.leaf_weights})
       for (double w : *v)
         if (!std::isfinite(w))
-          return refuse("split", party(p) + " sent a weight that is not "
-                                            "finite");
+          return refuse_from(p, "split",
+                             party(p) + " sent a weight that is not "
+                                        "finite");
   }
   struct cursor {
     std::size_t split = 0, byte = 0, leaf = 0;
@@ -1928,7 +1973,8 @@ outcome<outbox> client::on_predict_query(party_id from,
   auto k = m.nodes.size();
   if (m.trees.size() != k || m.offsets.size() != k + 1 || m.offsets[0] != 0 ||
       m.offsets.back() != m.rows.size())
-    return refuse("predict_query", party(from) + "'s field lengths differ");
+    return refuse_from(from, "predict_query",
+                       party(from) + "'s field lengths differ");
   predict_answer reply;
   reply.step = m.step;
   for (std::size_t i = 0; i < k; ++i) {
@@ -1938,13 +1984,15 @@ outcome<outbox> client::on_predict_query(party_id from,
                                          std::to_string(m.trees[i]) + " node " +
                                          std::to_string(m.nodes[i]));
     if (m.offsets[i] > m.offsets[i + 1])
-      return refuse("predict_query", party(from) + "'s offsets decrease");
+      return refuse_from(from, "predict_query",
+                         party(from) + "'s offsets decrease");
     std::vector<std::uint8_t> flags;
     for (auto j = m.offsets[i]; j < m.offsets[i + 1]; ++j) {
       auto r = m.rows[j];
       if (r >= predict_data_.rows())
-        return refuse("predict_query", party(from) + " asked a row out of "
-                                                     "range");
+        return refuse_from(from, "predict_query",
+                           party(from) + " asked a row out of "
+                                         "range");
       flags.push_back(
           predict_data_.value(r, static_cast<std::size_t>(it->second.feature)) <
                   it->second.threshold
@@ -1961,16 +2009,19 @@ outcome<outbox> client::on_predict_query(party_id from,
 outcome<outbox> client::on_predict_answer(party_id from,
                                           const predict_answer& m) {
   if (predict_phase_ != predict_phase::asking || !waiting_[from])
-    return refuse("predict_answer", party(from) + " answered unasked");
+    return refuse_from(from, "predict_answer",
+                       party(from) + " answered unasked");
   const auto& q = asked_[from];
   if (m.step != q.step)
-    return refuse("predict_answer", party(from) + " answered another step");
+    return refuse_from(from, "predict_answer",
+                       party(from) + " answered another step");
   std::size_t need = 0;
   for (std::size_t g = 0; g < q.nodes.size(); ++g)
     need += packed_size(q.offsets[g + 1] - q.offsets[g]);
   if (m.goes_left_bits.size() != need)
-    return refuse("predict_answer", party(from) + " sent the wrong number of "
-                                                  "bits");
+    return refuse_from(from, "predict_answer",
+                       party(from) + " sent the wrong number of "
+                                     "bits");
   auto rows = eval_.rows();
   std::size_t offset = 0;
   for (std::size_t g = 0; g < q.nodes.size(); ++g) {

@@ -75,11 +75,12 @@ struct key_announce {
 /// mask bytes (feverless mode: +PRG(KDF(S_{c,c'}, 0, "VeilCens")) per
 /// byte if c > c', minus it otherwise, mod 256). The sum over all clients
 /// is each row's number of label holders, which must be 1 for every row
-/// (spec §3, Def. 1); the masks hide which rows a client labels beyond
-/// that sum. [D] Not in the paper, whose clients trust the label split;
-/// the counts in key_announce cannot see two clients labelling one row
-/// while another row has no label. Plain, LDP and AHE send the bytes
-/// unmasked: their queries' missing ids show the label split anyway.
+/// (spec §3, Def. 1). [D] Not in the paper, whose clients trust the label
+/// split; the counts in key_announce cannot see two clients labelling one
+/// row while another row has no label. The label split is public once the
+/// queries start (their missing ids, spec §12.4), so the masks only keep
+/// it from the peers when the census fails and the session ends first.
+/// Plain, LDP and AHE send the bytes unmasked (and each must be 0 or 1).
 struct label_census {
   std::vector<std::uint8_t> holds;
 };

@@ -151,6 +151,7 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   ps.portion = 0.75;
   ps.election = fv::election_scope::per_batch;
   ps.paillier_bits = 2048;
+  ps.max_delta_step = 0.375;
   ps.test_hooks = true;
   veil::messages::fvl::roster r{
       2, {"a", "b", "c"}, 1500, std::vector<std::uint8_t>(96, 3), ps};
@@ -163,6 +164,7 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   BOOST_TEST(r2.params.paillier_bits == 2048);
   BOOST_TEST((r2.params.election == fv::election_scope::per_batch));
   BOOST_TEST(r2.params.split_threshold == -1.5);
+  BOOST_TEST(r2.params.max_delta_step == 0.375);
   veil::messages::fvl::loaded l{{5, {"x", "y"}, true, {"a", "b"}}, 3};
   auto l2 = round_trip(l);
   BOOST_TEST(l2.labels == 3u);

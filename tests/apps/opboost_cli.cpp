@@ -3,6 +3,8 @@
 // record) and bytes by type; one party is a clear error.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -105,6 +107,31 @@ BOOST_AUTO_TEST_CASE(opboost_cli_report) {
     BOOST_TEST(b["by_type"].contains("M3 split_values"));
     BOOST_TEST(b["by_type"].contains("M4 predict_values"));
   }
+}
+
+BOOST_AUTO_TEST_CASE(opboost_cli_max_delta_step_reaches_party_a) {
+  temp_dir dir;
+  auto data = write_op_csv(dir);
+  auto report = dir.path("r.json");
+  auto model = dir.path("m.json");
+  auto r = run_veil("train --protocol opboost --parties 3 --epsilon 1 "
+                    "--trees 3 --categorical kind --set max_delta_step=0.3 "
+                    "--data " +
+                    data + " --report " + report + " --model-out " + model);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  auto j = read_json(report);
+  BOOST_TEST(j["params"]["max_delta_step"].get<double>() == 0.3);
+  // Party A's trees: every leaf within eta * 0.3.
+  auto eta = j["params"]["eta"].get<double>();
+  std::size_t leaves = 0;
+  auto m = read_json(model);
+  for (const auto& t : m["trees"])
+    for (const auto& n : t["nodes"])
+      if (n.contains("leaf")) {
+        ++leaves;
+        BOOST_TEST(std::fabs(n["leaf"].get<double>()) <= eta * 0.3 + 1e-6);
+      }
+  BOOST_TEST(leaves > 0u);
 }
 
 BOOST_AUTO_TEST_CASE(opboost_cli_adj_map_gbdt) {

@@ -173,12 +173,14 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   tr.params.rounds = 17;
   tr.params.tree.max_depth = 4;
   tr.params.tree.oblivious = true;
+  tr.params.tree.max_delta_step = 0.625;
   tr.params.objective = learners::objective_kind::multi_softmax;
   tr.params.num_class = 3;
   auto tr2 = round_trip(tr);
   BOOST_TEST(tr2.params.rounds == 17);
   BOOST_TEST(tr2.params.tree.max_depth == 4);
   BOOST_TEST(tr2.params.tree.oblivious);
+  BOOST_TEST(tr2.params.tree.max_delta_step == 0.625);
   BOOST_TEST((tr2.params.objective == learners::objective_kind::multi_softmax));
   BOOST_TEST(std::isnan(tr2.params.base_score));
 

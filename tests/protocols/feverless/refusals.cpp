@@ -307,7 +307,7 @@ BOOST_AUTO_TEST_CASE(rows_labelled_twice_are_refused_though_the_counts_add_up) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(the_census_hides_which_rows_a_client_labels) {
+BOOST_AUTO_TEST_CASE(census_bytes_are_masked) {
   // feverless: every census byte is masked, so a client's bytes are not its
   // 0/1 indicators; for uniform bytes about 2 of 256 fall in {0, 1}.
   std::size_t sent = 0, indicator_like = 0;
@@ -322,6 +322,21 @@ BOOST_AUTO_TEST_CASE(the_census_hides_which_rows_a_client_labels) {
   BOOST_TEST(sent == 2 * 120u);
   // Binomial(240, 1/128): mean 1.9, P(>= 12) < 1e-6.
   BOOST_TEST(indicator_like < 12u);
+}
+
+BOOST_AUTO_TEST_CASE(unmasked_census_bytes_must_be_0_or_1) {
+  // plain: client 2 says 2 for a row and 255 for another; the sums could
+  // still be 1 mod 256, so the byte itself is refused, naming the sender.
+  auto p = small();
+  p.protocol = mode::plain;
+  auto e = refusal(first<label_census>(2, 0,
+                                       [](label_census& c) {
+                                         c.holds[0] = 2;
+                                         c.holds[1] = 255;
+                                         return true;
+                                       }),
+                   p);
+  BOOST_TEST(contains(e, "party 2 sent a census byte that is not 0 or 1"), e);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
