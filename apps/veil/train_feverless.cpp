@@ -274,7 +274,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   for (std::size_t c = 0; c < r.clients.size(); ++c) {
     const auto& b = r.clients[c].bytes;
     total_bytes += b.total_sent();
-    per_party[r.clients[c].name] = party_bytes_json(b, false);
+    per_party[r.clients[c].name] = party_bytes_json(b, true);
     party_features[r.clients[c].name] = r.features[c].size();
     names.push_back(r.clients[c].name);
     m += r.features[c].size();

@@ -88,6 +88,14 @@ BOOST_AUTO_TEST_CASE(feverless_cli_report) {
     const auto& b = j["bytes"]["per_party"][name];
     BOOST_TEST(b["sent"].get<std::uint64_t>() > 0u);
     BOOST_TEST(b["by_type"].contains("masked"));
+    // Per type and direction, adding up to the totals.
+    std::uint64_t sent = 0, received = 0;
+    for (const auto& [type, v] : b["by_type"].items()) {
+      sent += v["sent"].get<std::uint64_t>();
+      received += v["received"].get<std::uint64_t>();
+    }
+    BOOST_TEST(sent == b["sent"].get<std::uint64_t>());
+    BOOST_TEST(received == b["received"].get<std::uint64_t>());
   }
 }
 
