@@ -3,11 +3,15 @@
 // is the plaintext sum plus exactly the noise of the selected volunteers;
 // fixed1 mode puts one draw in each aggregate, portion mode ceil(k̂ p);
 // queries nobody volunteers for are redone; n = 2 lets the leader draw;
-// and a coalition of n - 2 clients sees an honest client's masked value as
-// uniform noise.
+// a coalition of n - 2 clients sees an honest client's masked value as
+// uniform noise; and the differential attack of the paper's Figure 5 (spec
+// §11, §16 test 14) recovers a gradient exactly without noise and with an
+// error of Δ_g σ with it.
 #include "tests/protocols/feverless/harness.hpp"
 
+#include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace veil;
@@ -42,10 +46,76 @@ double noise_std(const federation& f) {
   return std::sqrt(s2 / static_cast<double>(n) - mean * mean);
 }
 
+/// Spec §11 (the paper's Figure 5): ids 1..5 (rows 0..4), the source's
+/// Feature1 = 72, 40, 84, 90, 66, so the order by value is ids 2, 5, 1, 3,
+/// 4; the source (client 0) labels ids {2, 4}, client 1 ids {1, 3}, client
+/// 2 id {5}. Clients 1 and 2 hold one unrelated column each.
+dataset figure5() {
+  dataset d(5, {"feature1", "x1", "x2"});
+  const float f1[] = {72, 40, 84, 90, 66};
+  for (std::size_t i = 0; i < 5; ++i) {
+    d.value(i, 0) = f1[i];
+    d.value(i, 1) = static_cast<float>(i % 2);
+    d.value(i, 2) = static_cast<float>(i);
+  }
+  d.labels() = {1, 0, 1, 0, 1};
+  return d;
+}
+
+const std::vector<int> figure5_owner = {1, 0, 1, 0, 2};
+
+/// What the source decodes for the query whose missing ids are id 5 alone
+/// (row 4), minus g5 itself: the error of the differential attack.
+double attack_error(const federation& f) {
+  protocols::crypto::fixed_point fp;
+  const auto& victim = *f.clients[2];
+  BOOST_REQUIRE(victim.label_rows() == std::vector<std::uint32_t>{4});
+  double g5 = victim.own_gradients()[0].g;
+  std::optional<double> error;
+  for (const auto& t : f.clients[0]->traces())
+    if (t.ids == std::vector<std::uint32_t>{4}) {
+      BOOST_REQUIRE(!error); // one such query at the root, one tree
+      error = fp.decode(t.raw_g) - g5;
+    }
+  BOOST_REQUIRE(error);
+  return *error;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(feverless)
 BOOST_AUTO_TEST_SUITE(aggregation)
+
+BOOST_AUTO_TEST_CASE(the_differential_attack_of_figure_5) {
+  // Id 5's bucket holds no other row whose label the source lacks, so its
+  // masked sum is g5 alone: secure aggregation does not hide it (spec §11,
+  // App. C.2). Without noise the source recovers g5 up to the fixed point;
+  // with FEVERLESS's noise the error is one N(0, (Δ_g σ)^2) draw (fixed1).
+  auto d = figure5();
+  auto p = hooked(1, 1, 50);
+  p.noise = false;
+  auto plain = train_session(d, p, 3, figure5_owner, 50);
+  BOOST_TEST(std::fabs(attack_error(plain)) <= std::ldexp(1.0, -32));
+
+  p.noise = true;
+  constexpr int runs = 400;
+  double sum = 0, sum2 = 0, sigma = 0;
+  for (int s = 0; s < runs; ++s) {
+    p.session = 1000 + static_cast<std::uint64_t>(s);
+    auto f = train_session(d, p, 3, figure5_owner, 1000 + s);
+    sigma = f.clients[0]->sigma() * p.sensitivity_g;
+    double e = attack_error(f);
+    sum += e;
+    sum2 += e * e;
+  }
+  double mean = sum / runs;
+  double sd = std::sqrt(sum2 / runs - mean * mean);
+  BOOST_TEST_MESSAGE("attack error: mean " << mean << ", sd " << sd
+                                           << ", Δ_g σ " << sigma);
+  // Four standard errors: of the mean σ/√R, of the sample sd σ/√(2R).
+  BOOST_TEST(std::fabs(mean) <= 4 * sigma / std::sqrt(double{runs}));
+  BOOST_TEST(std::fabs(sd - sigma) <= 4 * sigma / std::sqrt(2.0 * runs));
+}
 
 BOOST_AUTO_TEST_CASE(masks_cancel_leaving_exactly_the_selected_noise) {
   // n = 4, one tree of depth 3: every query of every level.
