@@ -28,6 +28,7 @@ const std::vector<protocol_info>& known_protocols() {
       "feverless.query_epsilon",
       "feverless.calibration",
       "feverless.election",
+      "feverless.hide_labels",
       "feverless.buckets",
       "paillier.bits"};
   // OpBoost: the names of `veil train --set` (opboost.*) and --epsilon.

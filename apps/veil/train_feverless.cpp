@@ -151,6 +151,13 @@ bool apply_feverless_setting(fv::params& p, feverless_settings& fs,
       p.election = fv::election_scope::per_batch;
     else
       throw input_error(context + ": expected per_query or per_batch");
+  } else if (key == "feverless.hide_labels") {
+    if (value == "true")
+      p.hide_labels = true;
+    else if (value == "false")
+      p.hide_labels = false;
+    else
+      throw input_error(context + ": expected true or false");
   } else if (key == "feverless.buckets") {
     p.buckets = integer();
     if (p.buckets < 2 || p.buckets > 256)
@@ -350,6 +357,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
           {"max_delta_step", p.max_delta_step},
           {"buckets", p.buckets},
           {"election", fv::to_string(p.election)},
+          {"hide_labels", p.hide_labels},
           {"paillier_bits", p.paillier_bits}}},
         {"metrics", metrics},
         {"metrics_on", info.metrics_on.empty() ? "none" : info.metrics_on},

@@ -620,7 +620,9 @@ void client::begin_level(outbox& out) {
       row_node_[r] = node;
   // Alg. 2 l.13–18: this client as source. [A] one query per (node,
   // source, feature, bucket) (spec §6 notes, §17 #12) over the bucket's
-  // rows whose labels it does not hold (mIDs, §17 #11).
+  // rows whose labels it does not hold (mIDs, §17 #11), or with
+  // hide_labels over all its rows (§10.1).
+  bool hide = params_.hide_labels;
   own_features_.clear();
   query_batch b;
   b.tree = tree_;
@@ -646,9 +648,9 @@ void client::begin_level(outbox& out) {
         if (k >= 0) {
           of.g[z] += grads_[k].g;
           of.h[z] += grads_[k].h;
-        } else {
-          ++miss[z];
         }
+        if (k < 0 || hide)
+          ++miss[z];
       }
       // [D] A feature whose node rows fill fewer than two buckets has no
       // candidate with two non-empty children: its sums would be released
@@ -665,7 +667,7 @@ void client::begin_level(outbox& out) {
       b.ids.resize(at[nb]);
       auto cursor = at;
       for (auto r : rows)
-        if (own_index_[r] < 0)
+        if (own_index_[r] < 0 || hide)
           b.ids[cursor[bins_.bin(r, f)]++] = r;
       for (std::size_t z = 0; z < nb; ++z) {
         // [D] Empty mIDs: the source owns every label of the bucket and
@@ -1395,10 +1397,13 @@ void client::send_masked(outbox& out) {
   own_h_.clear();
   for (const auto& q : queries_) {
     std::uint64_t g = 0, h = 0;
-    for (auto id : q.ids) {
-      g += enc_g_[id];
-      h += enc_h_[id];
-    }
+    // A source's own labels enter its sums exactly, not through its reply
+    // (with hide_labels its queries list its own rows too).
+    if (q.source != self_)
+      for (auto id : q.ids) {
+        g += enc_g_[id];
+        h += enc_h_[id];
+      }
     if (masks()) {
       // Every client masks, the source and the leader included (§7.5 [P]):
       // the pairwise terms cancel only in the sum over all n clients.

@@ -151,6 +151,12 @@ struct params {
   double portion = 0.5;
   /// Who shares a leader election (spec §13.3); feverless and ahe only.
   election_scope election = election_scope::per_query;
+  /// App. F label hiding (spec §10.1): a source queries every row of a
+  /// bucket, not only the rows whose labels it lacks, so the queries no
+  /// longer show which rows each client labels. Same sums, same model;
+  /// more ids on the wire, and the peers see the source's buckets of its
+  /// own labelled rows too.
+  bool hide_labels = false;
 
   // --- AHE baseline (spec §10.5, §15.1) ---
   /// Bits of each source's Paillier modulus n: 1024 (the paper's; 256-byte

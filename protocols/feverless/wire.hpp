@@ -77,9 +77,10 @@ struct key_announce {
 /// is each row's number of label holders, which must be 1 for every row
 /// (spec §3, Def. 1). [D] Not in the paper, whose clients trust the label
 /// split; the counts in key_announce cannot see two clients labelling one
-/// row while another row has no label. The label split is public once the
-/// queries start (their missing ids, spec §12.4), so the masks only keep
-/// it from the peers when the census fails and the session ends first.
+/// row while another row has no label. Without params::hide_labels the
+/// label split is public once the queries start (their missing ids, spec
+/// §12.4) and the masks only matter when the census fails; with it, the
+/// masks keep the split hidden for the whole session.
 /// Plain, LDP and AHE send the bytes unmasked (and each must be 0 or 1).
 struct label_census {
   std::vector<std::uint8_t> holds;
@@ -88,7 +89,8 @@ struct label_census {
 /// QUERY (§7.2 row 1), source -> all: the sender's queries of this level.
 /// Query k has id qids[k], node nodes[k], missing ids
 /// ids[offsets[k] .. offsets[k+1]) (strictly increasing rows of the node
-/// whose labels the source does not hold), and the 32-byte lottery nonce
+/// whose labels the source does not hold; with params::hide_labels all
+/// rows of the bucket), and the 32-byte lottery nonce
 /// nonces[32k .. 32k+32) drawn from the source's CSPRNG (feverless and ahe;
 /// with per_batch election one nonce for the whole batch, none when the
 /// batch is empty).

@@ -293,6 +293,23 @@ BOOST_AUTO_TEST_CASE(feverless_cli_unused_learner_setting_is_exit_2) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(feverless_cli_hide_labels) {
+  temp_dir dir;
+  auto data = write_small_csv(dir);
+  auto report = dir.path("r.json");
+  auto r = run_veil("train --protocol feverless --parties 3 --data " + data +
+                    " --trees 1 --depth 2 --set feverless.hide_labels=true "
+                    "--report " +
+                    report);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  BOOST_TEST(read_json(report)["params"]["hide_labels"].get<bool>());
+  auto bad = run_veil("train --protocol feverless --parties 3 --data " + data +
+                      " --trees 1 --depth 2 --set feverless.hide_labels=yes");
+  BOOST_TEST(bad.status == 2);
+  BOOST_TEST(contains(bad.output, "feverless.hide_labels=yes"), bad.output);
+  BOOST_TEST(contains(bad.output, "expected true or false"), bad.output);
+}
+
 BOOST_AUTO_TEST_CASE(feverless_cli_bad_election_is_exit_2) {
   temp_dir dir;
   auto data = write_small_csv(dir);
