@@ -331,7 +331,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
         e.splits.push_back(
             {key.first, key.second,
              r.features[c].at(static_cast<std::size_t>(s.feature)), s.threshold,
-             false});
+             s.default_left});
       write_split_table(o.model_out, e);
     }
   }

@@ -21,8 +21,10 @@ struct bucket_split {
   /// The bracket [...] above rounded to float: XGBoost's loss_chg.
   double loss_change = 0;
   std::int32_t feature = -1;
-  /// Left iff bucket <= this.
+  /// Left iff bucket <= this; rows whose value is missing go left iff
+  /// default_left.
   std::int32_t bucket = -1;
+  bool default_left = false;
   learners::grad_sum left;
   learners::grad_sum right;
 
@@ -30,17 +32,21 @@ struct bucket_split {
 };
 
 /// Bucket sums of one feature at one node: (noisy) G_z, H_z and the exact
-/// number of the node's rows n_z in bucket z, z = 0 .. size-1.
+/// number of the node's rows n_z in bucket z, z = 0 .. size-1. With
+/// missing_slot the last entry holds the rows whose value is missing.
 struct bucket_sums {
   std::span<const double> g;
   std::span<const double> h;
   std::span<const std::uint32_t> count;
+  bool missing_slot = false;
 };
 
-/// The best candidate "split after bucket z" of `b`, z ascending; ties keep
-/// the lower bucket. Guards (spec §5, §8.1 [D]): skip a candidate with an
-/// empty child (the source knows the counts exactly), or with H_L+λ <= 0,
-/// H_R+λ <= 0 or H+λ <= 0 (noisy hessians).
+/// The best candidate "split after bucket z" of `b`, in XGBoost 1.7's
+/// order (learners::best_split): missing values right over ascending z,
+/// then, when the node has rows with missing values, missing values left
+/// over descending z; ties keep the first. Guards (spec §5, §8.1 [D]): skip a
+/// candidate with an empty child (the source knows the counts exactly), or with
+/// H_L+λ <= 0, H_R+λ <= 0 or H+λ <= 0 (noisy hessians).
 ///
 /// [D] The bracket is computed as learners' calc_gain terms
 /// (G²/(H+λ) each, left + right − parent) and rounded to float before

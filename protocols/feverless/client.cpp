@@ -150,17 +150,6 @@ client::client(const params& p, party_id self, party_id parties,
     throw input_error("feverless: a client may hold at most 4095 features, "
                       "this one holds " +
                       std::to_string(data_.features()));
-  // [D] The paper's data have no missing values; its bucket queries have
-  // no slot for them.
-  for (std::size_t j = 0; j < data_.features(); ++j) {
-    auto col = data_.column(j);
-    for (std::size_t i = 0; i < m; ++i)
-      if (learners::is_missing(col[i]))
-        throw input_error("feverless: feature \"" + data_.feature_names()[j] +
-                          "\" has a missing value in data row " +
-                          std::to_string(i + 1) +
-                          "; FEVERLESS does not handle missing values");
-  }
   data_.labels().clear();
   if (label_rows_.size() != labels_.size())
     throw input_error("feverless: " + std::to_string(label_rows_.size()) +
@@ -194,9 +183,17 @@ client::client(const params& p, party_id self, party_id parties,
   // Alg. 1 l.2–6: buckets fixed once over the training set (spec §4.5).
   cuts_ = learners::quantile_cuts::compute(data_, params_.buckets);
   bins_ = learners::bin_matrix(data_, cuts_);
-  for (std::size_t f = 0; f < data_.features(); ++f)
-    if (cuts_.bins(f) >= 2)
+  // [D] Missing values: one more bucket, bins_'s missing slot bins(f) (at
+  // most 255 with missing values, so its qid bucket fits 8 bits).
+  has_missing_.assign(data_.features(), false);
+  for (std::size_t f = 0; f < data_.features(); ++f) {
+    auto col = data_.column(f);
+    has_missing_[f] = std::any_of(col.begin(), col.end(), [](float x) {
+      return learners::is_missing(x);
+    });
+    if (cuts_.bins(f) >= 2 || (cuts_.bins(f) == 1 && has_missing_[f]))
       query_features_.push_back(static_cast<std::int32_t>(f));
+  }
   if (!fp_.fits(static_cast<double>(m), 1.0))
     throw input_error("feverless: " + std::to_string(m) +
                       " rows do not fit the fixed-point range at frac_bits "
@@ -632,10 +629,13 @@ void client::begin_level(outbox& out) {
     auto node = frontier_[pos];
     auto rows = partition_.rows_of(node);
     for (auto f : query_features_) {
-      auto nb = static_cast<std::size_t>(cuts_.bins(f));
+      // Buckets, plus the missing values' slot (bins_ puts them at bins(f)).
+      auto nb = static_cast<std::size_t>(cuts_.bins(f)) +
+                (has_missing_[static_cast<std::size_t>(f)] ? 1 : 0);
       own_feature of;
       of.node_pos = pos;
       of.feature = f;
+      of.missing_slot = has_missing_[static_cast<std::size_t>(f)];
       of.count.assign(nb, 0);
       of.g.assign(nb, 0);
       of.h.assign(nb, 0);
@@ -736,7 +736,7 @@ client::status client::finish_query(outbox& out) {
       if (c.tree != static_cast<std::uint32_t>(tree_) ||
           c.source != static_cast<std::uint32_t>(p) ||
           c.node != static_cast<std::uint32_t>(b.nodes[i]) ||
-          c.bucket >= static_cast<std::uint32_t>(params_.buckets))
+          c.bucket > static_cast<std::uint32_t>(params_.buckets)) // + missing
         return refuse_from(
             p, "query", party(p) + " sent a qid that does not match its query");
       if (!std::binary_search(frontier_.begin(), frontier_.end(), b.nodes[i]))
@@ -1606,9 +1606,9 @@ client::status client::finish_masked(outbox& out) {
         of.g[z] += dg[static_cast<std::size_t>(of.query[z])];
         of.h[z] += dh[static_cast<std::size_t>(of.query[z])];
       }
-    auto s =
-        best_bucket_split(of.feature, {of.g, of.h, of.count}, params_.lambda,
-                          params_.gamma, params_.max_delta_step);
+    auto s = best_bucket_split(
+        of.feature, {of.g, of.h, of.count, of.missing_slot}, params_.lambda,
+        params_.gamma, params_.max_delta_step);
     auto pos = of.node_pos;
     if (!has_totals_[pos]) {
       has_totals_[pos] = 1;
@@ -1721,7 +1721,9 @@ client::status client::finish_gain(outbox& out) {
       auto rows = partition_.rows_of(node);
       std::vector<std::uint8_t> flags(rows.size());
       for (std::size_t i = 0; i < rows.size(); ++i)
-        flags[i] = bins_.bin(rows[i], s.feature) <= s.bucket ? 1 : 0;
+        flags[i] = bins_.missing(rows[i], static_cast<std::size_t>(s.feature))
+                       ? s.default_left
+                       : bins_.bin(rows[i], s.feature) <= s.bucket;
       append_bits(my_decisions_.goes_left_bits, flags);
       my_decisions_.split_nodes.push_back(node);
       my_decisions_.left_weights.push_back(
@@ -1729,7 +1731,8 @@ client::status client::finish_gain(outbox& out) {
       my_decisions_.right_weights.push_back(
           leaf_weight(s.right, params_.lambda, params_.max_delta_step));
       own_splits_[{tree_, node}] = {s.feature, s.bucket,
-                                    cuts_.threshold(s.feature, s.bucket)};
+                                    cuts_.threshold(s.feature, s.bucket),
+                                    s.default_left};
     } else if (!plan.split && plan.weigher == self_) {
       my_decisions_.leaf_nodes.push_back(node);
       my_decisions_.leaf_weights.push_back(
@@ -1879,26 +1882,11 @@ void client::finish_tree(outbox& out) {
 // ---------------------------------------------------------------------------
 // Federated prediction (spec §9)
 
-namespace {
-
-void check_no_missing(const learners::dataset& d, const char* what) {
-  for (std::size_t j = 0; j < d.features(); ++j)
-    for (std::size_t i = 0; i < d.rows(); ++i)
-      if (learners::is_missing(d.value(i, j)))
-        throw input_error(std::string("feverless: the ") + what +
-                          " has a missing value of feature \"" +
-                          d.feature_names()[j] + "\" in data row " +
-                          std::to_string(i + 1));
-}
-
-} // namespace
-
 void client::set_predict_data(learners::dataset d) {
   if (d.features() != data_.features())
     throw input_error(
         "feverless: the prediction data has " + std::to_string(d.features()) +
         " features, the training data had " + std::to_string(data_.features()));
-  check_no_missing(d, "prediction data");
   predict_data_ = std::move(d);
 }
 
@@ -1910,7 +1898,6 @@ outbox client::start_predict(learners::dataset own_eval) {
                       std::to_string(own_eval.features()) +
                       " features, the training data had " +
                       std::to_string(data_.features()));
-  check_no_missing(own_eval, "prediction data");
   eval_ = std::move(own_eval);
   positions_.assign(model_.trees.size() * eval_.rows(), 0);
   predict_step_ = 0;
@@ -1931,7 +1918,7 @@ outbox client::predict_step() {
       auto& pos = positions_[t * rows + i];
       while (!nodes[pos].is_leaf() && nodes[pos].owner == self_) {
         const auto& s = own_splits_.at({static_cast<std::int32_t>(t), pos});
-        pos = eval_.value(i, static_cast<std::size_t>(s.feature)) < s.threshold
+        pos = s.goes_left(eval_.value(i, static_cast<std::size_t>(s.feature)))
                   ? nodes[pos].left
                   : nodes[pos].right;
       }
@@ -1998,11 +1985,10 @@ outcome<outbox> client::on_predict_query(party_id from,
         return refuse_from(from, "predict_query",
                            party(from) + " asked a row out of "
                                          "range");
-      flags.push_back(
-          predict_data_.value(r, static_cast<std::size_t>(it->second.feature)) <
-                  it->second.threshold
-              ? 1
-              : 0);
+      flags.push_back(it->second.goes_left(predict_data_.value(
+                          r, static_cast<std::size_t>(it->second.feature)))
+                          ? 1
+                          : 0);
     }
     append_bits(reply.goes_left_bits, flags);
   }

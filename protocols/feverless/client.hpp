@@ -53,9 +53,14 @@ using random_engine = std::function<std::uint64_t()>;
 /// A split this client owns: its feature and threshold never leave it
 /// (spec §8.4).
 struct owned_split {
-  std::int32_t feature = 0; ///< local column
-  std::int32_t bucket = 0;  ///< left iff bucket <= this
-  float threshold = 0;      ///< left iff x < threshold
+  std::int32_t feature = 0;  ///< local column
+  std::int32_t bucket = 0;   ///< left iff bucket <= this
+  float threshold = 0;       ///< left iff x < threshold
+  bool default_left = false; ///< where a missing value goes
+
+  bool goes_left(float x) const {
+    return learners::is_missing(x) ? default_left : x < threshold;
+  }
 };
 
 /// (tree, node) -> the split this client owns there.
@@ -77,8 +82,11 @@ using split_table =
 /// and refused with a protocol_error; local input (data, parameters) that
 /// cannot work throws veil::input_error from the constructor.
 ///
-/// [D] No missing feature values: the paper has none and its bucket
-/// queries have no place for them; the constructor refuses them.
+/// [D] Missing feature values (the paper has none): rows whose value is
+/// missing form one more bucket of their feature, queried like the others,
+/// and each split sends them to a learned default side, XGBoost's
+/// enumeration (bucket_split.hpp); with noise off the model equals
+/// centralized training's on the same data.
 /// [D] Failure semantics: every expected message must arrive. A missing one
 /// stalls the level and the hosting actor's timeout ends the session;
 /// nothing is decoded from an incomplete set and qids are never reused.
@@ -253,6 +261,7 @@ private:
     std::vector<std::uint32_t> count;
     std::vector<double> g, h;        // exact own part, then + decoded
     std::vector<std::int32_t> query; // own query index, or -1
+    bool missing_slot = false;       // last bucket: missing values
   };
 
   /// What the gains decided for a frontier node.
@@ -329,7 +338,8 @@ private:
   learners::dataset data_;
   learners::quantile_cuts cuts_;
   learners::bin_matrix bins_;
-  std::vector<std::int32_t> query_features_; // own features with >= 2 buckets
+  std::vector<std::int32_t> query_features_; // own features that can split
+  std::vector<bool> has_missing_;            // per own feature
   std::vector<std::uint32_t> label_rows_;
   std::vector<float> labels_;
   std::vector<std::int32_t> own_index_; // row -> index in label_rows_, or -1

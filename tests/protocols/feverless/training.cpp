@@ -274,6 +274,48 @@ BOOST_AUTO_TEST_CASE(max_delta_step_bounds_every_noisy_weight) {
   }
 }
 
+/// `d` with about a fifth of the values of every other column missing,
+/// and one column present only as "missing or not" (one value).
+dataset with_holes(dataset d, std::uint64_t seed) {
+  std::uint64_t s = seed;
+  auto next = [&] {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return s >> 33;
+  };
+  for (std::size_t j = 0; j < d.features(); j += 2)
+    for (std::size_t i = 0; i < d.rows(); ++i)
+      if (next() % 5 == 0)
+        d.value(i, j) = learners::missing_value;
+  auto last = d.features() - 1;
+  for (std::size_t i = 0; i < d.rows(); ++i)
+    d.value(i, last) = next() % 3 == 0 ? learners::missing_value : 1.0f;
+  return d;
+}
+
+BOOST_AUTO_TEST_CASE(missing_values_split_as_centralized_training_does) {
+  // [D] A feature's missing values form one more bucket, with XGBoost's
+  // default directions: plain mode builds centralized training's trees
+  // (default_left included, checked through prediction of rows with
+  // holes) and FEVERLESS without noise builds plain mode's.
+  for (std::size_t n : {2u, 3u}) {
+    auto d = with_holes(synthetic(1500, 10, 70 + n), 70 + n);
+    plain_equals_centralized(d, n, 4, 4, 70 + n);
+    auto owner = random_owners(d.rows(), n, 70 + n);
+    auto pf = base(mode::feverless, 3, 3);
+    pf.noise = false;
+    auto fv = train_session(d, pf, n, owner, 70 + n);
+    auto pl = train_session(d, base(mode::plain, 3, 3), n, owner, 70 + n);
+    require_same_models(fv, pl, 1e-6);
+    std::size_t left = 0, right = 0;
+    for (const auto& c : fv.clients)
+      for (const auto& [key, sp] : c->own_splits())
+        (sp.default_left ? left : right) += 1;
+    BOOST_TEST_MESSAGE("default left " << left << ", right " << right);
+    BOOST_TEST(left > 0u); // both directions occur
+    BOOST_TEST(right > 0u);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(plain_equals_centralized_on_bank_marketing) {
   auto d = bank_marketing(6000);
   if (d.rows() == 0) {
