@@ -185,6 +185,10 @@ learners::booster_params opboost_booster(const op::params& p,
     bp.tree.lambda = g.tree.lambda;
   if (g.tree.max_delta_step != generic.tree.max_delta_step)
     bp.tree.max_delta_step = g.tree.max_delta_step;
+  if (g.tree.gamma != generic.tree.gamma)
+    bp.tree.gamma = g.tree.gamma;
+  if (g.tree.min_child_weight != generic.tree.min_child_weight)
+    bp.tree.min_child_weight = g.tree.min_child_weight;
   if (g.max_bin != generic.max_bin)
     bp.max_bin = g.max_bin;
   bp.threads = g.threads;

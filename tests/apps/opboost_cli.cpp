@@ -109,18 +109,20 @@ BOOST_AUTO_TEST_CASE(opboost_cli_report) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(opboost_cli_max_delta_step_reaches_party_a) {
+BOOST_AUTO_TEST_CASE(opboost_cli_learner_settings_reach_party_a) {
   temp_dir dir;
   auto data = write_op_csv(dir);
   auto report = dir.path("r.json");
   auto model = dir.path("m.json");
   auto r = run_veil("train --protocol opboost --parties 3 --epsilon 1 "
                     "--trees 3 --categorical kind --set max_delta_step=0.3 "
-                    "--data " +
+                    "--set gamma=0.125 --set min_child_weight=2 --data " +
                     data + " --report " + report + " --model-out " + model);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   auto j = read_json(report);
   BOOST_TEST(j["params"]["max_delta_step"].get<double>() == 0.3);
+  BOOST_TEST(j["params"]["gamma"].get<double>() == 0.125);
+  BOOST_TEST(j["params"]["min_child_weight"].get<double>() == 2.0);
   // Party A's trees: every leaf within eta * 0.3.
   auto eta = j["params"]["eta"].get<double>();
   std::size_t leaves = 0;
