@@ -70,7 +70,9 @@ fvl::trained make_trained(const client_state& st) {
     t.split_trees.push_back(key.first);
     t.split_nodes.push_back(key.second);
     t.split_features.push_back(s.feature);
+    t.split_buckets.push_back(s.bucket);
     t.split_thresholds.push_back(s.threshold);
+    t.split_default_left.push_back(s.default_left ? 1 : 0);
   }
   return t;
 }
@@ -560,9 +562,20 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
     auto& t = done[c];
     auto& cr = result.clients[c];
     cr.name = run.names[c];
-    for (std::size_t k = 0; k < t.split_trees.size(); ++k)
+    auto k_splits = t.split_trees.size();
+    if (t.split_nodes.size() != k_splits ||
+        t.split_features.size() != k_splits ||
+        t.split_buckets.size() != k_splits ||
+        t.split_thresholds.size() != k_splits ||
+        t.split_default_left.size() != k_splits) {
+      d.fail(protocols::session::errc::protocol_error,
+             cr.name + " sent a split table whose fields differ in length");
+      return d.finish(std::move(*d.error));
+    }
+    for (std::size_t k = 0; k < k_splits; ++k)
       cr.splits[{t.split_trees[k], t.split_nodes[k]}] =
-          fv::owned_split{t.split_features[k], 0, t.split_thresholds[k]};
+          fv::owned_split{t.split_features[k], t.split_buckets[k],
+                          t.split_thresholds[k], t.split_default_left[k] != 0};
   }
 
   // 3. Federated prediction, client 0 asking.

@@ -100,10 +100,13 @@ struct trained {
   std::uint64_t own_splits = 0;
   double seconds = 0;
   protocols::feverless::privacy_report privacy;
-  /// The splits this client owns: (tree, node) -> local feature, threshold;
-  /// empty unless the roster asked for them (export_splits).
-  std::vector<std::int32_t> split_trees, split_nodes, split_features;
+  /// The splits this client owns: (tree, node) -> local feature, bucket,
+  /// threshold, missing values left (1) or right (0); empty unless the
+  /// roster asked for them (export_splits).
+  std::vector<std::int32_t> split_trees, split_nodes, split_features,
+      split_buckets;
   std::vector<float> split_thresholds;
+  std::vector<std::uint8_t> split_default_left;
 };
 
 /// The margins of a federated prediction (reply of the asking client).
@@ -140,7 +143,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trained& x) {
   return f(caf::meta::type_name("veil::messages::fvl::trained"), x.model,
            x.own_splits, exact(x.seconds), x.privacy, raw(x.split_trees),
-           raw(x.split_nodes), raw(x.split_features), raw(x.split_thresholds));
+           raw(x.split_nodes), raw(x.split_features), raw(x.split_buckets),
+           raw(x.split_thresholds), raw(x.split_default_left));
 }
 
 template <class Inspector>

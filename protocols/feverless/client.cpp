@@ -183,14 +183,21 @@ client::client(const params& p, party_id self, party_id parties,
   // Alg. 1 l.2–6: buckets fixed once over the training set (spec §4.5).
   cuts_ = learners::quantile_cuts::compute(data_, params_.buckets);
   bins_ = learners::bin_matrix(data_, cuts_);
-  // [D] Missing values: one more bucket, bins_'s missing slot bins(f) (at
-  // most 255 with missing values, so its qid bucket fits 8 bits).
+  // [D] Missing values: one more bucket, bins_'s missing slot bins(f),
+  // which must fit the qid's 8-bit bucket field.
   has_missing_.assign(data_.features(), false);
   for (std::size_t f = 0; f < data_.features(); ++f) {
     auto col = data_.column(f);
     has_missing_[f] = std::any_of(col.begin(), col.end(), [](float x) {
       return learners::is_missing(x);
     });
+    if (has_missing_[f] &&
+        static_cast<std::uint32_t>(cuts_.bins(f)) + 1 > max_qid_buckets)
+      throw input_error("feverless: feature \"" + data_.feature_names()[f] +
+                        "\" has missing values and " +
+                        std::to_string(cuts_.bins(f)) +
+                        " buckets; with missing values at most 255 buckets "
+                        "fit (feverless.buckets)");
     if (cuts_.bins(f) >= 2 || (cuts_.bins(f) == 1 && has_missing_[f]))
       query_features_.push_back(static_cast<std::int32_t>(f));
   }

@@ -60,6 +60,10 @@ void params::validate() const {
   require(gamma >= 0 && std::isfinite(gamma), "gamma must be finite and >= 0");
   require(max_delta_step >= 0 && std::isfinite(max_delta_step),
           "max_delta_step must be finite and >= 0");
+  // The baselines' census and sums travel unmasked: nothing to hide with.
+  require(!hide_labels || protocol == mode::feverless,
+          "hide_labels needs the feverless protocol (its baselines show "
+          "every client's labelled rows in the unmasked label census)");
   require(std::isfinite(split_threshold), "split_threshold must be finite");
   require(buckets >= 2 && buckets <= 256,
           "buckets = " + std::to_string(buckets) + " is out of range [2, 256]");

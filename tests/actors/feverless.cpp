@@ -181,12 +181,16 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   t.privacy.warning = "w";
   t.split_thresholds = {std::numeric_limits<float>::quiet_NaN()};
   t.split_trees = {1};
+  t.split_buckets = {7};
+  t.split_default_left = {1};
   auto t2 = round_trip(t);
   BOOST_TEST(t2.privacy.query_epsilon == 0.25);
   BOOST_TEST(t2.privacy.zcdp_epsilon == 1.5);
   BOOST_TEST(t2.privacy.record_queries == 7u);
   BOOST_TEST(t2.privacy.warning == "w");
   BOOST_TEST(std::isnan(t2.split_thresholds[0]));
+  BOOST_TEST(t2.split_buckets == std::vector<std::int32_t>{7});
+  BOOST_TEST(t2.split_default_left == std::vector<std::uint8_t>{1});
   veil::messages::fvl::predicted p{{0.5, -1}, 2};
   BOOST_TEST(round_trip(p).margins == p.margins);
 }

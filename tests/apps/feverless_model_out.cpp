@@ -22,9 +22,10 @@ using veil::test::temp_dir;
 
 namespace {
 
-/// 400 rows, 6 features a..f, a label that depends on a, c and e.
-std::string write_csv(const temp_dir& dir) {
-  auto path = dir.path("d.csv");
+/// 400 rows, 6 features a..f, a label that depends on a, c and e; with
+/// `holes`, a value is left out (missing) more often where the label is 1.
+std::string write_csv(const temp_dir& dir, bool holes = false) {
+  auto path = dir.path(holes ? "holes.csv" : "d.csv");
   std::ofstream out(path);
   out << "a,b,c,d,e,f,label\n";
   lcg next(777);
@@ -33,8 +34,11 @@ std::string write_csv(const temp_dir& dir) {
     for (auto& v : x)
       v = next();
     int y = x[0] + 0.7 * x[2] - 0.5 * x[4] > 0.6 ? 1 : 0;
-    for (auto v : x)
-      out << v << ",";
+    for (auto v : x) {
+      if (!holes || next() > (y ? 0.3 : 0.1))
+        out << v;
+      out << ",";
+    }
     out << y << "\n";
   }
   return path;
@@ -87,6 +91,40 @@ BOOST_AUTO_TEST_CASE(public_model_and_one_split_table_per_client) {
   // Every split is in exactly one client's table.
   BOOST_TEST(listed == owner.size());
   BOOST_TEST(!std::filesystem::exists(model + ".client3"));
+}
+
+BOOST_AUTO_TEST_CASE(split_tables_keep_where_missing_values_go) {
+  // feverless-plain builds centralized training's trees (see
+  // feverless_cli); each exported split must carry the same default
+  // direction for missing values as the centralized model's node.
+  temp_dir dir;
+  auto data = write_csv(dir, true);
+  auto model = dir.path("m.json");
+  auto central = dir.path("c.json");
+  auto r = run_veil("train --protocol feverless-plain --parties 3 --data " +
+                    data + " --trees 3 --depth 3 --model-out " + model);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  auto c = run_veil("train --protocol centralized --data " + data +
+                    " --trees 3 --depth 3 --threads 1 --set max_bin=10 "
+                    "--set base_score=0.5 --set min_child_weight=0 "
+                    "--model-out " +
+                    central);
+  BOOST_REQUIRE_MESSAGE(c.status == 0, c.output);
+  auto cm = read_json(central);
+  std::size_t splits = 0, left = 0;
+  for (int k = 0; k < 3; ++k) {
+    auto table = read_json(model + ".client" + std::to_string(k));
+    for (const auto& s : table["splits"]) {
+      const auto& n =
+          cm["trees"][s["tree"].get<int>()]["nodes"][s["node"].get<int>()];
+      BOOST_TEST(n["default_left"] == s["default_left"]);
+      BOOST_TEST(n["threshold"].get<double>() == s["threshold"].get<double>());
+      ++splits;
+      left += s["default_left"].get<bool>();
+    }
+  }
+  BOOST_TEST(splits > 0u);
+  BOOST_TEST(left > 0u); // the test means something
 }
 
 BOOST_AUTO_TEST_SUITE_END()

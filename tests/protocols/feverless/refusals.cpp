@@ -245,6 +245,20 @@ BOOST_AUTO_TEST_CASE(bad_local_input_throws_input_error) {
   p.buckets = 300;
   e = test::error_of([&] { make(p, cols, all, std::nullopt); });
   BOOST_TEST(contains(e, "buckets"));
+  // Missing values need one more bucket than the qid's 8 bits hold at 256.
+  p.protocol = mode::plain;
+  p.buckets = 256;
+  auto wide = synthetic(1000, 4, 5);
+  label_set every{test::all_rows(1000), wide.labels()};
+  auto holes = columns(wide, 0, 4);
+  holes.value(3, 1) = learners::missing_value;
+  e = test::error_of([&] { make(p, holes, every, std::nullopt); });
+  BOOST_TEST(contains(e, "at most 255 buckets"), e);
+  p.buckets = 255;
+  make(p, holes, every, std::nullopt); // fits
+  p.hide_labels = true;
+  e = test::error_of([&] { make(p, cols, all, std::nullopt); });
+  BOOST_TEST(contains(e, "hide_labels needs the feverless protocol"), e);
 }
 
 BOOST_AUTO_TEST_CASE(uncovered_labels_are_refused_at_setup) {
