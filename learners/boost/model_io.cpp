@@ -96,6 +96,16 @@ model model_from_json(const json& j) {
         n.value = field<float>(jn, "leaf", nw);
       } else {
         n.feature = field<std::int32_t>(jn, "feature", nw);
+        if (n.feature == -1 && jn.contains("threshold") &&
+            jn["threshold"].is_null())
+          throw input_error(
+              nw +
+              ": this is a federated public model: the split's "
+              "feature and threshold stay with party " +
+              std::to_string(jn.value("owner", 0)) +
+              " (its split table, MODEL.<party>, from veil train "
+              "--model-out). veil predict cannot combine split tables yet: "
+              "predict in the training session, with test files");
         n.threshold = field<float>(jn, "threshold", nw);
         n.bin = jn.value("bin", -1);
         n.default_left = field<bool>(jn, "default_left", nw);

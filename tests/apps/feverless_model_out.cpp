@@ -91,6 +91,11 @@ BOOST_AUTO_TEST_CASE(public_model_and_one_split_table_per_client) {
   // Every split is in exactly one client's table.
   BOOST_TEST(listed == owner.size());
   BOOST_TEST(!std::filesystem::exists(model + ".client3"));
+  // veil predict cannot use the public model alone, and says why.
+  auto p = run_veil("predict --model " + model + " --data " + data);
+  BOOST_TEST(p.status == 2, p.output);
+  BOOST_TEST(veil::test::contains(p.output, "federated public model"),
+             p.output);
 }
 
 BOOST_AUTO_TEST_CASE(split_tables_keep_where_missing_values_go) {
