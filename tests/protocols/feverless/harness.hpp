@@ -182,21 +182,26 @@ inline bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-/// Same structure, owners and split thresholds; leaf values within 1e-6;
-/// at least one split.
-inline void require_same_models(const federation& x, const federation& y) {
+/// Same structure, owners, split features, thresholds and missing-value
+/// directions; leaf values within `tol`; at least one split.
+inline void require_same_models(const federation& x, const federation& y,
+                                double tol = 1e-6) {
   const auto& a = x.clients[0]->model().trees;
   const auto& b = y.clients[0]->model().trees;
   BOOST_REQUIRE_EQUAL(a.size(), b.size());
   std::size_t splits = 0;
   for (std::size_t t = 0; t < a.size(); ++t) {
-    BOOST_REQUIRE_EQUAL(a[t].nodes.size(), b[t].nodes.size());
+    BOOST_REQUIRE_MESSAGE(a[t].nodes.size() == b[t].nodes.size(),
+                          "tree " << t << " size");
     for (std::size_t i = 0; i < a[t].nodes.size(); ++i) {
       const auto& u = a[t].nodes[i];
       const auto& v = b[t].nodes[i];
-      BOOST_REQUIRE_EQUAL(u.is_leaf(), v.is_leaf());
+      BOOST_REQUIRE_MESSAGE(u.is_leaf() == v.is_leaf(),
+                            "tree " << t << " node " << i);
       if (u.is_leaf()) {
-        BOOST_REQUIRE_SMALL(static_cast<double>(u.value - v.value), 1e-6);
+        BOOST_REQUIRE_MESSAGE(std::fabs(u.value - v.value) <= tol,
+                              "tree " << t << " leaf " << i << ": " << u.value
+                                      << " vs " << v.value);
         continue;
       }
       ++splits;
@@ -207,6 +212,7 @@ inline void require_same_models(const federation& x, const federation& y) {
       const auto& sy = y.clients[v.owner]->own_splits().at(key);
       BOOST_REQUIRE_EQUAL(sx.feature, sy.feature);
       BOOST_REQUIRE_EQUAL(sx.threshold, sy.threshold);
+      BOOST_REQUIRE_EQUAL(sx.default_left, sy.default_left);
     }
   }
   BOOST_TEST(splits > 0u);

@@ -43,34 +43,6 @@ void require_public_model_agrees(const federation& f) {
   }
 }
 
-/// Same structure, owners and thresholds; leaf values within `tol`.
-void require_same_models(const federation& x, const federation& y, double tol) {
-  const auto& a = x.clients[0]->model().trees;
-  const auto& b = y.clients[0]->model().trees;
-  BOOST_REQUIRE_EQUAL(a.size(), b.size());
-  for (std::size_t t = 0; t < a.size(); ++t) {
-    BOOST_REQUIRE_MESSAGE(a[t].nodes.size() == b[t].nodes.size(),
-                          "tree " << t << " size");
-    for (std::size_t i = 0; i < a[t].nodes.size(); ++i) {
-      const auto& u = a[t].nodes[i];
-      const auto& v = b[t].nodes[i];
-      BOOST_REQUIRE_MESSAGE(u.is_leaf() == v.is_leaf(),
-                            "tree " << t << " node " << i);
-      if (u.is_leaf()) {
-        BOOST_REQUIRE_MESSAGE(std::fabs(u.value - v.value) <= tol,
-                              "tree " << t << " leaf " << i << ": " << u.value
-                                      << " vs " << v.value);
-        continue;
-      }
-      BOOST_REQUIRE_EQUAL(u.owner, v.owner);
-      auto sx = split_of(x, t, static_cast<std::int32_t>(i));
-      auto sy = split_of(y, t, static_cast<std::int32_t>(i));
-      BOOST_REQUIRE_EQUAL(sx.feature, sy.feature);
-      BOOST_REQUIRE_EQUAL(sx.threshold, sy.threshold);
-    }
-  }
-}
-
 void noise_off_equals_plain(std::size_t n, std::uint64_t seed) {
   // Noise off (sigma = 0): masks, election, redo and blinding all run, and
   // cancel; the only difference to plain mode is the fixed-point rounding
