@@ -191,10 +191,28 @@ learners::booster_params opboost_booster(const op::params& p,
     bp.tree.min_child_weight = g.tree.min_child_weight;
   if (g.max_bin != generic.max_bin)
     bp.max_bin = g.max_bin;
+  if (!std::isnan(g.base_score))
+    bp.base_score = g.base_score;
   bp.threads = g.threads;
   bp.objective = g.objective;
   bp.num_class = g.num_class;
   return bp;
+}
+
+void refuse_unused_opboost_settings(const learners::booster_params& bp,
+                                    const std::string& context) {
+  // Refused rather than dropped: a user who sets one must not read a model
+  // that silently ignored it.
+  const learners::booster_params generic;
+  auto refuse = [&](const std::string& key, const std::string& why) {
+    throw input_error(context + key + ": not used by OpBoost (" + why + ")");
+  };
+  if (bp.early_stopping_rounds != generic.early_stopping_rounds)
+    refuse("early_stopping_rounds", "Party A trains without a validation set");
+  if (bp.eval_train != generic.eval_train)
+    refuse("eval_train", "no per-round evaluation");
+  if (bp.tree.oblivious != generic.tree.oblivious)
+    refuse("weak_learner", "Party A grows depth-wise trees only");
 }
 
 void warn_fitted_bounds(const std::vector<std::string>& fitted) {

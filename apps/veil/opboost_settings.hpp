@@ -59,6 +59,12 @@ bool apply_opboost_setting(opboost_settings& s, const std::string& key,
 learners::booster_params opboost_booster(const protocols::opboost::params& p,
                                          const learners::booster_params& given);
 
+/// Throws input_error (prefixed by `context`) for a learner setting Party
+/// A's training does not use: early stopping, per-round evaluation,
+/// decision tables.
+void refuse_unused_opboost_settings(const learners::booster_params& bp,
+                                    const std::string& context);
+
 /// Warns on stderr that the bounds of the Party B columns `fitted` were
 /// taken from their data (none: nothing).
 void warn_fitted_bounds(const std::vector<std::string>& fitted);

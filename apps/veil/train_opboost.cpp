@@ -164,6 +164,7 @@ int run_opboost_train(const train_options& o) {
   auto& bp = p.booster;
   for (const auto& s : learner_settings)
     apply_setting(bp, s);
+  refuse_unused_opboost_settings(bp, "--set ");
 
   auto data = load_train_data(o, bp.objective);
   auto& train_set = data.train;
@@ -462,6 +463,7 @@ int run_opboost_config(const session_config& c, const train_options& o) {
     p.mechanism.epsilon = os.epsilon;
   p.booster = opboost_booster(p, c.params);
   auto& bp = p.booster;
+  refuse_unused_opboost_settings(bp, context + "[learner] ");
   if (bp.objective == learners::objective_kind::multi_softmax &&
       bp.num_class == 0)
     throw input_error(context + "multi:softmax with the opboost protocol "

@@ -136,6 +136,20 @@ BOOST_AUTO_TEST_CASE(opboost_cli_learner_settings_reach_party_a) {
   BOOST_TEST(leaves > 0u);
 }
 
+BOOST_AUTO_TEST_CASE(opboost_cli_unused_learner_settings_are_exit_2) {
+  temp_dir dir;
+  auto data = write_op_csv(dir);
+  for (std::string set : {"early_stopping_rounds=5", "eval_train=true",
+                          "weak_learner=decision_table"}) {
+    auto r = run_veil("train --protocol opboost --parties 3 --epsilon 1 "
+                      "--trees 2 --categorical kind --set " +
+                      set + " --data " + data);
+    BOOST_TEST(r.status == 2, set << ": " << r.output);
+    BOOST_TEST(r.output.find("not used by OpBoost") != std::string::npos,
+               r.output);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(opboost_cli_adj_map_gbdt) {
   temp_dir dir;
   auto data = write_op_csv(dir);
