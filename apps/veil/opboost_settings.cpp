@@ -174,23 +174,20 @@ learners::booster_params opboost_booster(const op::params& p,
                                          const learners::booster_params& g) {
   auto bp = p.learner == op::learner_kind::gbdt ? op::gbdt_defaults()
                                                 : op::params::paper_booster();
+  // A setting that differs from the generic default was given: it
+  // overrides the protocol's default.
   const learners::booster_params generic;
-  if (g.rounds != generic.rounds)
-    bp.rounds = g.rounds;
+  using bp_t = learners::booster_params;
+  using tp_t = learners::tree_params;
+  for (auto f : {&bp_t::rounds, &bp_t::max_bin})
+    if (g.*f != generic.*f)
+      bp.*f = g.*f;
   if (g.tree.max_depth != generic.tree.max_depth)
     bp.tree.max_depth = g.tree.max_depth;
-  if (g.tree.eta != generic.tree.eta)
-    bp.tree.eta = g.tree.eta;
-  if (g.tree.lambda != generic.tree.lambda)
-    bp.tree.lambda = g.tree.lambda;
-  if (g.tree.max_delta_step != generic.tree.max_delta_step)
-    bp.tree.max_delta_step = g.tree.max_delta_step;
-  if (g.tree.gamma != generic.tree.gamma)
-    bp.tree.gamma = g.tree.gamma;
-  if (g.tree.min_child_weight != generic.tree.min_child_weight)
-    bp.tree.min_child_weight = g.tree.min_child_weight;
-  if (g.max_bin != generic.max_bin)
-    bp.max_bin = g.max_bin;
+  for (auto f : {&tp_t::eta, &tp_t::lambda, &tp_t::gamma,
+                 &tp_t::min_child_weight, &tp_t::max_delta_step})
+    if (g.tree.*f != generic.tree.*f)
+      bp.tree.*f = g.tree.*f;
   if (!std::isnan(g.base_score))
     bp.base_score = g.base_score;
   bp.threads = g.threads;

@@ -10,30 +10,43 @@
 
 namespace veil::learners {
 
-/// The optimal leaf weight -G / (H + lambda), clamped to
-/// [-max_delta_step, max_delta_step] when max_delta_step != 0; 0 when the
-/// hessian is below min_child_weight (XGBoost 1.7's CalcWeight, param.h).
-inline double calc_weight(const tree_params& p, const grad_sum& s) {
-  if (s.h < p.min_child_weight || s.h <= 0)
-    return 0;
-  double w = -s.g / (s.h + p.lambda);
-  if (p.max_delta_step != 0 && std::abs(w) > p.max_delta_step)
-    w = std::copysign(p.max_delta_step, w);
+/// -G / (H + lambda), clamped to [-max_delta_step, max_delta_step] when
+/// max_delta_step != 0 (XGBoost 1.7's CalcWeight without its hessian test;
+/// FEVERLESS applies it to noisy sums).
+inline double clamped_weight(const grad_sum& s, double lambda,
+                             double max_delta_step) {
+  double w = -s.g / (s.h + lambda);
+  if (max_delta_step != 0 && std::abs(w) > max_delta_step)
+    w = std::copysign(max_delta_step, w);
   return w;
 }
 
-/// The score of a node with gradient sum s: G^2 / (H + lambda); when
-/// max_delta_step != 0, the score of the clamped weight w = calc_weight,
-/// -(2 G w + (H + lambda) w^2), which equals G^2 / (H + lambda) unless w was
-/// clamped. 0 when the hessian is below min_child_weight (XGBoost 1.7's
-/// CalcGain and CalcGainGivenWeight, param.h).
+/// G^2 / (H + lambda); when max_delta_step != 0, the score of the clamped
+/// weight w, -(2 G w + (H + lambda) w^2), which equals G^2 / (H + lambda)
+/// unless w was clamped (XGBoost 1.7's CalcGain and CalcGainGivenWeight
+/// without the hessian test).
+inline double weight_score(const grad_sum& s, double lambda,
+                           double max_delta_step) {
+  if (max_delta_step == 0)
+    return (s.g * s.g) / (s.h + lambda);
+  double w = clamped_weight(s, lambda, max_delta_step);
+  return -(2 * s.g * w + (s.h + lambda) * w * w);
+}
+
+/// The optimal leaf weight (clamped_weight); 0 when the hessian is below
+/// min_child_weight (XGBoost 1.7's CalcWeight, param.h).
+inline double calc_weight(const tree_params& p, const grad_sum& s) {
+  if (s.h < p.min_child_weight || s.h <= 0)
+    return 0;
+  return clamped_weight(s, p.lambda, p.max_delta_step);
+}
+
+/// The score of a node (weight_score); 0 when the hessian is below
+/// min_child_weight (XGBoost 1.7's CalcGain, param.h).
 inline double calc_gain(const tree_params& p, const grad_sum& s) {
   if (s.h < p.min_child_weight || s.h <= 0)
     return 0;
-  if (p.max_delta_step == 0)
-    return (s.g * s.g) / (s.h + p.lambda);
-  double w = calc_weight(p, s);
-  return -(2 * s.g * w + (s.h + p.lambda) * w * w);
+  return weight_score(s, p.lambda, p.max_delta_step);
 }
 
 /// A split's loss reduction as candidates are compared: rounded to float,

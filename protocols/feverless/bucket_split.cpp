@@ -4,20 +4,6 @@
 
 namespace veil::protocols::feverless {
 
-namespace {
-
-/// learners::calc_gain without min_child_weight: G²/(H+λ), or the score of
-/// the clamped weight.
-double score(const learners::grad_sum& s, double lambda,
-             double max_delta_step) {
-  if (max_delta_step == 0)
-    return (s.g * s.g) / (s.h + lambda);
-  double w = clamped_weight(s, lambda, max_delta_step);
-  return -(2 * s.g * w + (s.h + lambda) * w * w);
-}
-
-} // namespace
-
 bucket_split best_bucket_split(std::int32_t feature, const bucket_sums& b,
                                double lambda, double gamma,
                                double max_delta_step) {
@@ -35,7 +21,7 @@ bucket_split best_bucket_split(std::int32_t feature, const bucket_sums& b,
   }
   if (!(total.h + lambda > 0))
     return best;
-  double parent = score(total, lambda, max_delta_step);
+  double parent = learners::weight_score(total, lambda, max_delta_step);
   auto consider = [&](std::size_t z, bool default_left,
                       const learners::grad_sum& left, std::uint64_t left_rows,
                       const learners::grad_sum& right) {
@@ -43,8 +29,9 @@ bucket_split best_bucket_split(std::int32_t feature, const bucket_sums& b,
       return;
     if (!(left.h + lambda > 0) || !(right.h + lambda > 0))
       return;
-    double bracket = score(left, lambda, max_delta_step) +
-                     score(right, lambda, max_delta_step) - parent;
+    double bracket = learners::weight_score(left, lambda, max_delta_step) +
+                     learners::weight_score(right, lambda, max_delta_step) -
+                     parent;
     double loss_change = static_cast<float>(bracket);
     double gain = 0.5 * loss_change - gamma;
     // Noisy hessians just above -lambda can blow a term up: such a

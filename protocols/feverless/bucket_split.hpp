@@ -9,6 +9,7 @@
 #include <span>
 
 #include "learners/hist/gradients.hpp"
+#include "learners/split/split.hpp"
 
 namespace veil::protocols::feverless {
 
@@ -48,29 +49,18 @@ struct bucket_sums {
 /// candidate with an empty child (the source knows the counts exactly), or with
 /// H_L+λ <= 0, H_R+λ <= 0 or H+λ <= 0 (noisy hessians).
 ///
-/// [D] The bracket is computed as learners' calc_gain terms
-/// (G²/(H+λ) each, left + right − parent) and rounded to float before
-/// halving, as XGBoost and learners::best_split round split gains: then
-/// with exact sums the gains, their ties and the tie-breaks (lower feature,
-/// lower bucket) are those of centralized training.
+/// [D] The bracket is learners::weight_score of left + right − parent
+/// (G²/(H+λ) each) rounded to float before halving, as XGBoost and
+/// learners::best_split round split gains: then with exact sums the gains,
+/// their ties and the tie-breaks are those of centralized training.
 ///
-/// With max_delta_step > 0 (XGBoost's, off by default and in the paper) a
-/// weight is clamped to [-max_delta_step, max_delta_step] and a term is the
-/// score of the clamped weight, -(2 G w + (H+λ) w²), as learners' calc_gain
-/// computes it: noisy hessians near -λ then cannot blow a gain or a leaf up.
-/// Post-processing of released sums, so it costs no privacy.
+/// With max_delta_step > 0 (XGBoost's, off by default and in the paper)
+/// weight_score scores the clamped weight: noisy hessians near -λ then
+/// cannot blow a gain or a leaf up. Post-processing of released sums, so
+/// it costs no privacy.
 bucket_split best_bucket_split(std::int32_t feature, const bucket_sums& b,
                                double lambda, double gamma,
                                double max_delta_step);
-
-/// -G/(H+λ), clamped to ±max_delta_step when that is > 0.
-inline double clamped_weight(const learners::grad_sum& s, double lambda,
-                             double max_delta_step) {
-  double w = -s.g / (s.h + lambda);
-  if (max_delta_step != 0 && std::abs(w) > max_delta_step)
-    w = std::copysign(max_delta_step, w);
-  return w;
-}
 
 /// The leaf weight -G/(H+λ) of Eq. 5 (clamped as above); 0 when H+λ <= 0
 /// (spec §5 guard) or when the quotient is not finite (a noisy H+λ just
@@ -79,7 +69,7 @@ inline double leaf_weight(const learners::grad_sum& s, double lambda,
                           double max_delta_step) {
   if (!(s.h + lambda > 0))
     return 0;
-  double w = clamped_weight(s, lambda, max_delta_step);
+  double w = learners::clamped_weight(s, lambda, max_delta_step);
   return std::isfinite(w) ? w : 0;
 }
 

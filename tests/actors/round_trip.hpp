@@ -12,6 +12,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
+#include <caf/deep_to_string.hpp>
 #include <caf/make_message.hpp>
 #include <caf/message.hpp>
 
@@ -33,7 +34,7 @@ struct round_trip_fixture {
     std::vector<char> buf;
     caf::binary_serializer sink{sys, buf};
     auto err = sink(x);
-    BOOST_REQUIRE(!err);
+    BOOST_REQUIRE_MESSAGE(!err, "serialize " << caf::deep_to_string(x));
     return buf;
   }
 

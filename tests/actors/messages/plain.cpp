@@ -2,22 +2,12 @@
 // through CAF's binary serializer: alone (its inspect overload) and inside a
 // caf::message (the registered, type-erased path that BASP takes between
 // nodes, with the names of messages/type_ids.hpp).
-#include <boost/test/unit_test.hpp>
+#include "tests/actors/round_trip.hpp"
 
 #include <string>
 
-#include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
-#include <caf/binary_deserializer.hpp>
-#include <caf/binary_serializer.hpp>
-#include <caf/deep_to_string.hpp>
-#include <caf/make_message.hpp>
-#include <caf/message.hpp>
-
 #include "messages/plain.hpp"
-#include "messages/register.hpp"
 #include "messages/session.hpp"
-#include "messages/type_ids.hpp"
 
 using namespace veil;
 namespace wire = veil::protocols::plain;
@@ -25,56 +15,7 @@ namespace session = veil::protocols::session;
 
 namespace {
 
-struct config : caf::actor_system_config {
-  config() { messages::register_types(*this); }
-};
-
-struct fixture {
-  config cfg;
-  caf::actor_system sys{cfg};
-
-  template <class T>
-  std::vector<char> save(T& x) {
-    std::vector<char> buf;
-    caf::binary_serializer sink{sys, buf};
-    auto err = sink(x);
-    BOOST_REQUIRE_MESSAGE(!err, "serialize " << caf::deep_to_string(x));
-    return buf;
-  }
-
-  /// Round trip of `x` alone and in a message; returns the copy that came
-  /// back from the message. Equality: the copy serializes to the same bytes.
-  template <class T>
-  T round_trip(T x) {
-    auto bytes = save(x);
-    T y;
-    {
-      caf::binary_deserializer source{sys, bytes};
-      auto err = source(y);
-      BOOST_REQUIRE(!err);
-      BOOST_TEST(source.remaining() == 0u);
-    }
-    BOOST_TEST(save(y) == bytes);
-    // Type-erased: the message carries the type's registered name.
-    auto msg = caf::make_message(x);
-    std::vector<char> buf;
-    {
-      caf::binary_serializer sink{sys, buf};
-      auto err = sink(msg);
-      BOOST_REQUIRE(!err);
-    }
-    caf::message back;
-    {
-      caf::binary_deserializer source{sys, buf};
-      auto err = source(back);
-      BOOST_REQUIRE_MESSAGE(!err, sys.render(err));
-    }
-    BOOST_REQUIRE(back.match_elements<T>());
-    T z = back.get_as<T>(0);
-    BOOST_TEST(save(z) == bytes);
-    return z;
-  }
-};
+using fixture = veil::test::round_trip_fixture;
 
 template <class T>
 void check_name(const char* expected) {
