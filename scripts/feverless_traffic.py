@@ -16,12 +16,12 @@ Standard library only; takes about a minute on 2 vCPUs (AHE dominates).
 """
 
 import argparse
-import gzip
 import json
 import os
-import random
 import subprocess
 import sys
+
+from reproduce_feverless import write_splits
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,17 +51,6 @@ PAPER_NAMES = {
     "feverless": "FEVERLESS",
     "feverless-ahe": "AHE",
 }
-
-
-def write_split(data, work):
-    rows = gzip.open(data, "rt").read().splitlines()
-    hdr, body = rows[0], [r for r in rows[1:] if r]
-    idx = list(range(len(body)))
-    random.Random(0).shuffle(idx)
-    path = os.path.join(work, "bank_train0.csv")
-    with open(path, "w") as f:
-        f.write(hdr + "\n" + "\n".join(body[i] for i in idx[: int(0.8 * len(body))]) + "\n")
-    return path
 
 
 def run(veil, train, protocol, work):
@@ -115,7 +104,8 @@ def main():
         if not os.path.exists(path):
             sys.exit(f"feverless_traffic.py: {path} is missing")
     os.makedirs(a.work, exist_ok=True)
-    train = write_split(a.data, a.work)
+    write_splits(a.data, a.work, 1)  # trial 0, as the reproduction's
+    train = os.path.join(a.work, "train0.csv")
     totals = {}
     for protocol in ("feverless-plain", "feverless-ldp", "feverless",
                      "feverless-ahe"):
