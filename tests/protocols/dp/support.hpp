@@ -136,7 +136,8 @@ struct pruned_path {};
 /// An engine that, run again and again on one path of choices after
 /// another, visits every execution of a sampler's attempt with its exact
 /// probability (in long double). It provides uniform_below and bernoulli
-/// (rational, exact weights) and, when ExpCoins, bernoulli_exp as one coin
+/// (rational, exact weights; bernoulli_u128 for 128-bit parts) and, when
+/// ExpCoins, bernoulli_exp (and bernoulli_exp_u128) as one coin
 /// with weight exp(-num/den), so that composite samplers can be checked
 /// given an exact Bernoulli(exp(-x)).
 template <bool ExpCoins>
@@ -167,6 +168,19 @@ public:
   }
   bool bernoulli_exp(std::uint64_t num, std::uint64_t den) requires ExpCoins {
     long double p = std::exp(-static_cast<long double>(num) / den);
+    return take({1 - p, p}) == 1;
+  }
+  /// The 128-bit coins of discrete_gaussian.hpp, likewise.
+  bool bernoulli_u128(unsigned __int128 num, unsigned __int128 den) {
+    long double p = num >= den ? 1
+                               : static_cast<long double>(num) /
+                                     static_cast<long double>(den);
+    return take({1 - p, p}) == 1;
+  }
+  bool bernoulli_exp_u128(unsigned __int128 num,
+                          unsigned __int128 den) requires ExpCoins {
+    long double p = std::exp(-static_cast<long double>(num) /
+                             static_cast<long double>(den));
     return take({1 - p, p}) == 1;
   }
 
