@@ -175,12 +175,13 @@ using veil::messages::raw;
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, privacy_report& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::privacy_report"),
-           x.protected_sums, exact(x.sigma), exact(x.release_epsilon),
+           x.protected_sums, x.local, exact(x.sigma), exact(x.release_epsilon),
            exact(x.release_delta), exact(x.query_epsilon), exact(x.query_delta),
            exact(x.release_rho), x.queries_caused, x.queries_answered,
-           x.queries_total, x.record_queries, x.record_query_bound,
-           exact(x.basic_epsilon), exact(x.basic_delta), exact(x.zcdp_rho),
-           exact(x.zcdp_epsilon), exact(x.zcdp_delta), x.warning);
+           x.queries_total, x.record_query_bound, x.total_by_zcdp,
+           exact(x.total_epsilon), exact(x.total_delta), exact(x.total_rho),
+           exact(x.basic_epsilon), exact(x.basic_delta),
+           x.realised_record_queries, exact(x.realised_epsilon), x.warning);
 }
 
 /// Every field but test_hooks (local to a process, never on the wire).

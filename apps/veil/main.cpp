@@ -76,8 +76,9 @@ int main(int argc, char** argv) {
                     "for plain and opboost, 4 for feverless)");
   train->add_option("--epsilon", t.epsilon,
                     "FEVERLESS: total privacy budget epsilon of the training "
-                    "(default 2; --set feverless.query_epsilon=E for the "
-                    "paper's per-query setting). OpBoost: the dLDP budget "
+                    "(default 2; --set feverless.sum_epsilon=E for the "
+                    "paper's per-query setting: E per released sum, 2E per "
+                    "query). OpBoost: the dLDP budget "
                     "per unit distance, per Party B feature (default 1.28)");
   train
       ->add_option("--categorical", t.categorical,

@@ -25,7 +25,8 @@ const std::vector<protocol_info>& known_protocols() {
   static const std::vector<std::string_view> feverless = {
       "epsilon",
       "delta",
-      "feverless.query_epsilon",
+      "feverless.sum_epsilon",
+      "feverless.query_epsilon", // renamed: refused with the new name
       "feverless.calibration",
       "feverless.election",
       "feverless.hide_labels",
@@ -469,6 +470,8 @@ void read_learner(const reader& r, const toml::value& v, session_config& c) {
     return p;
   };
   c.params = build(keys.size());
+  for (auto& [k, x] : keys)
+    c.learner_keys.insert(k);
   auto error = validation_error(c.params);
   if (!error)
     return;
@@ -799,6 +802,7 @@ void apply_override(session_config& c, const std::string& key_equals_value) {
   if (auto error = validation_error(p))
     throw input_error(context + ": " + *error);
   c.params = p;
+  c.learner_keys.insert(key);
 }
 
 void check_local_files(const session_config& c) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,10 @@ struct session_config {
   /// From the [learner] table, with the names of `veil train --set`.
   /// num_class is 0 unless set: infer it from the labels (as `veil train`).
   learners::booster_params params;
+  /// The learner settings given explicitly, in [learner] or by an override
+  /// (where a protocol's default differs from the learners', as FEVERLESS's
+  /// max_delta_step with noise).
+  std::set<std::string> learner_keys;
   /// How long a party may stay silent before the session fails.
   double timeout_seconds = 60;
   tls_config tls;

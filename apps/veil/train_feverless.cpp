@@ -49,6 +49,7 @@ void check_binary(const dataset& d, const std::string& what) {
 
 json privacy_json(const fv::params& p, const fv::privacy_report& r) {
   json j;
+  j["headline"] = r.headline();
   if (p.protocol == fv::mode::plain || !p.noise) {
     // No guarantee at all: no budget, sigma or epsilon to print (an
     // infinite epsilon would only turn into a JSON null).
@@ -62,10 +63,15 @@ json privacy_json(const fv::params& p, const fv::privacy_report& r) {
                        : r.warning;
     return j;
   }
-  j["mechanism"] = p.protocol == fv::mode::ldp
-                       ? "gaussian (local: every client adds its own)"
-                       : "gaussian (one noise leader per query)";
-  j["budget"] = p.budget == fv::budget_kind::total ? "total" : "per_query";
+  j["mechanism"] =
+      std::string("discrete gaussian in the fixed point (2^-") +
+      std::to_string(p.frac_bits) + " units), " +
+      (p.protocol == fv::mode::ldp ? "local: every client adds its own"
+                                   : "one noise leader per query");
+  j["neighbouring"] = "one row's label changes (label-level DP): its "
+                      "gradient g moves by exactly 1, its hessian h stays";
+  j["sensitivity"] = {{"g", p.sensitivity_g}, {"h", p.sensitivity_h}};
+  j["budget"] = p.budget == fv::budget_kind::total ? "total" : "per_sum";
   j["budget_epsilon"] = p.epsilon;
   j["budget_delta"] = p.delta;
   j["calibration"] =
@@ -78,14 +84,19 @@ json privacy_json(const fv::params& p, const fv::privacy_report& r) {
                     {"release_delta", r.release_delta},
                     {"release_rho", r.release_rho}};
   j["total"] = {
-      {"record_queries", r.record_queries},
+      {"epsilon", r.total_epsilon},
+      {"delta", r.total_delta},
+      {"by", r.total_by_zcdp ? "zcdp" : "basic"},
+      {"rho", r.total_rho},
       {"record_query_bound", r.record_query_bound},
-      {"queries", r.queries_total},
-      {"basic", {{"epsilon", r.basic_epsilon}, {"delta", r.basic_delta}}},
-      {"zcdp",
-       {{"rho", r.zcdp_rho},
-        {"epsilon", r.zcdp_epsilon},
-        {"delta", r.zcdp_delta}}}};
+      {"basic", {{"epsilon", r.basic_epsilon}, {"delta", r.basic_delta}}}};
+  j["realised"] = {{"record_queries", r.realised_record_queries},
+                   {"epsilon", r.realised_epsilon},
+                   {"note",
+                    "the most queries any one record joined in this run, known "
+                    "only after training; the guarantee is the total, fixed "
+                    "before training"}};
+  j["queries"] = r.queries_total;
   if (!r.warning.empty())
     j["warning"] = r.warning;
   return j;
@@ -107,10 +118,24 @@ fv::mode parse_mode(const std::string& protocol) {
 
 /// The FEVERLESS settings a session collects before they become params.
 struct feverless_settings {
-  std::optional<double> query_epsilon;
+  std::optional<double> sum_epsilon;
   double epsilon = 0; ///< total budget; 0 = not given (2)
   double delta = 0;   ///< 0 = not given (1e-5)
+  /// max_delta_step was set: no default clamp.
+  bool max_delta_step_given = false;
 };
+
+/// [D] The leaf-weight clamp (XGBoost's max_delta_step) of the noisy modes
+/// when none is set. Noisy hessian sums put H + lambda near 0 often enough
+/// that weights -G/(H + lambda) blow up; the clamp post-processes released
+/// sums, so it costs no privacy (docs/reproduction/feverless.md §3).
+/// max_delta_step = 0 restores the paper's algorithm.
+constexpr double default_noisy_max_delta_step = 0.5;
+
+/// Whether `p` gets default_noisy_max_delta_step.
+bool default_clamp(const fv::params& p, const feverless_settings& fs) {
+  return p.protocol != fv::mode::plain && !fs.max_delta_step_given;
+}
 
 /// Applies one FEVERLESS setting (a --set key, or a [protocol] parameter
 /// of a session file); false if `key` is none. `context` names it in
@@ -131,8 +156,13 @@ bool apply_feverless_setting(fv::params& p, feverless_settings& fs,
       throw input_error(context + ": expected an integer");
     return static_cast<int>(x);
   };
-  if (key == "feverless.query_epsilon") {
-    fs.query_epsilon = checked_epsilon(context, number());
+  if (key == "feverless.sum_epsilon") {
+    fs.sum_epsilon = checked_epsilon(context, number());
+  } else if (key == "feverless.query_epsilon") {
+    throw input_error(context +
+                      ": renamed feverless.sum_epsilon: it is the epsilon of "
+                      "each released sum (a query releases two, G and H, so "
+                      "it costs (2 epsilon, 2 delta))");
   } else if (key == "epsilon") {
     fs.epsilon = checked_epsilon(context, number());
   } else if (key == "delta") {
@@ -208,14 +238,15 @@ void finish_params(fv::params& p, const learners::booster_params& bp,
   p.eta = bp.tree.eta;
   p.lambda = bp.tree.lambda;
   p.gamma = bp.tree.gamma;
-  p.max_delta_step = bp.tree.max_delta_step;
-  if (fs.query_epsilon) {
+  p.max_delta_step = default_clamp(p, fs) ? default_noisy_max_delta_step
+                                          : bp.tree.max_delta_step;
+  if (fs.sum_epsilon) {
     if (fs.epsilon > 0)
       throw input_error(context + "epsilon (a total budget) and "
-                                  "feverless.query_epsilon (per query): give "
-                                  "one");
+                                  "feverless.sum_epsilon (per released sum): "
+                                  "give one");
     p.budget = fv::budget_kind::per_query;
-    p.epsilon = *fs.query_epsilon;
+    p.epsilon = *fs.sum_epsilon;
   } else {
     p.budget = fv::budget_kind::total;
     p.epsilon = fs.epsilon > 0 ? fs.epsilon : 2.0;
@@ -256,6 +287,8 @@ struct run_info {
   std::string metrics_on;
   /// The labels of the evaluation rows (metrics_on non-empty).
   const std::vector<float>* labels = nullptr;
+  /// max_delta_step is the noisy modes' default, not the user's.
+  bool default_clamp = false;
 };
 
 /// Prints a FEVERLESS session's outcome and writes --model-out (the public
@@ -298,15 +331,20 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
                  "their parties)\n";
   else
     std::cout << info.metrics_on << ": " << format_metrics(metrics) << "\n";
-  if (pr.protected_sums)
-    std::cout << "privacy: per query (" << pr.query_epsilon << ", "
-              << pr.query_delta << ")-DP; total over " << pr.record_queries
-              << " queries per record: (" << pr.zcdp_epsilon << ", "
-              << pr.zcdp_delta << ") by zCDP, (" << pr.basic_epsilon << ", "
-              << pr.basic_delta << ") by basic composition\n";
-  else
-    std::cout << "privacy: none (" << fv::to_string(p.protocol)
-              << (p.noise ? "" : ", noise off") << ")\n";
+  std::cout << "privacy: " << pr.headline() << "\n";
+  if (pr.protected_sums) {
+    std::cout << "  noise: sigma " << pr.sigma << " per unit sensitivity "
+              << "(Δg = " << p.sensitivity_g << ", Δh = " << p.sensitivity_h
+              << ", one changed label); by basic composition the total is ("
+              << pr.basic_epsilon << ", " << pr.basic_delta
+              << "); realised: the most queries one record joined was "
+              << pr.realised_record_queries << " of at most "
+              << pr.record_query_bound << "\n";
+    if (info.default_clamp)
+      std::cout << "  leaf weights clamped to ±" << p.max_delta_step
+                << " (max_delta_step, the default with noise; no privacy "
+                   "cost; max_delta_step=0 gives the paper's algorithm)\n";
+  }
   if (!pr.warning.empty())
     std::cerr << "veil: warning: " << pr.warning << "\n";
   // Hessian noise of std >= lambda puts H + lambda near 0 often enough that
@@ -355,6 +393,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
           {"lambda", p.lambda},
           {"gamma", p.gamma},
           {"max_delta_step", p.max_delta_step},
+          {"max_delta_step_is_default", info.default_clamp},
           {"buckets", p.buckets},
           {"election", fv::to_string(p.election)},
           {"hide_labels", p.hide_labels},
@@ -404,6 +443,8 @@ int run_feverless_train(const train_options& o) {
     if (key == "epsilon" || key == "delta" ||
         !apply_feverless_setting(p, fs, key, value, "--set " + s))
       apply_setting(bp, s);
+    if (key == "max_delta_step")
+      fs.max_delta_step_given = true;
   }
   p.session = o.seed;
   finish_params(p, bp, fs, "");
@@ -455,9 +496,12 @@ int run_feverless_train(const train_options& o) {
     cfg.clients.push_back(std::move(s));
   }
   auto out = actors::run_feverless_session(std::move(cfg));
-  run_info info{o.protocol, data_name,
+  run_info info{o.protocol,
+                data_name,
                 std::to_string(n) + " clients in this process",
-                have_test ? "test" : "train", &eval_set.labels()};
+                have_test ? "test" : "train",
+                &eval_set.labels(),
+                default_clamp(p, fs)};
   return report_feverless(out, p, o, info);
 }
 
@@ -475,6 +519,7 @@ int run_feverless_config(const session_config& c, const train_options& o) {
     if (!apply_feverless_setting(p, fs, key, value, where))
       throw input_error(where + ": not a FEVERLESS parameter");
   }
+  fs.max_delta_step_given = c.learner_keys.count("max_delta_step") > 0;
   // A fresh session id: it is signed into every key announcement.
   p.session = std::random_device{}();
   p.session = (p.session << 32) ^ std::random_device{}();
@@ -492,12 +537,15 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   if (!out.ok() && out.error.find(c.source) == std::string::npos)
     out.error = context + out.error;
   auto n = std::to_string(c.parties.size());
-  run_info info{
-      c.protocol, c.source,
-      remote == 0 ? n + " clients in this process"
-                  : n + " clients, " + std::to_string(remote) +
-                        " on other nodes" + (tls.enabled() ? " over TLS" : ""),
-      have_test ? "test" : "", out.ok() ? &out.result->labels : nullptr};
+  run_info info{c.protocol,
+                c.source,
+                remote == 0 ? n + " clients in this process"
+                            : n + " clients, " + std::to_string(remote) +
+                                  " on other nodes" +
+                                  (tls.enabled() ? " over TLS" : ""),
+                have_test ? "test" : "",
+                out.ok() ? &out.result->labels : nullptr,
+                default_clamp(p, fs)};
   auto opts = o;
   opts.timeout = c.timeout_seconds;
   return report_feverless(out, p, opts, info);

@@ -1,8 +1,11 @@
 #include "protocols/feverless/accountant.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
+#include "learners/input_error.hpp"
 #include "protocols/dp/gaussian.hpp"
 
 namespace veil::protocols::feverless {
@@ -14,6 +17,19 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 double sigma_for(calibration c, double epsilon, double delta) {
   return c == calibration::classical ? dp::classical_sigma(epsilon, delta)
                                      : dp::analytic_sigma(epsilon, delta);
+}
+
+/// Whether Gaussian noise `sigma` gives (epsilon, delta)-DP; the relative
+/// 1e-9 absorbs the bisection's rounding.
+bool honours(double sigma, double epsilon, double delta) {
+  return dp::analytic_delta(sigma, epsilon) <= delta * (1 + 1e-9);
+}
+
+std::string num(double x) {
+  std::ostringstream os;
+  os.precision(3);
+  os << x;
+  return os.str();
 }
 
 } // namespace
@@ -50,10 +66,28 @@ noise_calibration calibrate(const params& p, std::uint64_t record_query_bound) {
     c.release_epsilon = p.epsilon;
     c.release_delta = p.delta;
     c.sigma = sigma_for(p.calib, p.epsilon, p.delta);
+    if (!honours(c.sigma, p.epsilon, p.delta)) {
+      // Spec §12.3 caveat 1: the classical formula under-noises for large
+      // epsilon. The paper's setting stays runnable, with its true delta.
+      c.release_delta = dp::analytic_delta(c.sigma, p.epsilon);
+      c.warning = "the classical calibration sqrt(2 ln(1.25/delta))/epsilon "
+                  "gives sigma = " +
+                  num(c.sigma) + ", which is only (" + num(p.epsilon) + ", " +
+                  num(c.release_delta) + ")-DP per released sum, not (" +
+                  num(p.epsilon) + ", " + num(p.delta) +
+                  "): the report uses the true delta (feverless.calibration "
+                  "= analytic gives the delta asked for)";
+    }
   } else if (p.total_split == composition::basic) {
     c.release_epsilon = p.epsilon / (2 * k);
     c.release_delta = p.delta / (2 * k);
     c.sigma = sigma_for(p.calib, c.release_epsilon, c.release_delta);
+    if (!honours(c.sigma, c.release_epsilon, c.release_delta))
+      throw input_error(
+          "feverless parameter calibration = classical cannot honour the "
+          "total budget: its sigma is not (" +
+          num(c.release_epsilon) + ", " + num(c.release_delta) +
+          ")-DP per released sum (use calibration = analytic)");
   } else {
     double l = std::log(1.0 / p.delta);
     double root = std::sqrt(l + p.epsilon) - std::sqrt(l);
@@ -62,13 +96,6 @@ noise_calibration calibrate(const params& p, std::uint64_t record_query_bound) {
     c.release_delta = p.delta / (2 * k);
     c.release_epsilon = analytic_epsilon(c.sigma, c.release_delta);
   }
-  if (p.calib == calibration::classical && c.release_epsilon >= 1 &&
-      !(p.budget == budget_kind::total && p.total_split == composition::zcdp))
-    c.warning = "classical Gaussian calibration sqrt(2 ln(1.25/delta))/epsilon "
-                "is only proven for epsilon < 1; with epsilon = " +
-                std::to_string(c.release_epsilon) +
-                " per released sum the stated (epsilon, delta) guarantee may "
-                "not hold (use calibration = analytic)";
   return c;
 }
 
@@ -76,6 +103,8 @@ void privacy_accountant::configure(const params& p, const noise_calibration& c,
                                    std::uint64_t record_query_bound,
                                    std::size_t rows) {
   mode_ = p.protocol;
+  budget_ = p.budget;
+  split_ = p.total_split;
   delta_ = p.delta;
   calib_ = c;
   bound_ = record_query_bound;
@@ -83,12 +112,11 @@ void privacy_accountant::configure(const params& p, const noise_calibration& c,
   max_per_record_ = 0;
 }
 
-void privacy_accountant::count_query(std::span<const std::uint32_t> ids) {
-  ++total_;
-  for (auto i : ids) {
-    auto n = ++per_record_[i];
-    if (n > max_per_record_)
-      max_per_record_ = n;
+void privacy_accountant::count_records(std::span<const std::uint32_t> rows,
+                                       std::uint32_t queries) {
+  for (auto r : rows) {
+    auto n = per_record_[r] += queries;
+    max_per_record_ = std::max(max_per_record_, n);
   }
 }
 
@@ -96,6 +124,7 @@ privacy_report privacy_accountant::report() const {
   privacy_report r;
   r.sigma = calib_.sigma;
   r.protected_sums = mode_ != mode::plain && calib_.sigma > 0;
+  r.local = mode_ == mode::ldp;
   r.release_epsilon = calib_.release_epsilon;
   r.release_delta = calib_.release_delta;
   r.query_epsilon = 2 * r.release_epsilon;
@@ -104,21 +133,47 @@ privacy_report privacy_accountant::report() const {
   r.queries_caused = caused_;
   r.queries_answered = answered_;
   r.queries_total = total_;
-  r.record_queries = max_per_record_;
   r.record_query_bound = bound_;
-  auto k = static_cast<double>(max_per_record_);
-  r.zcdp_delta = delta_;
-  if (!r.protected_sums) {
-    r.basic_epsilon = r.zcdp_epsilon = r.zcdp_rho = inf;
-    r.basic_delta = 1;
-  } else {
-    r.basic_epsilon = k * r.query_epsilon;
-    r.basic_delta = std::min(1.0, k * r.query_delta);
-    r.zcdp_rho = 2 * k * r.release_rho;
-    r.zcdp_epsilon = dp::zcdp_to_epsilon(r.zcdp_rho, r.zcdp_delta);
-  }
+  r.realised_record_queries = max_per_record_;
+  r.total_delta = delta_;
   r.warning = calib_.warning;
+  if (!r.protected_sums) {
+    r.total_epsilon = r.total_rho = r.basic_epsilon = r.realised_epsilon = inf;
+    r.total_delta = r.basic_delta = 1;
+    return r;
+  }
+  auto k = static_cast<double>(bound_);
+  auto realised = static_cast<double>(max_per_record_);
+  r.basic_epsilon = k * r.query_epsilon;
+  r.basic_delta = std::min(1.0, k * r.query_delta);
+  // Two released sums per query.
+  r.total_rho = 2 * k * r.release_rho;
+  r.total_by_zcdp =
+      !(budget_ == budget_kind::total && split_ == composition::basic);
+  if (r.total_by_zcdp) {
+    r.total_epsilon = dp::zcdp_to_epsilon(r.total_rho, delta_);
+    r.realised_epsilon =
+        dp::zcdp_to_epsilon(2 * realised * r.release_rho, delta_);
+  } else {
+    r.total_epsilon = r.basic_epsilon;
+    r.total_delta = r.basic_delta;
+    r.realised_epsilon = realised * r.query_epsilon;
+  }
   return r;
+}
+
+std::string privacy_report::headline() const {
+  if (!protected_sums)
+    return "no differential privacy (" +
+           (warning.empty() ? std::string("no noise") : warning) + ")";
+  return "each label: (" + num(total_epsilon) + ", " + num(total_delta) +
+         ")-DP over the whole training, by " +
+         (total_by_zcdp ? "zCDP" : "basic composition") + " over at most " +
+         std::to_string(record_query_bound) +
+         " queries per record; per query: (" + num(query_epsilon) + ", " +
+         num(query_delta) + ")-DP (its G and H sums each (" +
+         num(release_epsilon) + ", " + num(release_delta) + "))" +
+         (local ? "; every client noises its own sums (local DP)" : "");
 }
 
 } // namespace veil::protocols::feverless

@@ -2,7 +2,17 @@
 
 // Noise calibration and privacy accounting of FEVERLESS (spec feverless
 // §7.6, §12.3). The paper states its guarantee per query only; this adds
-// the honest total over the training (an addition, spec §12.3 [D]).
+// the total over the training (an addition, spec §12.3 [D]), fixed before
+// training from the most queries one record can join.
+//
+// Neighbouring training sets: the same rows, columns and label holders, and
+// one row's label changed (label-level DP). Every released quantity (the
+// noisy bucket sums G and H, and the gains and leaf weights computed from
+// them) is computed with margins that follow from the public model, so a
+// changed label moves the row's gradient g by exactly 1 and leaves its
+// hessian h as it is. Veil calibrates with Δ_g = 1 and Δ_h = 1/4, which also
+// covers adding or removing one row's gradient pair (|g| <= 1,
+// 0 < h <= 1/4; spec §7.6).
 
 #include <cstddef>
 #include <cstdint>
@@ -20,10 +30,12 @@ namespace veil::protocols::feverless {
 struct noise_calibration {
   /// Noise multiplier per unit of sensitivity; 0 = no noise.
   double sigma = 0;
-  /// (epsilon, delta)-DP of one released sum (infinite without noise).
+  /// (epsilon, delta)-DP of one released sum (infinite without noise). With
+  /// the classical calibration at a large epsilon, delta is the true one of
+  /// sigma (larger than the delta asked for).
   double release_epsilon = 0;
   double release_delta = 0;
-  /// Non-empty when the stated guarantee is doubtful or absent.
+  /// Non-empty when the stated guarantee is absent or weaker than asked.
   std::string warning;
 };
 
@@ -36,17 +48,24 @@ struct noise_calibration {
 ///    sqrt(ln(1/delta)))^2 solves eps = rho + 2 sqrt(rho ln(1/delta)); each
 ///    sum gets rho_total/(2K), so sigma = sqrt(K / rho_total); the per-sum
 ///    epsilon reported is the exact one of that sigma at delta/(2K).
-/// Throws veil::input_error when p is invalid.
+/// The classical calibration (the paper's) is only proven for epsilon < 1;
+/// where its sigma does not give the (epsilon, delta) asked for, the true
+/// delta of that sigma (dp::analytic_delta) is reported and used, with a
+/// warning, and a total budget that would then be exceeded is refused.
+/// Throws veil::input_error when p is invalid or cannot be honoured.
 noise_calibration calibrate(const params& p, std::uint64_t record_query_bound);
 
 /// The smallest epsilon for which Gaussian noise `sigma` (per unit
 /// sensitivity) is (epsilon, delta)-DP: the inverse of dp::analytic_delta.
 double analytic_epsilon(double sigma, double delta);
 
-/// What a client can say about the privacy of the training so far.
+/// What a client can say about the privacy of the training.
 struct privacy_report {
   /// false for plain mode and for noise off: no differential privacy.
   bool protected_sums = false;
+  /// ldp: every client noises its own partial sums (local DP); otherwise
+  /// one noise leader per query adds the noise (global DP).
+  bool local = false;
   double sigma = 0;
   /// Guarantee of one released sum (G or H of one query).
   double release_epsilon = 0;
@@ -61,25 +80,34 @@ struct privacy_report {
   std::uint64_t queries_caused = 0;
   std::uint64_t queries_answered = 0;
   std::uint64_t queries_total = 0;
-  /// The most queries any one record took part in so far (counted: a
-  /// record is in a query when its id is among the query's missing ids).
-  std::uint64_t record_queries = 0;
-  /// The a-priori bound NT·d·f: a record is in one bucket per (node on its
-  /// path, feature).
+  /// The a-priori bound K = NT·d·f, fixed before training: a record is in
+  /// one bucket per (node on its path, feature), and every non-empty bucket
+  /// of a queried feature is released (its source's own rows included).
   std::uint64_t record_query_bound = 0;
-  /// Total over record_queries queries under basic composition.
+  /// The headline: each label's guarantee over the whole training, over K
+  /// queries (2K released sums). By zCDP (rho adds up), except for a total
+  /// budget divided by basic composition, where it is the basic total.
+  bool total_by_zcdp = true;
+  double total_epsilon = 0;
+  double total_delta = 0;
+  double total_rho = 0;
+  /// Basic composition over K queries (K times the per-query guarantee).
   double basic_epsilon = 0;
   double basic_delta = 0;
-  /// Total under zCDP: rho summed over 2·record_queries releases, and the
-  /// (epsilon, zcdp_delta)-DP it implies.
-  double zcdp_rho = 0;
-  double zcdp_epsilon = 0;
-  double zcdp_delta = 0;
-  /// Non-empty when the stated guarantee is doubtful or absent.
+  /// Realised (known only after training): the most queries any one record
+  /// joined, and the zCDP total over that many. At most the bound.
+  std::uint64_t realised_record_queries = 0;
+  double realised_epsilon = 0;
+  /// Non-empty when the stated guarantee is absent or weaker than asked.
   std::string warning;
+
+  /// One line in plain words: "each label: (1.5, 1e-05)-DP over the whole
+  /// training (zCDP over at most 160 queries per record); per query: ..."
+  std::string headline() const;
 };
 
-/// Counts queries per record and turns the counts into a privacy_report.
+/// Counts the queries each record joins and turns the counts into a
+/// privacy_report.
 class privacy_accountant {
 public:
   privacy_accountant() = default;
@@ -88,8 +116,12 @@ public:
   void configure(const params& p, const noise_calibration& c,
                  std::uint64_t record_query_bound, std::size_t rows);
 
-  /// One query of the session with its missing ids (each < rows).
-  void count_query(std::span<const std::uint32_t> ids);
+  /// `n` queries of the session.
+  void count_queries(std::uint64_t n) { total_ += n; }
+  /// Every record of `rows` (each < rows) joined `queries` more queries: one
+  /// per feature queried at their node, whoever labels them.
+  void count_records(std::span<const std::uint32_t> rows,
+                     std::uint32_t queries);
   void caused(std::uint64_t n) { caused_ += n; }
   void answered(std::uint64_t n) { answered_ += n; }
 
@@ -97,6 +129,8 @@ public:
 
 private:
   mode mode_ = mode::plain;
+  budget_kind budget_ = budget_kind::per_query;
+  composition split_ = composition::zcdp;
   double delta_ = 0;
   noise_calibration calib_;
   std::uint64_t bound_ = 0;

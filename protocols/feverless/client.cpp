@@ -14,7 +14,7 @@
 #include "learners/input_error.hpp"
 #include "learners/objective/objective.hpp"
 #include "protocols/crypto/masks.hpp"
-#include "protocols/dp/gaussian.hpp"
+#include "protocols/dp/discrete_gaussian.hpp"
 #include "protocols/feverless/qid.hpp"
 
 namespace veil::protocols::feverless {
@@ -38,9 +38,6 @@ constexpr std::uint32_t max_attempts = 64;
 // Every phase is all-to-all, so a peer is at most one phase ahead: at most
 // two of its messages wait here. More is a protocol violation.
 constexpr std::size_t max_backlog = 4;
-// dp::gaussian is Box–Muller on 53-bit uniforms: |draw| <= sqrt(-2 ln
-// 2^-53) = 8.57 standard deviations, a hard bound for the overflow check.
-constexpr double max_gaussian = 8.6;
 constexpr double inf = std::numeric_limits<double>::infinity();
 
 protocol_error refuse(std::string step, std::string reason) {
@@ -120,6 +117,17 @@ std::vector<std::uint8_t> announce_bytes(std::uint64_t session, party_id who,
 bool bad_double(double x) {
   return std::isnan(x) || x == inf;
 }
+
+/// The injected engine as the std-style generator the dp samplers take.
+struct engine_ref {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() {
+    return std::numeric_limits<result_type>::max();
+  }
+  random_engine& engine;
+  result_type operator()() { return engine(); }
+};
 
 } // namespace
 
@@ -322,13 +330,36 @@ client::status client::finish_announce(outbox& out) {
   // feature): at most NT * d * f queries.
   auto bound =
       static_cast<std::uint64_t>(params_.trees) * params_.max_depth * features;
-  calib_ = calibrate(params_, bound);
-  if (elects()) {
+  try {
+    calib_ = calibrate(params_, bound);
+  } catch (const input_error& e) {
+    return bad_input("key_announce", e.what());
+  }
+  if (noisy()) {
+    // [D] Exact discrete Gaussian noise in the fixed-point domain: an
+    // integer count of 2^-F added to the integer sums, so the guarantee
+    // holds for the values actually sent (a real-valued Gaussian rounded
+    // to doubles does not give it exactly). Its variance is rounded up to
+    // the sampler's grid (more noise, never less), and it is truncated at
+    // 40 standard deviations, which moves no probability above 1e-300.
+    try {
+      gauss_g_.emplace(dp::discrete_gaussian::at_least(
+          std::ldexp(params_.sensitivity_g * calib_.sigma, params_.frac_bits)));
+      gauss_h_.emplace(dp::discrete_gaussian::at_least(
+          std::ldexp(params_.sensitivity_h * calib_.sigma, params_.frac_bits)));
+    } catch (const std::invalid_argument&) {
+      return bad_input("key_announce",
+                       "the noise does not fit the fixed-point range; lower "
+                       "frac_bits or raise epsilon");
+    }
+    noise_bound_g_ = std::ldexp(static_cast<double>(gauss_g_->max_abs()),
+                                -params_.frac_bits);
+    noise_bound_h_ = std::ldexp(static_cast<double>(gauss_h_->max_abs()),
+                                -params_.frac_bits);
     // Spec §4.4: max_query_size * max|g| + noise_bound < 2^(63-F); at most
-    // n noise draws enter a sum (k <= n - 2 volunteers, or the n = 2
-    // leader).
-    double extra = n_ * max_gaussian * calib_.sigma *
-                   std::max(params_.sensitivity_g, params_.sensitivity_h);
+    // n - 1 noise draws enter a sum (k <= n - 2 volunteers, the n = 2
+    // leader, or every non-source client in ldp mode).
+    double extra = n_ * std::max(noise_bound_g_, noise_bound_h_);
     if (!fp_.fits(static_cast<double>(data_.rows()), 1.0, extra))
       return bad_input("key_announce",
                        "the noise does not fit the fixed-point range; lower "
@@ -588,13 +619,22 @@ void client::begin_tree(outbox& out) {
   obj.gradients(labels_, margins_, grads_);
   // Partial sums read these by row (0 for rows of others' labels): no
   // branch and no indirection in the per-id loops of the replies.
-  if (elects()) {
+  if (fixed_sums()) {
     // Spec §4.4: each g_i, h_i encoded on its own; sums of the integers
-    // are exact.
+    // are exact. [D] g = p - y is encoded as enc(p) - y 2^F, with p the
+    // gradient the learners give for label 0: changing a label then moves
+    // the encoded g by exactly 2^F (Δ_g = 1 in the fixed point, where the
+    // noise is added), and |enc(g)| <= 2^F, enc(h) <= 2^F / 4.
+    std::vector<float> zeros(label_rows_.size(), 0.0f);
+    std::vector<learners::grad_pair> at_zero(label_rows_.size());
+    obj.gradients(zeros, margins_, at_zero);
+    const auto one =
+        static_cast<std::uint64_t>(std::int64_t{1} << params_.frac_bits);
     enc_g_.assign(data_.rows(), 0);
     enc_h_.assign(data_.rows(), 0);
     for (std::size_t k = 0; k < grads_.size(); ++k) {
-      enc_g_[label_rows_[k]] = fp_.encode(grads_[k].g).value();
+      auto g = fp_.encode(at_zero[k].g).value();
+      enc_g_[label_rows_[k]] = labels_[k] == 1 ? g - one : g;
       enc_h_[label_rows_[k]] = fp_.encode(grads_[k].h).value();
     }
   } else {
@@ -628,6 +668,7 @@ void client::begin_level(outbox& out) {
   // hide_labels over all its rows (§10.1).
   bool hide = params_.hide_labels;
   own_features_.clear();
+  own_bucket_rows_.clear();
   query_batch b;
   b.tree = tree_;
   b.depth = depth_;
@@ -646,6 +687,8 @@ void client::begin_level(outbox& out) {
       of.count.assign(nb, 0);
       of.g.assign(nb, 0);
       of.h.assign(nb, 0);
+      of.own_g.assign(nb, 0);
+      of.own_h.assign(nb, 0);
       of.query.assign(nb, -1);
       std::vector<std::uint32_t> miss(nb, 0);
       for (auto r : rows) {
@@ -653,8 +696,13 @@ void client::begin_level(outbox& out) {
         ++of.count[z];
         auto k = own_index_[r];
         if (k >= 0) {
-          of.g[z] += grads_[k].g;
-          of.h[z] += grads_[k].h;
+          if (fixed_sums()) {
+            of.own_g[z] += enc_g_[r];
+            of.own_h[z] += enc_h_[r];
+          } else {
+            of.g[z] += grads_[k].g;
+            of.h[z] += grads_[k].h;
+          }
         }
         if (k < 0 || hide)
           ++miss[z];
@@ -677,10 +725,22 @@ void client::begin_level(outbox& out) {
         if (own_index_[r] < 0 || hide)
           b.ids[cursor[bins_.bin(r, f)]++] = r;
       for (std::size_t z = 0; z < nb; ++z) {
-        // [D] Empty mIDs: the source owns every label of the bucket and
-        // needs no query (spec §6 notes).
-        if (miss[z] == 0)
+        // [D] Every non-empty bucket is queried when the sums carry noise:
+        // one whose labels the source all holds (empty mIDs) is queried
+        // with no ids, so that its sum gets the protocol's noise like any
+        // other (the spec's always_query, §6 notes, made the rule). Its
+        // exact sum would otherwise reach every client through the gains
+        // and leaf weights (a one-row leaf gives its label away). Plain
+        // mode releases exact sums anyway and skips it.
+        if (of.count[z] == 0 || (miss[z] == 0 && !fixed_sums()))
           continue;
+        if (params_.test_hooks) {
+          std::vector<std::uint32_t> bucket;
+          for (auto r : rows)
+            if (static_cast<std::size_t>(bins_.bin(r, f)) == z)
+              bucket.push_back(r);
+          own_bucket_rows_.push_back(std::move(bucket));
+        }
         auto qid = pack_qid({static_cast<std::uint32_t>(tree_),
                              static_cast<std::uint32_t>(self_),
                              static_cast<std::uint32_t>(node),
@@ -750,7 +810,10 @@ client::status client::finish_query(outbox& out) {
         return refuse_from(p, "query",
                            party(p) +
                                " queried a node that is not on the frontier");
-      if (b.offsets[i + 1] <= b.offsets[i])
+      // Queries without ids are the noised buckets whose labels their
+      // source all holds; plain mode has none.
+      if (b.offsets[i + 1] < b.offsets[i] ||
+          (b.offsets[i + 1] == b.offsets[i] && !fixed_sums()))
         return refuse_from(p, "query", party(p) + " sent a query without ids");
       for (auto j = b.offsets[i]; j < b.offsets[i + 1]; ++j) {
         auto id = b.ids[j];
@@ -768,6 +831,10 @@ client::status client::finish_query(outbox& out) {
   // (ascending) order; qids are therefore ascending overall.
   queries_.clear();
   first_.assign(n_ + 1, 0);
+  // Spec §12.3: a record joins one query per feature queried at its node,
+  // whoever labels it (every non-empty bucket of a queried feature is
+  // released): count the (source, feature) pairs of each node.
+  std::map<std::int32_t, std::uint32_t> features_at;
   for (party_id p = 0; p < n_; ++p) {
     first_[p] = queries_.size();
     const auto& b = batches_[p];
@@ -778,10 +845,16 @@ client::status client::finish_query(outbox& out) {
       q.node = b.nodes[i];
       q.ids = {b.ids.data() + b.offsets[i], b.offsets[i + 1] - b.offsets[i]};
       queries_.push_back(q);
-      accountant_.count_query(q.ids);
+      // qids ascend by (node, feature, bucket) within a source.
+      if (i == 0 || b.nodes[i] != b.nodes[i - 1] ||
+          unpack_qid(b.qids[i]).feature != unpack_qid(b.qids[i - 1]).feature)
+        ++features_at[q.node];
     }
   }
   first_[n_] = queries_.size();
+  accountant_.count_queries(queries_.size());
+  for (const auto& [node, k] : features_at)
+    accountant_.count_records(partition_.rows_of(node), k);
   accountant_.answered(queries_.size() - (first_[self_ + 1] - first_[self_]));
   if (!elects()) {
     send_plain(out);
@@ -798,8 +871,8 @@ client::status client::finish_query(outbox& out) {
     for (auto& q : queries_) {
       if (units_[q.unit].leader != self_)
         continue;
-      q.noise_g = encode_noise(params_.sensitivity_g * calib_.sigma);
-      q.noise_h = encode_noise(params_.sensitivity_h * calib_.sigma);
+      q.noise_g = draw_noise(gauss_g_);
+      q.noise_h = draw_noise(gauss_h_);
       if (params_.test_hooks) {
         noise_draws_[q.qid] = {q.noise_g, q.noise_h};
         selections_[q.qid] = {1, 0, 1};
@@ -949,10 +1022,15 @@ std::vector<std::uint8_t> client::lottery_in(const election_unit& u,
                                std::span<const std::uint8_t, 32>(nonce, 32));
 }
 
-std::uint64_t client::encode_noise(double stddev) {
-  // Spec §15.3: noise from the (injected) CSPRNG, encoded once per draw;
-  // the setup checked that any draw fits.
-  return fp_.encode(dp::gaussian(rng_, stddev)).value();
+std::uint64_t
+client::draw_noise(const std::optional<dp::discrete_gaussian>& d) {
+  // Spec §15.3: noise from the (injected) CSPRNG, an integer number of
+  // 2^-F as two's complement; the setup checked that any draw fits. No
+  // sampler: noise is off.
+  if (!d)
+    return 0;
+  engine_ref g{rng_};
+  return static_cast<std::uint64_t>((*d)(g));
 }
 
 // ---------------------------------------------------------------------------
@@ -1132,8 +1210,8 @@ client::status client::finish_thresh(outbox& out) {
     o.tickets.push_back(tk);
     for (auto j = u.first; j < u.first + u.count; ++j) {
       auto& q = queries_[j];
-      q.n_g = encode_noise(params_.sensitivity_g * calib_.sigma);
-      q.n_h = encode_noise(params_.sensitivity_h * calib_.sigma);
+      q.n_g = draw_noise(gauss_g_);
+      q.n_h = draw_noise(gauss_h_);
       q.r_g = rng_();
       q.r_h = rng_();
       o.g.push_back(q.n_g + q.r_g);
@@ -1463,20 +1541,27 @@ void client::send_plain(outbox& out) {
     m.tree = tree_;
     m.depth = depth_;
   }
-  bool ldp = params_.protocol == mode::ldp;
   for (const auto& q : queries_) {
     if (q.source == self_)
       continue;
     double g = 0, h = 0;
-    for (auto id : q.ids) {
-      g += row_g_[id];
-      h += row_h_[id];
-    }
-    if (ldp) {
+    if (fixed_sums()) {
       // [D] LDP (§10.5): every non-source client noises its own sums with
-      // the same sigma, whether or not it holds any of the ids.
-      g += dp::gaussian(rng_, params_.sensitivity_g * calib_.sigma);
-      h += dp::gaussian(rng_, params_.sensitivity_h * calib_.sigma);
+      // the same sigma, whether or not it holds any of the ids, in the
+      // fixed point (the integer sum plus an integer noise, sent as the
+      // double it decodes to: a function of the noisy integer only).
+      std::uint64_t ig = draw_noise(gauss_g_), ih = draw_noise(gauss_h_);
+      for (auto id : q.ids) {
+        ig += enc_g_[id];
+        ih += enc_h_[id];
+      }
+      g = fp_.decode(ig);
+      h = fp_.decode(ih);
+    } else {
+      for (auto id : q.ids) {
+        g += row_g_[id];
+        h += row_h_[id];
+      }
     }
     msgs[q.source].g.push_back(g);
     msgs[q.source].h.push_back(h);
@@ -1527,12 +1612,16 @@ client::status client::finish_encrypted(std::vector<std::uint64_t>& sg,
 
 client::status client::finish_masked(outbox& out) {
   auto mine = first_[self_ + 1] - first_[self_];
+  // The aggregate of each own query: raw (mod 2^64) in the fixed-point
+  // modes, a double sum in plain mode.
+  std::vector<std::uint64_t> rg(mine, 0), rh(mine, 0);
   std::vector<double> dg(mine, 0), dh(mine, 0);
   if (elects()) {
     // Spec §7.7: sum_c G^(c) = sum g over mIDs + the selected noise (mod N).
-    auto sg = own_g_, sh = own_h_;
+    rg = own_g_;
+    rh = own_h_;
     if (ahe()) {
-      if (auto err = finish_encrypted(sg, sh))
+      if (auto err = finish_encrypted(rg, rh))
         return err;
     } else {
       for (party_id p = 0; p < n_; ++p) {
@@ -1548,32 +1637,26 @@ client::status client::finish_masked(outbox& out) {
               party(p) + " sent sums for " + std::to_string(ms.g.size()) +
                   " queries, this client asked " + std::to_string(mine));
         for (std::size_t k = 0; k < mine; ++k) {
-          sg[k] += ms.g[k];
-          sh[k] += ms.h[k];
+          rg[k] += ms.g[k];
+          rh[k] += ms.h[k];
         }
       }
     }
     for (std::size_t k = 0; k < mine; ++k) {
-      dg[k] = fp_.decode(sg[k]);
-      dh[k] = fp_.decode(sh[k]);
       const auto& q = queries_[first_[self_] + k];
       // [D] Spec §7.7 backstop: with one reply missing or corrupt the sum
       // is uniform in Z_N and lands in this range with probability about
       // 2 bound 2^F / 2^64. (No retry, §10.4: the session ends.)
-      if (!in_range(dg[k], dh[k], q.ids.size(), noise_draws_max()))
+      if (!in_range(fp_.decode(rg[k]), fp_.decode(rh[k]), q.ids.size(),
+                    noise_draws_max()))
         return refuse(phase_name(),
                       "the aggregate of a query is out of "
                       "range: a " +
                           std::string(ahe() ? "encrypted" : "masked") +
                           " reply is corrupt");
-      if (params_.test_hooks) {
-        traces_.push_back(
-            {q.qid, units_[q.unit].leader, units_[q.unit].id,
-             std::vector<std::uint32_t>(q.ids.begin(), q.ids.end()), sg[k],
-             sh[k]});
-      }
     }
   } else {
+    bool ldp = params_.protocol == mode::ldp;
     for (party_id p = 0; p < n_; ++p) {
       if (p == self_)
         continue;
@@ -1586,7 +1669,6 @@ client::status client::finish_masked(outbox& out) {
             p, "plain_sums",
             party(p) + " sent sums for " + std::to_string(ps.g.size()) +
                 " queries, this client asked " + std::to_string(mine));
-      bool ldp = params_.protocol == mode::ldp;
       for (std::size_t k = 0; k < mine; ++k) {
         // One client's partial sum: |g| < 1, 0 < h <= 1/4 per label, plus
         // (LDP) one noise draw.
@@ -1595,11 +1677,27 @@ client::status client::finish_masked(outbox& out) {
           return refuse_from(p, "plain_sums",
                              party(p) + " sent a sum that is out "
                                         "of range");
-        dg[k] += ps.g[k];
-        dh[k] += ps.h[k];
+        if (ldp) {
+          // An integer count of 2^-F, exactly (in range: below 2^53).
+          rg[k] += static_cast<std::uint64_t>(
+              std::llround(std::ldexp(ps.g[k], params_.frac_bits)));
+          rh[k] += static_cast<std::uint64_t>(
+              std::llround(std::ldexp(ps.h[k], params_.frac_bits)));
+        } else {
+          dg[k] += ps.g[k];
+          dh[k] += ps.h[k];
+        }
       }
     }
   }
+  if (params_.test_hooks && fixed_sums())
+    for (std::size_t k = 0; k < mine; ++k) {
+      const auto& q = queries_[first_[self_] + k];
+      traces_.push_back({q.qid, elects() ? units_[q.unit].leader : -1,
+                         elects() ? units_[q.unit].id : q.qid,
+                         std::vector<std::uint32_t>(q.ids.begin(), q.ids.end()),
+                         rg[k], rh[k], own_bucket_rows_[k]});
+    }
   // Spec §7.7, §8.1: bucket sums = decoded part + exact own part; best
   // split over this client's features (lower feature, then lower bucket
   // on ties); node totals from the best feature (else the first queried).
@@ -1608,11 +1706,19 @@ client::status client::finish_masked(outbox& out) {
   totals_.assign(nodes, {});
   has_totals_.assign(nodes, 0);
   for (auto& of : own_features_) {
-    for (std::size_t z = 0; z < of.query.size(); ++z)
-      if (of.query[z] >= 0) {
-        of.g[z] += dg[static_cast<std::size_t>(of.query[z])];
-        of.h[z] += dh[static_cast<std::size_t>(of.query[z])];
+    for (std::size_t z = 0; z < of.query.size(); ++z) {
+      auto k = static_cast<std::size_t>(of.query[z]);
+      if (fixed_sums()) {
+        // One decoding of the whole noisy integer sum (own rows included):
+        // what the gains and weights see is a function of it alone. (A
+        // bucket without a query is empty: 0.)
+        of.g[z] = fp_.decode(of.own_g[z] + (of.query[z] >= 0 ? rg[k] : 0));
+        of.h[z] = fp_.decode(of.own_h[z] + (of.query[z] >= 0 ? rh[k] : 0));
+      } else if (of.query[z] >= 0) {
+        of.g[z] += dg[k];
+        of.h[z] += dh[k];
       }
+    }
     auto s = best_bucket_split(
         of.feature, {of.g, of.h, of.count, of.missing_slot}, params_.lambda,
         params_.gamma, params_.max_delta_step);
@@ -1649,8 +1755,8 @@ int client::noise_draws_max() const {
 
 bool client::in_range(double g, double h, std::size_t ids, int draws) const {
   auto count = static_cast<double>(ids);
-  double ng = draws * max_gaussian * params_.sensitivity_g * calib_.sigma;
-  double nh = draws * max_gaussian * params_.sensitivity_h * calib_.sigma;
+  double ng = draws * noise_bound_g_;
+  double nh = draws * noise_bound_h_;
   // Slack for the fixed-point rounding of each encoded value.
   double slack = 1e-6 * (count + 1);
   return std::isfinite(g) && std::isfinite(h) &&

@@ -21,6 +21,7 @@
 #include "protocols/crypto/identity.hpp"
 #include "protocols/crypto/key_agreement.hpp"
 #include "protocols/crypto/lottery.hpp"
+#include "protocols/dp/discrete_gaussian.hpp"
 #include "protocols/feverless/accountant.hpp"
 #include "protocols/feverless/bucket_split.hpp"
 #include "protocols/feverless/params.hpp"
@@ -156,9 +157,11 @@ public:
 
   // --- Test hooks (params::test_hooks; empty otherwise) ---
 
-  /// A query this client sourced: its leader, its election unit (the qid of
-  /// the unit's first query), missing ids and the raw aggregate
-  /// sum_c G^(c), sum_c H^(c) mod 2^64 before decoding.
+  /// A query this client sourced (fixed-point modes): its leader (-1 in
+  /// ldp mode), its election unit (the qid of the unit's first query),
+  /// missing ids, the raw aggregate sum_c G^(c), sum_c H^(c) mod 2^64
+  /// before decoding (without the source's own rows), and every row of the
+  /// bucket, whose labels the released sum covers.
   struct query_trace {
     std::uint64_t qid = 0;
     party_id leader = -1;
@@ -166,6 +169,7 @@ public:
     std::vector<std::uint32_t> ids;
     std::uint64_t raw_g = 0;
     std::uint64_t raw_h = 0;
+    std::vector<std::uint32_t> rows;
   };
   const std::vector<query_trace>& traces() const { return traces_; }
   /// The encoded noise this client drew for each query whose aggregate it
@@ -259,9 +263,11 @@ private:
     std::size_t node_pos = 0;
     std::int32_t feature = 0;
     std::vector<std::uint32_t> count;
-    std::vector<double> g, h;        // exact own part, then + decoded
-    std::vector<std::int32_t> query; // own query index, or -1
-    bool missing_slot = false;       // last bucket: missing values
+    std::vector<double> g, h; // plain: exact own part, then + decoded;
+                              // otherwise the decoded whole sum
+    std::vector<std::uint64_t> own_g, own_h; // fixed point: own part
+    std::vector<std::int32_t> query;         // own query index, or -1
+    bool missing_slot = false;               // last bucket: missing values
   };
 
   /// What the gains decided for a frontier node.
@@ -281,6 +287,11 @@ private:
     return params_.protocol == mode::feverless || params_.protocol == mode::ahe;
   }
   bool ahe() const { return params_.protocol == mode::ahe; }
+  /// The sums live in the fixed point (all but plain mode), where the noise
+  /// is added and every non-empty bucket is queried.
+  bool fixed_sums() const { return params_.protocol != mode::plain; }
+  /// Noise is drawn (fixed-point modes with sigma > 0); final after setup.
+  bool noisy() const { return fixed_sums() && calib_.sigma > 0; }
   bool per_batch() const {
     return params_.election == election_scope::per_batch;
   }
@@ -320,7 +331,8 @@ private:
   void level_masks();
   status finish_encrypted(std::vector<std::uint64_t>& sg,
                           std::vector<std::uint64_t>& sh);
-  std::uint64_t encode_noise(double stddev);
+  /// One draw of `d` (0 without a sampler: noise off).
+  std::uint64_t draw_noise(const std::optional<dp::discrete_gaussian>& d);
   std::int32_t add_node(std::int32_t parent, double weight);
   /// Whether a (noisy) sum over `ids` missing ids with up to `draws` noise
   /// draws is possible: |G| <= ids + noise, -noise <= H <= ids/4 + noise.
@@ -355,6 +367,10 @@ private:
   std::optional<paillier::private_key> paillier_key_;
   std::vector<std::optional<paillier::public_key>> paillier_peers_;
   noise_calibration calib_;
+  /// The noise of a G and of an H sum, in units of 2^-F (noisy() only),
+  /// and the most one draw can add, in value units.
+  std::optional<dp::discrete_gaussian> gauss_g_, gauss_h_;
+  double noise_bound_g_ = 0, noise_bound_h_ = 0;
   privacy_accountant accountant_;
   std::vector<std::uint8_t> own_census_; // this client's census bytes
 
@@ -388,6 +404,7 @@ private:
   std::vector<election_unit> units_;    // canonical order (ascending id)
   std::vector<std::size_t> unit_first_; // first unit of each client; n + 1
   std::vector<own_feature> own_features_;
+  std::vector<std::vector<std::uint32_t>> own_bucket_rows_; // test hooks
   std::vector<std::uint64_t> own_g_, own_h_;   // own contribution to own qs
   std::vector<std::uint64_t> mask_g_, mask_h_; // per query of the level
   std::vector<std::size_t> round_units_;       // pending this round

@@ -176,8 +176,9 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   BOOST_TEST(e2.labels == e.labels);
   veil::messages::fvl::trained t;
   t.privacy.query_epsilon = 0.25;
-  t.privacy.zcdp_epsilon = 1.5;
-  t.privacy.record_queries = 7;
+  t.privacy.total_epsilon = 1.5;
+  t.privacy.realised_record_queries = 7;
+  t.privacy.total_by_zcdp = false;
   t.privacy.warning = "w";
   t.split_thresholds = {std::numeric_limits<float>::quiet_NaN()};
   t.split_trees = {1};
@@ -185,8 +186,9 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   t.split_default_left = {1};
   auto t2 = round_trip(t);
   BOOST_TEST(t2.privacy.query_epsilon == 0.25);
-  BOOST_TEST(t2.privacy.zcdp_epsilon == 1.5);
-  BOOST_TEST(t2.privacy.record_queries == 7u);
+  BOOST_TEST(t2.privacy.total_epsilon == 1.5);
+  BOOST_TEST(t2.privacy.realised_record_queries == 7u);
+  BOOST_TEST(!t2.privacy.total_by_zcdp);
   BOOST_TEST(t2.privacy.warning == "w");
   BOOST_TEST(std::isnan(t2.split_thresholds[0]));
   BOOST_TEST(t2.split_buckets == std::vector<std::int32_t>{7});

@@ -138,16 +138,21 @@ BOOST_AUTO_TEST_CASE(feverless_with_noise_runs_across_processes) {
   auto [rc, out] =
       run_veil({"train", "--config", file, "--report", d.dir / "r.json"}, 60s);
   BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
-  BOOST_TEST(contains(out, "privacy: per query"), out);
+  BOOST_TEST(contains(out, "privacy: each label: (4, 1e-05)-DP over the "
+                           "whole training, by zCDP"),
+             out);
   BOOST_TEST(shop.wait(10s) == 0);
   BOOST_TEST(contains(shop.output(), "party telco started (feverless)"));
   auto r = read_json(d.dir / "r.json");
   const auto& pv = r["privacy"];
-  BOOST_TEST(pv["mechanism"] == "gaussian (one noise leader per query)");
+  BOOST_TEST(pv["mechanism"] == "discrete gaussian in the fixed point (2^-32 "
+                                "units), one noise leader per query");
   BOOST_TEST(pv["budget"] == "total");
   BOOST_TEST(pv["budget_epsilon"].get<double>() == 4.0);
   BOOST_TEST(pv["sigma"].get<double>() > 0);
-  BOOST_TEST(pv["total"]["zcdp"]["epsilon"].get<double>() <= 4.0 + 1e-9);
+  BOOST_TEST(std::fabs(pv["total"]["epsilon"].get<double>() - 4.0) <= 1e-9);
+  BOOST_TEST(pv["total"]["by"] == "zcdp");
+  BOOST_TEST(pv["realised"]["epsilon"].get<double>() <= 4.0 + 1e-9);
   BOOST_TEST(r["params"]["buckets"] == 8);
   BOOST_TEST(r["trees"] == 2);
 }

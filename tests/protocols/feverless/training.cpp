@@ -324,9 +324,9 @@ BOOST_AUTO_TEST_CASE(noisy_training_still_learns_bank_marketing) {
   BOOST_TEST(f.clients[0]->warning().empty());
   auto r = f.clients[0]->privacy();
   BOOST_TEST(r.protected_sums);
-  BOOST_TEST(r.record_queries > 0u);
-  BOOST_TEST(r.record_queries <= r.record_query_bound);
-  BOOST_TEST(r.zcdp_epsilon < r.basic_epsilon);
+  BOOST_TEST(r.realised_record_queries > 0u);
+  BOOST_TEST(r.realised_record_queries <= r.record_query_bound);
+  BOOST_TEST(r.total_epsilon < r.basic_epsilon);
   // Every public model agrees, noise and all.
   require_public_model_agrees(f);
   // The baselines on the same split.
