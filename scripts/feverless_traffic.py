@@ -59,7 +59,7 @@ def run(veil, train, protocol, work):
            "--parties", "4", "--trees", "4", "--depth", "4", "--seed", "0",
            "--report", report, "--quiet"]
     if protocol != "feverless-plain":
-        cmd += ["--set", "feverless.query_epsilon=2",
+        cmd += ["--set", "feverless.sum_epsilon=2",
                 "--set", "feverless.calibration=classical"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)

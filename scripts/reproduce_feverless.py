@@ -9,9 +9,15 @@ Sections (--sections, comma-separated; default all):
           as per-query, see the doc's section 1), mean +- sd test accuracy
           over --trials random 80/20 splits, next to the paper's values
   total   the honest setting: --epsilon 2 --delta 1e-5 for the whole
-          training, diagonal cells depth = #tree, FEVERLESS and LDP
-  mds     the total budget with max_delta_step in {0, 0.5, 1}: accuracy,
-          AUC and logloss, diagonal cells 4..10
+          training with the defaults (leaf-weight clamp on), diagonal cells
+          depth = #tree, FEVERLESS and LDP: accuracy and logloss next to the
+          constant that predicts the training base rate
+  mds     the total budget with max_delta_step off (the paper), 0.5, 1, and
+          the default max(0.5, 3 / (eta #tree)): accuracy, AUC and logloss,
+          cells (depth, #tree) in {(4, 4), (4, 10), (6, 10), (10, 10),
+          (3, 30)}
+  readme  the README's command (--trees 10 --depth 4 --epsilon 2, per-query
+          election) and the constant's logloss
 
 Trial t shuffles the rows with Python's random.Random(t) and labels are
 spread over the clients by `--seed t`, as in the doc. The noise comes from
@@ -20,7 +26,8 @@ reported standard deviations. Reports are kept in --work and reused by a
 rerun (delete them to train again). Prints Markdown.
 
 usage: python3 scripts/reproduce_feverless.py [--trials 20] [--jobs 2]
-           [--sections table3,total,mds] [--veil build/veil] [--data FILE]
+           [--sections table3,total,mds,readme] [--veil build/veil]
+           [--data FILE]
            [--work DIR]
 Standard library only. The full run (about 2,000 trainings) takes about
 15 minutes on 2 vCPUs; --trials 2 gives a quick look.
@@ -30,6 +37,7 @@ import argparse
 import concurrent.futures
 import gzip
 import json
+import math
 import os
 import random
 import statistics
@@ -40,8 +48,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZES = [2, 4, 6, 8, 10]
 PROTOCOLS = [("feverless-plain", "Baseline"), ("feverless", "FEVERLESS"),
              ("feverless-ldp", "LDP")]
-PAPER_SETTING = ["--set", "feverless.query_epsilon=2", "--delta", "1e-5",
-                 "--set", "feverless.calibration=classical"]
+# The paper's algorithm: per-sum epsilon, its calibration, no weight clamp.
+PAPER_SETTING = ["--set", "feverless.sum_epsilon=2", "--delta", "1e-5",
+                 "--set", "feverless.calibration=classical",
+                 "--set", "max_delta_step=0"]
 
 # The paper's Table 3 (bank marketing), rows depth 2..10, columns #tree 2..10.
 PAPER = {
@@ -85,9 +95,10 @@ class Runner:
         self.veil, self.work = veil, work
         self.pool = concurrent.futures.ThreadPoolExecutor(jobs)
 
-    def metrics(self, protocol, depth, trees, t, extra):
+    def metrics(self, protocol, depth, trees, t, extra,
+                election="per_batch"):
         """Submits one training; the future gives its metrics."""
-        name = "_".join([protocol, str(depth), str(trees), str(t)] +
+        name = "_".join([protocol, str(depth), str(trees), str(t), election] +
                         [e.replace("=", "-") for e in extra if e != "--set"])
         report = os.path.join(self.work, name + ".json")
 
@@ -98,7 +109,8 @@ class Runner:
                        "--test", os.path.join(self.work, f"test{t}.csv"),
                        "--protocol", protocol, "--parties", "4",
                        "--trees", str(trees), "--depth", str(depth),
-                       "--seed", str(t), "--set", "feverless.election=per_batch",
+                       "--seed", str(t), "--set",
+                       f"feverless.election={election}",
                        "--report", report + ".tmp", "--quiet"] + extra
                 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
@@ -152,46 +164,85 @@ def table3(run, trials):
             for p, _ in PROTOCOLS) + " |")
 
 
+def constant_logloss(work, t):
+    """Test logloss of the constant that predicts the training base rate."""
+    def labels(name):
+        with open(os.path.join(work, f"{name}{t}.csv")) as f:
+            return [float(line.rsplit(",", 1)[1])
+                    for line in f.read().splitlines()[1:] if line]
+    p = statistics.mean(labels("train"))
+    return -statistics.mean(y * math.log(p) + (1 - y) * math.log(1 - p)
+                            for y in labels("test"))
+
+
+def summary(results, keys=(("accuracy", 4), ("auc", 3), ("logloss", 3))):
+    cols = []
+    for key, digits in keys:
+        mu, s = mean_sd([r[key] for r in results])
+        cols.append(f"{mu:.{digits}f} ± {s:.{digits}f}")
+    return cols
+
+
 def total(run, trials):
     futures = {(p, d, t): run.metrics(p, d, d, t, ["--epsilon", "2", "--delta",
                                                    "1e-5"])
                for p in ("feverless", "feverless-ldp") for d in SIZES
                for t in range(trials)}
-    print("\n| depth = #tree | FEVERLESS total ε=2 | LDP total ε=2 |")
-    print("|---|---|---|")
+    base = mean_sd([constant_logloss(run.work, t) for t in range(trials)])[0]
+    print(f"\nConstant (training base rate): test logloss {base:.3f}.\n")
+    print("| depth = #tree | FEVERLESS accuracy | logloss | LDP accuracy | "
+          "logloss |")
+    print("|---|---|---|---|---|")
     for d in SIZES:
         cells = []
         for p in ("feverless", "feverless-ldp"):
-            m, s = mean_sd([futures[(p, d, t)].result()["accuracy"]
-                            for t in range(trials)])
-            cells.append(f"{m:.4f} ± {s:.4f}")
+            cells += summary([futures[(p, d, t)].result()
+                              for t in range(trials)],
+                             (("accuracy", 4), ("logloss", 3)))
         print(f"| {d} | " + " | ".join(cells) + " |")
 
 
+MDS_CELLS = [(4, 4), (4, 10), (6, 10), (10, 10), (3, 30)]
+
+
 def mds(run, trials):
-    steps = ["0", "0.5", "1"]
-    futures = {(d, m, t): run.metrics("feverless", d, d, t,
-                                      ["--epsilon", "2", "--delta", "1e-5",
-                                       "--set", f"max_delta_step={m}"])
-               for d in SIZES[1:] for m in steps for t in range(trials)}
-    print("\n| depth = #tree | max_delta_step | accuracy | AUC | logloss |")
-    print("|---|---|---|---|---|")
-    for d in SIZES[1:]:
+    steps = ["0", "0.5", "1", "default"]
+    futures = {(d, n, m, t): run.metrics(
+        "feverless", d, n, t, ["--epsilon", "2", "--delta", "1e-5"] +
+        ([] if m == "default" else ["--set", f"max_delta_step={m}"]))
+        for d, n in MDS_CELLS for m in steps for t in range(trials)}
+    base = mean_sd([constant_logloss(run.work, t) for t in range(trials)])[0]
+    print(f"\nConstant (training base rate): test logloss {base:.3f}.\n")
+    print("| depth | #tree | max_delta_step | accuracy | AUC | logloss |")
+    print("|---|---|---|---|---|---|")
+    for d, n in MDS_CELLS:
         for m in steps:
-            res = [futures[(d, m, t)].result() for t in range(trials)]
-            cols = []
-            for key, digits in (("accuracy", 4), ("auc", 3), ("logloss", 3)):
-                mu, s = mean_sd([r[key] for r in res])
-                cols.append(f"{mu:.{digits}f} ± {s:.{digits}f}")
-            print(f"| {d} | {'off' if m == '0' else m} | " + " | ".join(cols) +
-                  " |")
+            label = {"0": "off (paper)", "default":
+                     f"default {max(0.5, 3 / (0.3 * n)):.3g}"}.get(m, m)
+            cols = summary([futures[(d, n, m, t)].result()
+                            for t in range(trials)])
+            print(f"| {d} | {n} | {label} | " + " | ".join(cols) + " |")
+
+
+def readme(run, trials):
+    futures = [run.metrics("feverless", 4, 10, t,
+                           ["--epsilon", "2", "--delta", "1e-5"],
+                           election="per_query") for t in range(trials)]
+    base = mean_sd([constant_logloss(run.work, t) for t in range(trials)])
+    print("\n| command | accuracy | AUC | logloss |")
+    print("|---|---|---|---|")
+    print("| README: `--protocol feverless --parties 4 --trees 10 --depth 4 "
+          "--epsilon 2 --delta 1e-5` | " +
+          " | ".join(summary([f.result() for f in futures])) + " |")
+    print(f"| constant (training base rate) | | 0.5 | "
+          f"{base[0]:.3f} ± {base[1]:.3f} |")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--sections", default="table3,total,mds")
+    ap.add_argument("--sections", default="table3,total,mds,readme")
     ap.add_argument("--veil", default=os.path.join(ROOT, "build", "veil"))
     ap.add_argument("--data", default=os.path.join(
         ROOT, "..", "shared", "datasets", "bank_marketing.csv.gz"))
@@ -199,7 +250,7 @@ def main():
                                                    "reproduce_feverless"))
     a = ap.parse_args()
     sections = a.sections.split(",")
-    unknown = set(sections) - {"table3", "total", "mds"}
+    unknown = set(sections) - {"table3", "total", "mds", "readme"}
     if unknown or a.trials < 1 or a.jobs < 1:
         sys.exit(f"reproduce_feverless.py: bad --sections {sorted(unknown)}, "
                  "--trials or --jobs (see --help)")
@@ -209,7 +260,8 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     write_splits(a.data, a.work, a.trials)
     run = Runner(a.veil, a.work, a.jobs)
-    for name, fn in (("table3", table3), ("total", total), ("mds", mds)):
+    for name, fn in (("table3", table3), ("total", total), ("mds", mds),
+                     ("readme", readme)):
         if name in sections:
             print(f"\n### {name} ({a.trials} trials)")
             fn(run, a.trials)

@@ -128,9 +128,15 @@ struct feverless_settings {
 /// [D] The leaf-weight clamp (XGBoost's max_delta_step) of the noisy modes
 /// when none is set. Noisy hessian sums put H + lambda near 0 often enough
 /// that weights -G/(H + lambda) blow up; the clamp post-processes released
-/// sums, so it costs no privacy (docs/reproduction/feverless.md §3).
+/// sums, so it costs no privacy. The default is the smallest clamp that
+/// still lets the trees move a margin by 3 in all (probability 0.5 to 0.05
+/// or 0.95: every client starts from margin 0, so the trees must reach the
+/// base rate), and at least 0.5: max(0.5, 3 / (eta NT)). Measured on bank
+/// marketing and adult (docs/reproduction/feverless.md §3).
 /// max_delta_step = 0 restores the paper's algorithm.
-constexpr double default_noisy_max_delta_step = 0.5;
+double default_noisy_max_delta_step(const fv::params& p) {
+  return std::max(0.5, 3.0 / (p.eta * p.trees));
+}
 
 /// Whether `p` gets default_noisy_max_delta_step.
 bool default_clamp(const fv::params& p, const feverless_settings& fs) {
@@ -238,7 +244,7 @@ void finish_params(fv::params& p, const learners::booster_params& bp,
   p.eta = bp.tree.eta;
   p.lambda = bp.tree.lambda;
   p.gamma = bp.tree.gamma;
-  p.max_delta_step = default_clamp(p, fs) ? default_noisy_max_delta_step
+  p.max_delta_step = default_clamp(p, fs) ? default_noisy_max_delta_step(p)
                                           : bp.tree.max_delta_step;
   if (fs.sum_epsilon) {
     if (fs.epsilon > 0)

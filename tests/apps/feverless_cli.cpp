@@ -71,8 +71,9 @@ BOOST_AUTO_TEST_CASE(feverless_cli_report) {
                                 "whole training, by zCDP over at most 36 "
                                 "queries per record; per query: "),
              r.output);
-  // The noisy modes clamp the weights by default, and say so.
-  BOOST_TEST(contains(r.output, "leaf weights clamped to ±0.5"), r.output);
+  // The noisy modes clamp the weights by default, and say so: max(0.5,
+  // 3 / (eta NT)) = 3 / (0.3 · 2) = 5.
+  BOOST_TEST(contains(r.output, "leaf weights clamped to ±5"), r.output);
   BOOST_TEST(!contains(r.output, "can blow up"), r.output);
   nlohmann::json j;
   std::ifstream(report) >> j;
@@ -97,7 +98,8 @@ BOOST_AUTO_TEST_CASE(feverless_cli_report) {
   BOOST_TEST(pv["sensitivity"]["g"].get<double>() == 1.0);
   BOOST_TEST(pv["sensitivity"]["h"].get<double>() == 0.25);
   BOOST_TEST(pv["sigma"].get<double>() > 0);
-  BOOST_TEST(j["params"]["max_delta_step"].get<double>() == 0.5);
+  BOOST_TEST(std::fabs(j["params"]["max_delta_step"].get<double>() - 5) <=
+             1e-12);
   BOOST_TEST(j["params"]["max_delta_step_is_default"].get<bool>());
   BOOST_TEST(j["bytes"]["total"].get<std::uint64_t>() > 0u);
   for (auto name : {"client0", "client1", "client2"}) {
