@@ -72,6 +72,7 @@ json cost_json(const dp::privacy_cost& c) {
 json privacy_json(const op::params& p, const actors::opboost_result& r,
                   bool predicted, const json& bounds) {
   json j;
+  j["headline"] = op::privacy_headline(p, r.spent);
   j["mechanism"] = op::to_string(p.mechanism.kind);
   j["sampler"] = op::to_string(p.mechanism.sampler);
   j["epsilon"] = p.mechanism.epsilon;
@@ -386,13 +387,7 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
               << (info.private_prediction ? " (private prediction): "
                                           : " (non-private prediction): ")
               << format_metrics(metrics) << "\n";
-  std::cout << "privacy: " << op::to_string(p.mechanism.kind) << " per "
-            << "Party B feature";
-  for (const auto& [t, n] : r.spent.totals())
-    std::cout << "; per record: " << t.describe();
-  if (r.spent.any_unprotected())
-    std::cout << "; NO protection";
-  std::cout << "\n";
+  std::cout << "privacy: " << op::privacy_headline(p, r.spent) << "\n";
   if (p.mechanism.kind == op::mechanism_kind::identity)
     std::cerr << "veil: warning: the identity mechanism gives no protection "
                  "(tests and baselines only)\n";

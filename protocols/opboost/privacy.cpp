@@ -1,5 +1,6 @@
 #include "protocols/opboost/privacy.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -52,6 +53,32 @@ std::vector<double> worst_case_losses(const mechanism_params& p,
 double worst_case_loss(const mechanism_params& p, const domain& d,
                        std::int64_t t, std::int64_t max_domain) {
   return worst_case_losses(p, d, {t}, p.epsilon, max_domain)[0];
+}
+
+std::string privacy_headline(const params& p, const dp::accountant& spent) {
+  auto plain = [](dp::privacy_cost c) {
+    c.mechanism.clear();
+    return c.describe();
+  };
+  std::ostringstream os;
+  const auto& entries = spent.entries();
+  if (entries.empty())
+    return "no Party B features: nothing is desensitized; Party A's columns "
+           "and the labels stay with Party A";
+  bool same = std::all_of(entries.begin(), entries.end(), [&](const auto& e) {
+    return plain(e.cost) == plain(entries.front().cost);
+  });
+  if (spent.any_unprotected())
+    os << "NO protection for some Party B values; ";
+  os << "each Party B value: "
+     << (same ? plain(entries.front().cost)
+              : std::string("its feature's guarantee (see the report)"))
+     << " (" << to_string(p.mechanism.kind) << ")";
+  for (const auto& [t, n] : spent.totals())
+    os << "; each record over its " << n << " Party B features: " << plain(t)
+       << " by sequential composition";
+  os << "; Party A's columns and the labels stay with Party A";
+  return os.str();
 }
 
 std::string

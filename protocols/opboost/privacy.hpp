@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "protocols/dp/accountant.hpp"
 #include "protocols/opboost/params.hpp"
 
 namespace veil::protocols::opboost {
@@ -38,5 +39,12 @@ std::vector<double> worst_case_losses(const mechanism_params& p,
 std::string
 privacy_report(const params& p,
                const std::vector<std::vector<std::string>>& features_by_party);
+
+/// The report's first line, in plain words: what one Party B value and one
+/// record's Party B values get (from what the mechanisms spent), e.g. "each
+/// Party B value: 0.08-dLDP (global-map); each record over its 12 Party B
+/// features: 0.96-dLDP by sequential composition; Party A's columns and
+/// the labels stay with Party A".
+std::string privacy_headline(const params& p, const dp::accountant& spent);
 
 } // namespace veil::protocols::opboost

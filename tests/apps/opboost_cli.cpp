@@ -70,7 +70,12 @@ BOOST_AUTO_TEST_CASE(opboost_cli_report) {
                     "--trees 5 --categorical kind --data " +
                     data + " --report " + report);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
-  BOOST_TEST(r.output.find("privacy: global-map") != std::string::npos);
+  BOOST_TEST(contains(r.output, "privacy: each Party B value: 1-dLDP "
+                                "(global-map); each record over its 6 Party B "
+                                "features: 6-dLDP by sequential composition; "
+                                "Party A's columns and the labels stay with "
+                                "Party A"),
+             r.output);
   BOOST_TEST(r.output.find("taken from the data") != std::string::npos);
   auto j = read_json(report);
   BOOST_TEST(j["protocol"] == "opboost");

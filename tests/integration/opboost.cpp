@@ -138,7 +138,8 @@ BOOST_AUTO_TEST_CASE(a_dldp_mechanism_runs_across_processes) {
   auto [rc, out] =
       run_veil({"train", "--config", file, "--report", d.dir / "r.json"}, 60s);
   BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
-  BOOST_TEST(contains(out, "privacy: global-map per Party B feature"), out);
+  BOOST_TEST(contains(out, "privacy: each Party B value: 2-dLDP (global-map)"),
+             out);
   BOOST_TEST(nodes.wait(10s) == 0);
   auto r = read_json(d.dir / "r.json");
   BOOST_TEST(r["privacy"]["epsilon"].get<double>() == 2.0);
