@@ -30,11 +30,25 @@ namespace veil::protocols::dp {
 
 using uint128 = unsigned __int128;
 
+/// The high word of a uniform draw on {0, ..., last} (last >= 2^64): a word
+/// masked to the bit length of last >> 64, drawn again while above it (at
+/// most half the time).
+template <class Engine>
+std::uint64_t high_word_at_most(Engine& g, uint128 last) {
+  static_assert(full_range_engine<Engine>,
+                "the engine must produce uniform 64-bit words");
+  const auto last_hi = static_cast<std::uint64_t>(last >> 64);
+  const std::uint64_t mask =
+      std::numeric_limits<std::uint64_t>::max() >> std::countl_zero(last_hi);
+  while (true)
+    if (auto hi = static_cast<std::uint64_t>(g()) & mask; hi <= last_hi)
+      return hi;
+}
+
 /// Uniform on {0, ..., n - 1} for 1 <= n < 2^128, exactly. n < 2^64 goes
-/// to the 64-bit uniform_below; otherwise x = hi 2^64 + lo from two words,
-/// hi masked to the bit length of (n - 1) >> 64, rejected when x >= n
-/// (at most half the time). hi is drawn first, so a try that hi alone
-/// already rejects costs one word. Throws std::invalid_argument for n = 0.
+/// to the 64-bit uniform_below; otherwise x = hi 2^64 + lo, hi from
+/// high_word_at_most (so a try that hi alone rejects costs one word), x
+/// rejected when x >= n. Throws std::invalid_argument for n = 0.
 template <class Engine>
 uint128 uniform_below_u128(Engine& g, uint128 n) {
   if (n == 0)
@@ -42,21 +56,12 @@ uint128 uniform_below_u128(Engine& g, uint128 n) {
   if constexpr (requires { g.uniform_below_u128(n); }) {
     return g.uniform_below_u128(n);
   } else {
-    constexpr auto word_max = std::numeric_limits<std::uint64_t>::max();
-    if (n <= word_max)
+    if (n <= std::numeric_limits<std::uint64_t>::max())
       return uniform_below(g, static_cast<std::uint64_t>(n));
-    static_assert(full_range_engine<Engine>,
-                  "the engine must produce uniform 64-bit words");
     const uint128 last = n - 1;
-    const auto last_hi = static_cast<std::uint64_t>(last >> 64);
-    const std::uint64_t mask =
-        last_hi == 0 ? 0 : word_max >> std::countl_zero(last_hi);
     while (true) {
-      std::uint64_t hi = static_cast<std::uint64_t>(g()) & mask;
-      if (hi > last_hi)
-        continue;
-      uint128 x =
-          (static_cast<uint128>(hi) << 64) | static_cast<std::uint64_t>(g());
+      uint128 x = (static_cast<uint128>(high_word_at_most(g, last)) << 64) |
+                  static_cast<std::uint64_t>(g());
       if (x <= last)
         return x;
     }
@@ -76,25 +81,18 @@ bool bernoulli_u128(Engine& g, uint128 num, uint128 den) {
   if constexpr (requires { g.bernoulli_u128(num, den); }) {
     return g.bernoulli_u128(num, den);
   } else {
-    constexpr auto word_max = std::numeric_limits<std::uint64_t>::max();
     if (num >= den)
       return true;
     if (num == 0)
       return false;
-    if (den <= word_max)
+    if (den <= std::numeric_limits<std::uint64_t>::max())
       return bernoulli(g, static_cast<std::uint64_t>(num),
                        static_cast<std::uint64_t>(den));
-    static_assert(full_range_engine<Engine>,
-                  "the engine must produce uniform 64-bit words");
     const uint128 last = den - 1;
     const auto last_hi = static_cast<std::uint64_t>(last >> 64);
     const auto num_hi = static_cast<std::uint64_t>(num >> 64);
-    const std::uint64_t mask =
-        last_hi == 0 ? 0 : word_max >> std::countl_zero(last_hi);
     while (true) {
-      std::uint64_t hi = static_cast<std::uint64_t>(g()) & mask;
-      if (hi > last_hi)
-        continue;
+      auto hi = high_word_at_most(g, last);
       if (hi != last_hi && hi != num_hi)
         return hi < num_hi;
       uint128 x =
