@@ -123,18 +123,21 @@ echo "load before: $(uptime)" >&2
 run plain feverless-plain 10 10
 field "$OUT/plain.json" 'r["queries"]' >"$OUT/q10"
 run per-query feverless 10 10 --set feverless.sum_epsilon=2 \
-  --delta 1e-5 --set feverless.calibration=classical --set feverless.election=per_query
+  --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
+  --set feverless.election=per_query
 run per-batch feverless 10 10 --set feverless.sum_epsilon=2 \
-  --delta 1e-5 --set feverless.calibration=classical --set feverless.election=per_batch
+  --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
+  --set feverless.election=per_batch
 run ldp feverless-ldp 10 10 --set feverless.sum_epsilon=2 \
-  --delta 1e-5 --set feverless.calibration=classical
+  --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0
 if [[ $SKIP_AHE == 0 ]]; then
   for spec in "ahe1024 1024 $AHE" "ahe2048 2048 $AHE2048"; do
     read -r name bits sz <<<"$spec"
     read -r d t <<<"$(size "$sz")"
     [[ $sz == 10x10 || -f $OUT/plain-$sz.s ]] || run "plain-$sz" feverless-plain "$d" "$t"
     run "$name" feverless-ahe "$d" "$t" --set paillier.bits="$bits" \
-      --set feverless.sum_epsilon=2 --delta 1e-5 --set feverless.calibration=classical
+      --set feverless.sum_epsilon=2 --delta 1e-5 --set feverless.calibration=classical \
+      --set max_delta_step=0
   done
 fi
 echo "load after: $(uptime)" >&2

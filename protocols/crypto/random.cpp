@@ -15,7 +15,13 @@ system_random::~system_random() {
 
 system_random::result_type system_random::operator()() {
   if (used_ == words) {
-    randombytes_buf(buffer_, sizeof buffer_);
+    // A one-time key per block, so the nonce may stay zero.
+    unsigned char key[crypto_stream_chacha20_KEYBYTES];
+    unsigned char nonce[crypto_stream_chacha20_NONCEBYTES] = {};
+    randombytes_buf(key, sizeof key);
+    crypto_stream_chacha20(reinterpret_cast<unsigned char*>(buffer_),
+                           sizeof buffer_, nonce, key);
+    sodium_memzero(key, sizeof key);
     used_ = 0;
   }
   auto x = buffer_[used_];
