@@ -124,12 +124,13 @@ run plain feverless-plain 10 10
 field "$OUT/plain.json" 'r["queries"]' >"$OUT/q10"
 run per-query feverless 10 10 --set feverless.sum_epsilon=2 \
   --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
-  --set feverless.election=per_query
+  --set feverless.source_noise=false --set feverless.election=per_query
 run per-batch feverless 10 10 --set feverless.sum_epsilon=2 \
   --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
-  --set feverless.election=per_batch
+  --set feverless.source_noise=false --set feverless.election=per_batch
 run ldp feverless-ldp 10 10 --set feverless.sum_epsilon=2 \
-  --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0
+  --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
+  --set feverless.source_noise=false
 if [[ $SKIP_AHE == 0 ]]; then
   for spec in "ahe1024 1024 $AHE" "ahe2048 2048 $AHE2048"; do
     read -r name bits sz <<<"$spec"
@@ -137,7 +138,7 @@ if [[ $SKIP_AHE == 0 ]]; then
     [[ $sz == 10x10 || -f $OUT/plain-$sz.s ]] || run "plain-$sz" feverless-plain "$d" "$t"
     run "$name" feverless-ahe "$d" "$t" --set paillier.bits="$bits" \
       --set feverless.sum_epsilon=2 --delta 1e-5 --set feverless.calibration=classical \
-      --set max_delta_step=0
+      --set max_delta_step=0 --set feverless.source_noise=false
   done
 fi
 echo "load after: $(uptime)" >&2

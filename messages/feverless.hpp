@@ -175,8 +175,8 @@ using veil::messages::raw;
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, privacy_report& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::privacy_report"),
-           x.protected_sums, x.local, exact(x.sigma), exact(x.release_epsilon),
-           exact(x.release_delta), exact(x.query_epsilon), exact(x.query_delta),
+           x.protected_sums, x.local, x.against, exact(x.sigma),
+           exact(x.release_epsilon), exact(x.release_delta),
            exact(x.release_rho), x.queries_caused, x.queries_answered,
            x.queries_total, x.record_query_bound, x.total_by_zcdp,
            exact(x.total_epsilon), exact(x.total_delta), exact(x.total_rho),
@@ -193,7 +193,8 @@ typename Inspector::result_type inspect(Inspector& f, params& x) {
            x.frac_bits, x.budget, exact(x.epsilon), exact(x.delta),
            x.total_split, x.calib, exact(x.sensitivity_g),
            exact(x.sensitivity_h), x.noise, x.selection, exact(x.portion),
-           x.election, x.paillier_bits, exact(x.max_delta_step), x.hide_labels);
+           x.election, x.paillier_bits, exact(x.max_delta_step), x.hide_labels,
+           x.source_noise);
 }
 
 template <class Inspector>

@@ -60,7 +60,8 @@ def run(veil, train, protocol, work):
            "--report", report, "--quiet"]
     if protocol != "feverless-plain":
         cmd += ["--set", "feverless.sum_epsilon=2",
-                "--set", "feverless.calibration=classical"]
+                "--set", "feverless.calibration=classical",
+                "--set", "feverless.source_noise=false"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     with open(report) as f:

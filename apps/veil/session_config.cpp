@@ -30,6 +30,7 @@ const std::vector<protocol_info>& known_protocols() {
       "feverless.calibration",
       "feverless.election",
       "feverless.hide_labels",
+      "feverless.source_noise",
       "feverless.buckets",
       "paillier.bits"};
   // OpBoost: the names of `veil train --set` (opboost.*) and --epsilon.

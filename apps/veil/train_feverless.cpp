@@ -78,11 +78,12 @@ json privacy_json(const fv::params& p, const fv::privacy_report& r) {
       p.calib == fv::calibration::analytic ? "analytic" : "classical";
   j["composition"] = p.total_split == fv::composition::zcdp ? "zcdp" : "basic";
   j["sigma"] = r.sigma;
-  j["per_query"] = {{"epsilon", r.query_epsilon},
-                    {"delta", r.query_delta},
-                    {"release_epsilon", r.release_epsilon},
-                    {"release_delta", r.release_delta},
-                    {"release_rho", r.release_rho}};
+  j["against"] = r.against;
+  j["source_noise"] = p.source_noise;
+  // A query's gradient sum; its hessian sum follows from public margins.
+  j["per_query"] = {{"epsilon", r.release_epsilon},
+                    {"delta", r.release_delta},
+                    {"rho", r.release_rho}};
   j["total"] = {
       {"epsilon", r.total_epsilon},
       {"delta", r.total_delta},
@@ -162,13 +163,18 @@ bool apply_feverless_setting(fv::params& p, feverless_settings& fs,
       throw input_error(context + ": expected an integer");
     return static_cast<int>(x);
   };
+  auto boolean = [&] {
+    if (value != "true" && value != "false")
+      throw input_error(context + ": expected true or false");
+    return value == "true";
+  };
   if (key == "feverless.sum_epsilon") {
     fs.sum_epsilon = checked_epsilon(context, number());
   } else if (key == "feverless.query_epsilon") {
     throw input_error(context +
-                      ": renamed feverless.sum_epsilon: it is the epsilon of "
-                      "each released sum (a query releases two, G and H, so "
-                      "it costs (2 epsilon, 2 delta))");
+                      ": renamed feverless.sum_epsilon: the epsilon of each "
+                      "released gradient sum, which is each query's (its "
+                      "hessian sum does not depend on the labels)");
   } else if (key == "epsilon") {
     fs.epsilon = checked_epsilon(context, number());
   } else if (key == "delta") {
@@ -188,12 +194,9 @@ bool apply_feverless_setting(fv::params& p, feverless_settings& fs,
     else
       throw input_error(context + ": expected per_query or per_batch");
   } else if (key == "feverless.hide_labels") {
-    if (value == "true")
-      p.hide_labels = true;
-    else if (value == "false")
-      p.hide_labels = false;
-    else
-      throw input_error(context + ": expected true or false");
+    p.hide_labels = boolean();
+  } else if (key == "feverless.source_noise") {
+    p.source_noise = boolean();
   } else if (key == "feverless.buckets") {
     p.buckets = integer();
     if (p.buckets < 2 || p.buckets > 256)
@@ -336,12 +339,19 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
     std::cout << "no test files: no metrics (the training labels stay with "
                  "their parties)\n";
   else
-    std::cout << info.metrics_on << ": " << format_metrics(metrics) << "\n";
+    std::cout << info.metrics_on << ": " << format_metrics(metrics)
+              << (info.metrics_on == "train"
+                      ? " (from the exact training labels in this process: "
+                        "outside the guarantee below)"
+                      : "")
+              << "\n";
   std::cout << "privacy: " << pr.headline() << "\n";
   if (pr.protected_sums) {
     std::cout << "  noise: sigma " << pr.sigma << " per unit sensitivity "
               << "(Δg = " << p.sensitivity_g << ", Δh = " << p.sensitivity_h
-              << ", one changed label); by basic composition the total is ("
+              << ", one changed label"
+              << (p.source_noise ? ", plus the source's own draw on G" : "")
+              << "); by basic composition the total is ("
               << pr.basic_epsilon << ", " << pr.basic_delta
               << "); realised: the most queries one record joined was "
               << pr.realised_record_queries << " of at most "
@@ -406,6 +416,11 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
           {"paillier_bits", p.paillier_bits}}},
         {"metrics", metrics},
         {"metrics_on", info.metrics_on.empty() ? "none" : info.metrics_on},
+        {"metrics_note",
+         info.metrics_on == "train"
+             ? "computed from the exact training labels in this process, "
+               "outside the privacy guarantee"
+             : ""},
         {"train_seconds", r.train_seconds},
         {"predict_seconds", r.predict_seconds},
         {"timeout_seconds", o.timeout},

@@ -38,6 +38,8 @@ std::uint64_t high_word_at_most(Engine& g, uint128 last) {
   static_assert(full_range_engine<Engine>,
                 "the engine must produce uniform 64-bit words");
   const auto last_hi = static_cast<std::uint64_t>(last >> 64);
+  if (last_hi == 0) // last = 2^64 - 1: the high word is always 0
+    return 0;
   const std::uint64_t mask =
       std::numeric_limits<std::uint64_t>::max() >> std::countl_zero(last_hi);
   while (true)

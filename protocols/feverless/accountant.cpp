@@ -32,6 +32,16 @@ std::string num(double x) {
   return os.str();
 }
 
+/// x with 3 significant digits, rounded up: a guarantee is never printed
+/// stronger than it is.
+std::string num_up(double x) {
+  if (!(x > 0) || !std::isfinite(x))
+    return num(x);
+  double scale = std::pow(10.0, std::floor(std::log10(x)) - 2);
+  double up = std::ceil(x / scale * (1 - 1e-12)) * scale;
+  return num(up);
+}
+
 } // namespace
 
 double analytic_epsilon(double sigma, double delta) {
@@ -79,8 +89,8 @@ noise_calibration calibrate(const params& p, std::uint64_t record_query_bound) {
                   "= analytic gives the delta asked for)";
     }
   } else if (p.total_split == composition::basic) {
-    c.release_epsilon = p.epsilon / (2 * k);
-    c.release_delta = p.delta / (2 * k);
+    c.release_epsilon = p.epsilon / k;
+    c.release_delta = p.delta / k;
     c.sigma = sigma_for(p.calib, c.release_epsilon, c.release_delta);
     if (!honours(c.sigma, c.release_epsilon, c.release_delta))
       throw input_error(
@@ -92,8 +102,8 @@ noise_calibration calibrate(const params& p, std::uint64_t record_query_bound) {
     double l = std::log(1.0 / p.delta);
     double root = std::sqrt(l + p.epsilon) - std::sqrt(l);
     double rho_total = root * root;
-    c.sigma = std::sqrt(k / rho_total);
-    c.release_delta = p.delta / (2 * k);
+    c.sigma = std::sqrt(k / (2 * rho_total));
+    c.release_delta = p.delta / k;
     c.release_epsilon = analytic_epsilon(c.sigma, c.release_delta);
   }
   return c;
@@ -103,6 +113,7 @@ void privacy_accountant::configure(const params& p, const noise_calibration& c,
                                    std::uint64_t record_query_bound,
                                    std::size_t rows) {
   mode_ = p.protocol;
+  source_noise_ = p.source_noise;
   budget_ = p.budget;
   split_ = p.total_split;
   delta_ = p.delta;
@@ -125,10 +136,15 @@ privacy_report privacy_accountant::report() const {
   r.sigma = calib_.sigma;
   r.protected_sums = mode_ != mode::plain && calib_.sigma > 0;
   r.local = mode_ == mode::ldp;
+  r.against = mode_ == mode::ahe ? "every client but the source (it holds "
+                                    "the Paillier key and can decrypt each "
+                                    "reply)"
+              : source_noise_ ? "any one other client"
+                              : "every client but the one that drew a "
+                                "query's noise (feverless.source_noise = "
+                                "false)";
   r.release_epsilon = calib_.release_epsilon;
   r.release_delta = calib_.release_delta;
-  r.query_epsilon = 2 * r.release_epsilon;
-  r.query_delta = std::min(1.0, 2 * r.release_delta);
   r.release_rho = r.protected_sums ? dp::gaussian_rho(r.sigma) : inf;
   r.queries_caused = caused_;
   r.queries_answered = answered_;
@@ -144,20 +160,20 @@ privacy_report privacy_accountant::report() const {
   }
   auto k = static_cast<double>(bound_);
   auto realised = static_cast<double>(max_per_record_);
-  r.basic_epsilon = k * r.query_epsilon;
-  r.basic_delta = std::min(1.0, k * r.query_delta);
-  // Two released sums per query.
-  r.total_rho = 2 * k * r.release_rho;
+  r.basic_epsilon = k * r.release_epsilon;
+  r.basic_delta = std::min(1.0, k * r.release_delta);
+  // One label-dependent sum (G) per query: H follows from public margins.
+  r.total_rho = k * r.release_rho;
   r.total_by_zcdp =
       !(budget_ == budget_kind::total && split_ == composition::basic);
   if (r.total_by_zcdp) {
     r.total_epsilon = dp::zcdp_to_epsilon(r.total_rho, delta_);
     r.realised_epsilon =
-        dp::zcdp_to_epsilon(2 * realised * r.release_rho, delta_);
+        dp::zcdp_to_epsilon(realised * r.release_rho, delta_);
   } else {
     r.total_epsilon = r.basic_epsilon;
     r.total_delta = r.basic_delta;
-    r.realised_epsilon = realised * r.query_epsilon;
+    r.realised_epsilon = realised * r.release_epsilon;
   }
   return r;
 }
@@ -166,13 +182,12 @@ std::string privacy_report::headline() const {
   if (!protected_sums)
     return "no differential privacy (" +
            (warning.empty() ? std::string("no noise") : warning) + ")";
-  return "each label: (" + num(total_epsilon) + ", " + num(total_delta) +
-         ")-DP over the whole training, by " +
-         (total_by_zcdp ? "zCDP" : "basic composition") + " over at most " +
-         std::to_string(record_query_bound) +
-         " queries per record; per query: (" + num(query_epsilon) + ", " +
-         num(query_delta) + ")-DP (its G and H sums each (" +
-         num(release_epsilon) + ", " + num(release_delta) + "))" +
+  return "each label: (" + num_up(total_epsilon) + ", " +
+         num_up(total_delta) + ")-DP over the whole training against " +
+         against + ", by " + (total_by_zcdp ? "zCDP" : "basic composition") +
+         " over at most " + std::to_string(record_query_bound) +
+         " queries per record; per query: (" + num_up(release_epsilon) + ", " +
+         num_up(release_delta) + ")-DP" +
          (local ? "; every client noises its own sums (local DP)" : "");
 }
 

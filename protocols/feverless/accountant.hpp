@@ -10,9 +10,9 @@
 // noisy bucket sums G and H, and the gains and leaf weights computed from
 // them) is computed with margins that follow from the public model, so a
 // changed label moves the row's gradient g by exactly 1 and leaves its
-// hessian h as it is. Veil calibrates with Δ_g = 1 and Δ_h = 1/4, which also
-// covers adding or removing one row's gradient pair (|g| <= 1,
-// 0 < h <= 1/4; spec §7.6).
+// hessian h as it is: a hessian sum is a function of public values, and
+// only the gradient sum of a query is charged. Veil noises G with Δ_g = 1
+// and, as the paper does, H with Δ_h = 1/4 (spec §7.6).
 
 #include <cstddef>
 #include <cstdint>
@@ -41,13 +41,13 @@ struct noise_calibration {
 
 /// Calibrates sigma for `p` (mode, budget, calibration, noise switch). A
 /// total budget is divided over `record_query_bound` = NT·d·f queries, each
-/// releasing two sums:
-///  - composition::basic: each sum gets (eps/(2K), delta/(2K)), and sigma
-///    follows from the calibration switch;
+/// releasing one label-dependent sum (its G):
+///  - composition::basic: each G gets (eps/K, delta/K), and sigma follows
+///    from the calibration switch;
 ///  - composition::zcdp: rho_total = (sqrt(ln(1/delta) + eps) -
 ///    sqrt(ln(1/delta)))^2 solves eps = rho + 2 sqrt(rho ln(1/delta)); each
-///    sum gets rho_total/(2K), so sigma = sqrt(K / rho_total); the per-sum
-///    epsilon reported is the exact one of that sigma at delta/(2K).
+///    G gets rho_total/K, so sigma = sqrt(K / (2 rho_total)); the per-sum
+///    epsilon reported is the exact one of that sigma at delta/K.
 /// The classical calibration (the paper's) is only proven for epsilon < 1;
 /// where its sigma does not give the (epsilon, delta) asked for, the true
 /// delta of that sigma (dp::analytic_delta) is reported and used, with a
@@ -66,14 +66,16 @@ struct privacy_report {
   /// ldp: every client noises its own partial sums (local DP); otherwise
   /// one noise leader per query adds the noise (global DP).
   bool local = false;
+  /// Whom the guarantee holds against: "any one other client"; without
+  /// the source's own draw, not the client that drew a query's noise; in
+  /// ahe mode, not the source (it holds the Paillier key).
+  std::string against;
   double sigma = 0;
-  /// Guarantee of one released sum (G or H of one query).
+  /// Guarantee of one released gradient sum G, and so of one query (its H
+  /// does not depend on the labels).
   double release_epsilon = 0;
   double release_delta = 0;
-  /// Guarantee of one (G, H) query under basic composition: 2x the above.
-  double query_epsilon = 0;
-  double query_delta = 0;
-  /// zCDP of one released sum: 1 / (2 sigma^2).
+  /// zCDP of one released gradient sum: 1 / (2 sigma^2).
   double release_rho = 0;
   /// Queries this client sourced, answered (sent a value for), and all
   /// queries of the session so far.
@@ -85,8 +87,8 @@ struct privacy_report {
   /// of a queried feature is released (its source's own rows included).
   std::uint64_t record_query_bound = 0;
   /// The headline: each label's guarantee over the whole training, over K
-  /// queries (2K released sums). By zCDP (rho adds up), except for a total
-  /// budget divided by basic composition, where it is the basic total.
+  /// queries. By zCDP (rho adds up), except for a total budget divided by
+  /// basic composition, where it is the basic total.
   bool total_by_zcdp = true;
   double total_epsilon = 0;
   double total_delta = 0;
@@ -101,8 +103,9 @@ struct privacy_report {
   /// Non-empty when the stated guarantee is absent or weaker than asked.
   std::string warning;
 
-  /// One line in plain words: "each label: (1.5, 1e-05)-DP over the whole
-  /// training (zCDP over at most 160 queries per record); per query: ..."
+  /// One line in plain words, epsilon and delta rounded up: "each label:
+  /// (1.5, 1e-05)-DP over the whole training against any one other client,
+  /// by zCDP over at most 160 queries per record; per query: ..."
   std::string headline() const;
 };
 
@@ -115,6 +118,10 @@ public:
   /// Starts accounting for `rows` records.
   void configure(const params& p, const noise_calibration& c,
                  std::uint64_t record_query_bound, std::size_t rows);
+  /// Per record: the queries it joined so far.
+  const std::vector<std::uint32_t>& record_queries() const {
+    return per_record_;
+  }
 
   /// `n` queries of the session.
   void count_queries(std::uint64_t n) { total_ += n; }
@@ -129,6 +136,7 @@ public:
 
 private:
   mode mode_ = mode::plain;
+  bool source_noise_ = true;
   budget_kind budget_ = budget_kind::per_query;
   composition split_ = composition::zcdp;
   double delta_ = 0;

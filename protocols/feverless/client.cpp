@@ -343,10 +343,16 @@ client::status client::finish_announce(outbox& out) {
     // the sampler's grid (more noise, never less), and it is truncated at
     // 40 standard deviations, which moves no probability above 1e-300.
     try {
-      gauss_g_.emplace(dp::discrete_gaussian::at_least(
-          std::ldexp(params_.sensitivity_g * calib_.sigma, params_.frac_bits)));
-      gauss_h_.emplace(dp::discrete_gaussian::at_least(
-          std::ldexp(params_.sensitivity_h * calib_.sigma, params_.frac_bits)));
+      // One ulp up: the product may round down, the noise must not.
+      auto scale = [&](double sensitivity) {
+        return std::nextafter(
+            std::ldexp(sensitivity * calib_.sigma, params_.frac_bits),
+            std::numeric_limits<double>::infinity());
+      };
+      gauss_g_.emplace(
+          dp::discrete_gaussian::at_least(scale(params_.sensitivity_g)));
+      gauss_h_.emplace(
+          dp::discrete_gaussian::at_least(scale(params_.sensitivity_h)));
     } catch (const std::invalid_argument&) {
       return bad_input("key_announce",
                        "the noise does not fit the fixed-point range; lower "
@@ -357,13 +363,23 @@ client::status client::finish_announce(outbox& out) {
     noise_bound_h_ = std::ldexp(static_cast<double>(gauss_h_->max_abs()),
                                 -params_.frac_bits);
     // Spec §4.4: max_query_size * max|g| + noise_bound < 2^(63-F); at most
-    // n - 1 noise draws enter a sum (k <= n - 2 volunteers, the n = 2
-    // leader, or every non-source client in ldp mode).
+    // n noise draws enter a sum (k <= n - 2 volunteers, the n = 2 leader,
+    // or every non-source client in ldp mode; and the source's own).
     double extra = n_ * std::max(noise_bound_g_, noise_bound_h_);
     if (!fp_.fits(static_cast<double>(data_.rows()), 1.0, extra))
       return bad_input("key_announce",
                        "the noise does not fit the fixed-point range; lower "
                        "frac_bits or raise epsilon");
+    // ldp sends each partial sum as the double it decodes to: exact below
+    // 2^53 units, which the source's re-encoding needs.
+    if (params_.protocol == mode::ldp &&
+        static_cast<double>(data_.rows()) + extra >=
+            std::ldexp(1.0, 53 - params_.frac_bits))
+      return bad_input("key_announce",
+                       "feverless-ldp: the partial sums do not fit a double "
+                       "exactly at frac_bits = " +
+                           std::to_string(params_.frac_bits) +
+                           "; lower frac_bits or raise epsilon");
   }
   accountant_.configure(params_, calib_, bound, data_.rows());
   send_census(out);
@@ -1678,7 +1694,8 @@ client::status client::finish_masked(outbox& out) {
                              party(p) + " sent a sum that is out "
                                         "of range");
         if (ldp) {
-          // An integer count of 2^-F, exactly (in range: below 2^53).
+          // An integer count of 2^-F, exactly (below 2^53 units: checked
+          // at setup).
           rg[k] += static_cast<std::uint64_t>(
               std::llround(std::ldexp(ps.g[k], params_.frac_bits)));
           rh[k] += static_cast<std::uint64_t>(
@@ -1690,13 +1707,21 @@ client::status client::finish_masked(outbox& out) {
       }
     }
   }
+  // [D] The source's own draw on every gradient sum (params::source_noise):
+  // the client that drew a query's noise knows it, and the hessian sums are
+  // public, so without a draw it does not know, that client would undo the
+  // noise from a broadcast weight or gain.
+  std::vector<std::uint64_t> source_g(mine, 0);
+  if (params_.source_noise)
+    for (auto& x : source_g)
+      x = draw_noise(gauss_g_);
   if (params_.test_hooks && fixed_sums())
     for (std::size_t k = 0; k < mine; ++k) {
       const auto& q = queries_[first_[self_] + k];
       traces_.push_back({q.qid, elects() ? units_[q.unit].leader : -1,
                          elects() ? units_[q.unit].id : q.qid,
                          std::vector<std::uint32_t>(q.ids.begin(), q.ids.end()),
-                         rg[k], rh[k], own_bucket_rows_[k]});
+                         rg[k], rh[k], own_bucket_rows_[k], source_g[k]});
     }
   // Spec §7.7, §8.1: bucket sums = decoded part + exact own part; best
   // split over this client's features (lower feature, then lower bucket
@@ -1712,7 +1737,8 @@ client::status client::finish_masked(outbox& out) {
         // One decoding of the whole noisy integer sum (own rows included):
         // what the gains and weights see is a function of it alone. (A
         // bucket without a query is empty: 0.)
-        of.g[z] = fp_.decode(of.own_g[z] + (of.query[z] >= 0 ? rg[k] : 0));
+        of.g[z] = fp_.decode(of.own_g[z] +
+                             (of.query[z] >= 0 ? rg[k] + source_g[k] : 0));
         of.h[z] = fp_.decode(of.own_h[z] + (of.query[z] >= 0 ? rh[k] : 0));
       } else if (of.query[z] >= 0) {
         of.g[z] += dg[k];

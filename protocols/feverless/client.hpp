@@ -132,6 +132,10 @@ public:
   double sigma() const { return calib_.sigma; }
   /// The privacy guarantee so far (spec §12.3).
   privacy_report privacy() const { return accountant_.report(); }
+  /// Per record: the queries whose released sums contain it so far.
+  const std::vector<std::uint32_t>& record_queries() const {
+    return accountant_.record_queries();
+  }
   /// Non-empty when the stated guarantee is doubtful or absent, e.g. the
   /// classical calibration with epsilon >= 1, plain mode, or noise off.
   const std::string& warning() const { return calib_.warning; }
@@ -160,8 +164,9 @@ public:
   /// A query this client sourced (fixed-point modes): its leader (-1 in
   /// ldp mode), its election unit (the qid of the unit's first query),
   /// missing ids, the raw aggregate sum_c G^(c), sum_c H^(c) mod 2^64
-  /// before decoding (without the source's own rows), and every row of the
-  /// bucket, whose labels the released sum covers.
+  /// before decoding (without the source's own rows), every row of the
+  /// bucket, whose labels the released sum covers, and the source's own
+  /// noise draw on G (params::source_noise; 0 otherwise).
   struct query_trace {
     std::uint64_t qid = 0;
     party_id leader = -1;
@@ -170,6 +175,7 @@ public:
     std::uint64_t raw_g = 0;
     std::uint64_t raw_h = 0;
     std::vector<std::uint32_t> rows;
+    std::uint64_t source_g = 0;
   };
   const std::vector<query_trace>& traces() const { return traces_; }
   /// The encoded noise this client drew for each query whose aggregate it

@@ -73,10 +73,12 @@ void params::validate() const {
   require(epsilon > 0 && std::isfinite(epsilon),
           "epsilon must be a positive number");
   require(delta > 0 && delta < 1, "delta must lie in (0, 1)");
-  require(sensitivity_g > 0 && std::isfinite(sensitivity_g),
-          "sensitivity_g must be positive");
-  require(sensitivity_h > 0 && std::isfinite(sensitivity_h),
-          "sensitivity_h must be positive");
+  // The fixed point bounds a record's g by 1 and h by 1/4 (client.cpp,
+  // begin_tree): less noise would not give the stated guarantee.
+  require(sensitivity_g >= 1 && std::isfinite(sensitivity_g),
+          "sensitivity_g must be at least 1 (a record's |g| reaches 1)");
+  require(sensitivity_h >= 0.25 && std::isfinite(sensitivity_h),
+          "sensitivity_h must be at least 0.25 (a record's h reaches 1/4)");
   require(portion > 0 && portion <= 1, "portion must lie in (0, 1]");
   require(paillier_bits == 1024 || paillier_bits == 2048,
           "paillier_bits = " + std::to_string(paillier_bits) +
@@ -110,6 +112,7 @@ std::array<std::uint8_t, 32> params::digest() const {
   put(b, paillier_bits);
   put(b, max_delta_step);
   put(b, hide_labels ? 1 : 0);
+  put(b, source_noise ? 1 : 0);
   std::array<std::uint8_t, 32> out;
   crypto_generichash(out.data(), out.size(), b.data(), b.size(), nullptr, 0);
   return out;

@@ -140,8 +140,11 @@ struct params {
   /// How a total budget is divided (budget_kind::total only).
   composition total_split = composition::zcdp;
   calibration calib = calibration::analytic;
-  /// L2 sensitivities of one record's g and h (logistic loss,
-  /// add/remove-one adjacency; spec §7.6). > 0.
+  /// The noise scales of g and h sums per unit of sigma: the L2
+  /// sensitivities of one record's g and h (logistic loss; spec §7.6). The
+  /// fixed-point encoding bounds a record's g by 1 and its h by 1/4, so
+  /// smaller values would state a guarantee the noise does not give:
+  /// sensitivity_g >= 1, sensitivity_h >= 0.25.
   double sensitivity_g = 1.0;
   double sensitivity_h = 0.25;
   /// false: sigma = 0, no noise at all (tests; gives no privacy).
@@ -157,6 +160,14 @@ struct params {
   /// more ids on the wire, and the peers see the source's buckets of its
   /// own labelled rows too.
   bool hide_labels = false;
+  /// [D] The source adds one more noise draw of its own to every gradient
+  /// sum it computes gains and weights from (feverless, ahe, ldp). Without
+  /// it, the client that drew a query's noise (the volunteer, the n = 2
+  /// leader, an LDP client) knows that noise; the hessian sums are public
+  /// (they follow from the public margins), so it recovers the exact
+  /// gradient sum from a broadcast leaf weight or gain. false: the paper's
+  /// algorithm, DP against every client but each query's noise drawers.
+  bool source_noise = true;
 
   // --- AHE baseline (spec §10.5, §15.1) ---
   /// Bits of each source's Paillier modulus n: 1024 (the paper's; 256-byte

@@ -144,8 +144,10 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   ps.delta = 1e-7;
   ps.total_split = fv::composition::basic;
   ps.calib = fv::calibration::classical;
-  ps.sensitivity_g = 0.5;
-  ps.sensitivity_h = 0.125;
+  ps.sensitivity_g = 2;
+  ps.sensitivity_h = 0.75;
+  ps.source_noise = false;
+  ps.hide_labels = true;
   ps.noise = false;
   ps.selection = fv::noise_selection::portion;
   ps.portion = 0.75;
@@ -165,6 +167,8 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   BOOST_TEST((r2.params.election == fv::election_scope::per_batch));
   BOOST_TEST(r2.params.split_threshold == -1.5);
   BOOST_TEST(r2.params.max_delta_step == 0.375);
+  BOOST_TEST(!r2.params.source_noise);
+  BOOST_TEST(r2.params.hide_labels);
   veil::messages::fvl::loaded l{{5, {"x", "y"}, true, {"a", "b"}}, 3};
   auto l2 = round_trip(l);
   BOOST_TEST(l2.labels == 3u);
@@ -175,7 +179,8 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   BOOST_TEST(e2.rows == e.rows);
   BOOST_TEST(e2.labels == e.labels);
   veil::messages::fvl::trained t;
-  t.privacy.query_epsilon = 0.25;
+  t.privacy.release_epsilon = 0.25;
+  t.privacy.against = "any one other client";
   t.privacy.total_epsilon = 1.5;
   t.privacy.realised_record_queries = 7;
   t.privacy.total_by_zcdp = false;
@@ -185,7 +190,8 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   t.split_buckets = {7};
   t.split_default_left = {1};
   auto t2 = round_trip(t);
-  BOOST_TEST(t2.privacy.query_epsilon == 0.25);
+  BOOST_TEST(t2.privacy.release_epsilon == 0.25);
+  BOOST_TEST(t2.privacy.against == "any one other client");
   BOOST_TEST(t2.privacy.total_epsilon == 1.5);
   BOOST_TEST(t2.privacy.realised_record_queries == 7u);
   BOOST_TEST(!t2.privacy.total_by_zcdp);

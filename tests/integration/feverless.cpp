@@ -139,7 +139,8 @@ BOOST_AUTO_TEST_CASE(feverless_with_noise_runs_across_processes) {
       run_veil({"train", "--config", file, "--report", d.dir / "r.json"}, 60s);
   BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
   BOOST_TEST(contains(out, "privacy: each label: (4, 1e-05)-DP over the "
-                           "whole training, by zCDP"),
+                           "whole training against any one other "
+                           "client, by zCDP"),
              out);
   BOOST_TEST(shop.wait(10s) == 0);
   BOOST_TEST(contains(shop.output(), "party telco started (feverless)"));

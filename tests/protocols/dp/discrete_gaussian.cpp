@@ -305,6 +305,14 @@ BOOST_AUTO_TEST_CASE(wide_coins_match_their_frequencies) {
   BOOST_TEST(near(
       share([&] { return vdp::bernoulli_u128(g, one << 63, 3 * (one << 63)); }),
       1.0 / 3));
+  // Exactly 2^64: the high word of den - 1 is 0 (it used to shift by 64).
+  BOOST_TEST(near(
+      share([&] { return vdp::bernoulli_u128(g, 3 * (one << 62), one << 64); }),
+      0.75));
+  BOOST_TEST(near(share([&] {
+                    return vdp::uniform_below_u128(g, one << 64) < (one << 62);
+                  }),
+                  0.25));
   BOOST_TEST(near(share([&] {
                     return vdp::bernoulli_exp_u128(g, 3 * (one << 100),
                                                    one << 102);
