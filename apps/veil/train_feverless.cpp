@@ -351,8 +351,8 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
               << "(Δg = " << p.sensitivity_g << ", Δh = " << p.sensitivity_h
               << ", one changed label"
               << (p.source_noise ? ", plus the source's own draw on G" : "")
-              << "); by basic composition the total is ("
-              << pr.basic_epsilon << ", " << pr.basic_delta
+              << "); by basic composition the total is (" << pr.basic_epsilon
+              << ", " << pr.basic_delta
               << "); realised: the most queries one record joined was "
               << pr.realised_record_queries << " of at most "
               << pr.record_query_bound << "\n";

@@ -137,12 +137,12 @@ privacy_report privacy_accountant::report() const {
   r.protected_sums = mode_ != mode::plain && calib_.sigma > 0;
   r.local = mode_ == mode::ldp;
   r.against = mode_ == mode::ahe ? "every client but the source (it holds "
-                                    "the Paillier key and can decrypt each "
-                                    "reply)"
-              : source_noise_ ? "any one other client"
-                              : "every client but the one that drew a "
-                                "query's noise (feverless.source_noise = "
-                                "false)";
+                                   "the Paillier key and can decrypt each "
+                                   "reply)"
+              : source_noise_    ? "any one other client"
+                                 : "every client but the one that drew a "
+                                   "query's noise (feverless.source_noise = "
+                                   "false)";
   r.release_epsilon = calib_.release_epsilon;
   r.release_delta = calib_.release_delta;
   r.release_rho = r.protected_sums ? dp::gaussian_rho(r.sigma) : inf;
@@ -168,8 +168,7 @@ privacy_report privacy_accountant::report() const {
       !(budget_ == budget_kind::total && split_ == composition::basic);
   if (r.total_by_zcdp) {
     r.total_epsilon = dp::zcdp_to_epsilon(r.total_rho, delta_);
-    r.realised_epsilon =
-        dp::zcdp_to_epsilon(realised * r.release_rho, delta_);
+    r.realised_epsilon = dp::zcdp_to_epsilon(realised * r.release_rho, delta_);
   } else {
     r.total_epsilon = r.basic_epsilon;
     r.total_delta = r.basic_delta;
@@ -182,10 +181,10 @@ std::string privacy_report::headline() const {
   if (!protected_sums)
     return "no differential privacy (" +
            (warning.empty() ? std::string("no noise") : warning) + ")";
-  return "each label: (" + num_up(total_epsilon) + ", " +
-         num_up(total_delta) + ")-DP over the whole training against " +
-         against + ", by " + (total_by_zcdp ? "zCDP" : "basic composition") +
-         " over at most " + std::to_string(record_query_bound) +
+  return "each label: (" + num_up(total_epsilon) + ", " + num_up(total_delta) +
+         ")-DP over the whole training against " + against + ", by " +
+         (total_by_zcdp ? "zCDP" : "basic composition") + " over at most " +
+         std::to_string(record_query_bound) +
          " queries per record; per query: (" + num_up(release_epsilon) + ", " +
          num_up(release_delta) + ")-DP" +
          (local ? "; every client noises its own sums (local DP)" : "");

@@ -10,10 +10,10 @@
 #include <set>
 
 #include "learners/binning/bin_matrix.hpp"
-#include "protocols/feverless/qid.hpp"
 #include "learners/binning/quantile_cuts.hpp"
 #include "learners/input_error.hpp"
 #include "protocols/dp/gaussian.hpp"
+#include "protocols/feverless/qid.hpp"
 
 using namespace veil;
 using namespace veil::test::fvl;
@@ -227,8 +227,9 @@ BOOST_AUTO_TEST_CASE(every_release_of_a_record_is_counted) {
     mode m;
     bool hide;
   };
-  for (auto v : {variant{mode::feverless, false}, variant{mode::feverless, true},
-                 variant{mode::ldp, false}, variant{mode::ahe, false}}) {
+  for (auto v :
+       {variant{mode::feverless, false}, variant{mode::feverless, true},
+        variant{mode::ldp, false}, variant{mode::ahe, false}}) {
     auto p = session_params(v.m, 2, 3, 21);
     p.test_hooks = true;
     p.hide_labels = v.hide;
@@ -277,10 +278,10 @@ BOOST_AUTO_TEST_CASE(every_release_of_a_record_is_counted) {
       for (const auto& [sf, rows] : by_feature)
         BOOST_TEST((rows == by_feature.begin()->second));
     auto most = *std::max_element(count.begin(), count.end());
-    BOOST_TEST_MESSAGE(to_string(v.m) << (v.hide ? " hide_labels" : "") << ": "
-                                      << traces << " queries, " << without_ids
-                                      << " without ids, at most " << most
-                                      << " per record");
+    BOOST_TEST_MESSAGE(to_string(v.m)
+                       << (v.hide ? " hide_labels" : "") << ": " << traces
+                       << " queries, " << without_ids
+                       << " without ids, at most " << most << " per record");
     BOOST_TEST(traces == f.clients[0]->privacy().queries_total);
     // Buckets its source labels entirely are queried too (without ids,
     // unless hide_labels lists every row).

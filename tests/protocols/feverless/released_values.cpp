@@ -85,8 +85,8 @@ leaf_release one_session(const setting& s, std::uint64_t seed) {
   BOOST_REQUIRE_EQUAL(root.owner, 0);
   // The high rows' child: right of x < threshold, or the missing side.
   const auto& split = f.clients[0]->own_splits().at({0, 0});
-  auto child = s.missing ? (split.default_left ? root.left : root.right)
-                         : root.right;
+  auto child =
+      s.missing ? (split.default_left ? root.left : root.right) : root.right;
   leaf_release r;
   r.weight = f.clients[1]->model().trees[0].nodes[child].value / p.eta;
   // Its bucket's query: every high row, no missing id.
@@ -177,10 +177,9 @@ void check_leaf(const setting& s, int draws) {
   } else {
     // The paper's algorithm: the drawers recover the exact sum (up to the
     // float weight), a one-row leaf's label with it.
-    auto worst = std::max(std::fabs(*std::max_element(undone.begin(),
-                                                      undone.end())),
-                          std::fabs(*std::min_element(undone.begin(),
-                                                      undone.end())));
+    auto worst =
+        std::max(std::fabs(*std::max_element(undone.begin(), undone.end())),
+                 std::fabs(*std::min_element(undone.begin(), undone.end())));
     BOOST_TEST(worst < 1e-3);
   }
 }
