@@ -377,7 +377,15 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   if (!o.model_out.empty()) {
     // The public model holds no feature and no threshold of any split
     // (spec §8.4): each client's are in its own table.
-    learners::save_model(r.model, o.model_out);
+    auto part = r.model;
+    part.federated =
+        "the public model of a FEVERLESS session (the trees' shape, each "
+        "split's owner and the leaf values): each split's feature and "
+        "threshold stay with its owner, in its split table " +
+        o.model_out +
+        ".<party>. veil predict cannot combine split tables yet: predict "
+        "in the training session (veil train --test)";
+    learners::save_model(part, o.model_out);
     for (std::size_t c = 0; c < r.clients.size(); ++c) {
       session::split_export e;
       e.party = r.clients[c].name;

@@ -392,8 +392,15 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
     std::cerr << "veil: warning: the identity mechanism gives no protection "
                  "(tests and baselines only)\n";
 
-  if (!o.model_out.empty())
-    learners::save_model(r.model, o.model_out);
+  if (!o.model_out.empty()) {
+    auto part = r.model;
+    part.federated =
+        "an OpBoost model: Party B's thresholds are in desensitized units "
+        "(the domain opboost.domain), not in its raw values, and veil "
+        "predict cannot desensitize rows: predict in the training session "
+        "(veil train --test: private prediction)";
+    learners::save_model(part, o.model_out);
+  }
   if (!o.report.empty()) {
     bool on_test = info.metrics_on == "test";
     json report = {

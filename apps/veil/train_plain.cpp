@@ -280,7 +280,16 @@ int report_federated(const actors::session_outcome& out,
             << format_metrics(r.metric_names, r.metric_values) << "\n";
 
   if (!o.model_out.empty()) {
-    learners::save_model(r.model, o.model_out);
+    std::cerr << "veil: note: --model-out gathers every passive party's "
+                 "split table (features and thresholds) in this process\n";
+    auto part = r.model;
+    part.federated =
+        "the active party's part of a plain federated model (its own "
+        "splits; each passive party's splits are in its split table, " +
+        o.model_out +
+        ".<party>). veil predict cannot combine split tables yet: predict "
+        "in the training session (veil train --test)";
+    learners::save_model(part, o.model_out);
     for (std::size_t q = 1; q < r.splits.size(); ++q)
       write_split_table(o.model_out, r.splits[q]);
   }

@@ -20,6 +20,12 @@ public:
   /// "tree" or "decision_table".
   std::string weak_learner = "tree";
   std::vector<regression_tree> trees;
+  /// Empty for a model that predicts on its own. A federated session's
+  /// model file sets it: what the file holds of the model and how to
+  /// predict with it (load_model refuses such a file with this text, so
+  /// that `veil predict` and `veil export` never give wrong answers from a
+  /// part).
+  std::string federated;
 
   learners::objective make_objective() const {
     return learners::objective(objective, num_class);

@@ -35,14 +35,17 @@ json to_json(const model& m) {
     }
     trees.push_back({{"target", t.target}, {"nodes", std::move(nodes)}});
   }
-  return {{"format", "veil-model"},
-          {"version", 1},
-          {"objective", to_string(m.objective)},
-          {"num_class", m.num_class},
-          {"base_margin", m.base_margin},
-          {"weak_learner", m.weak_learner},
-          {"features", m.feature_names},
-          {"trees", std::move(trees)}};
+  json j = {{"format", "veil-model"},
+            {"version", 1},
+            {"objective", to_string(m.objective)},
+            {"num_class", m.num_class},
+            {"base_margin", m.base_margin},
+            {"weak_learner", m.weak_learner},
+            {"features", m.feature_names},
+            {"trees", std::move(trees)}};
+  if (!m.federated.empty())
+    j["federated"] = m.federated;
+  return j;
 }
 
 namespace {
@@ -69,6 +72,13 @@ model model_from_json(const json& j) {
   if (version != 1)
     throw input_error("model version " + std::to_string(version) +
                       " is not supported (expected 1)");
+  if (j.contains("federated") && !(j["federated"].is_string() &&
+                                   j["federated"].get<std::string>().empty()))
+    throw input_error(
+        "this file is part of a federated model and cannot predict on its "
+        "own: " +
+        (j["federated"].is_string() ? j["federated"].get<std::string>()
+                                    : std::string("(no description)")));
   m.objective = parse_objective(field<std::string>(j, "objective", "model"));
   m.num_class = field<int>(j, "num_class", "model");
   m.base_margin = field<std::vector<double>>(j, "base_margin", "model");

@@ -45,6 +45,13 @@ BOOST_AUTO_TEST_CASE(plain_on_adult_equals_centralized) {
                (dir / "fed.json") + " --model-out " + (dir / "m.json"));
   BOOST_REQUIRE_MESSAGE(fed.status == 0, fed.output);
   BOOST_TEST(contains(fed.output, "3 parties"), fed.output);
+  BOOST_TEST(contains(fed.output, "gathers every passive party's split table"),
+             fed.output);
+  // The active party's part alone cannot predict: veil predict says how.
+  auto p = run_veil("predict --model " + (dir / "m.json") + " --data " +
+                    adult("test"));
+  BOOST_TEST(p.status == 2, p.output);
+  BOOST_TEST(contains(p.output, "plain federated model"), p.output);
   auto central = run_veil("train --protocol centralized" + common +
                           " --report " + (dir / "central.json"));
   BOOST_REQUIRE_MESSAGE(central.status == 0, central.output);

@@ -94,8 +94,15 @@ BOOST_AUTO_TEST_CASE(public_model_and_one_split_table_per_client) {
   // veil predict cannot use the public model alone, and says why.
   auto p = run_veil("predict --model " + model + " --data " + data);
   BOOST_TEST(p.status == 2, p.output);
-  BOOST_TEST(veil::test::contains(p.output, "federated public model"),
+  BOOST_TEST(veil::test::contains(p.output, "the public model of a FEVERLESS "
+                                            "session"),
              p.output);
+  auto x = run_veil("export --model " + model + " --format xgboost --out " +
+                    model + ".xgb");
+  BOOST_TEST(x.status == 2, x.output);
+  BOOST_TEST(veil::test::contains(x.output, "cannot predict on its own"),
+             x.output);
+  BOOST_TEST(!std::filesystem::exists(model + ".xgb"));
 }
 
 BOOST_AUTO_TEST_CASE(split_tables_keep_where_missing_values_go) {

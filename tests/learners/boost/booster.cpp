@@ -229,6 +229,18 @@ BOOST_AUTO_TEST_CASE(saved_model_predicts_the_same) {
   BOOST_REQUIRE_EQUAL(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i)
     BOOST_TEST(a[i] == b[i]);
+  // A federated session's part of a model is refused, with its description.
+  r.model.federated = "the public model of a test session";
+  save_model(r.model, path);
+  try {
+    load_model(path);
+    BOOST_FAIL("expected input_error");
+  } catch (const veil::input_error& e) {
+    std::string what = e.what();
+    BOOST_TEST(what.find("cannot predict on its own: the public model of a "
+                         "test session") != std::string::npos,
+               what);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bad_parameters_name_the_field) {
