@@ -65,11 +65,13 @@ using coordinator_actor =
 /// party of the given name and protocol kind ("plain": a party_actor,
 /// "feverless": a FEVERLESS client, "opboost": an OpBoost party; see
 /// spawn_kind in actors/remote.hpp)
-/// on its node and returns its handle, sent untyped. An unknown kind is
-/// refused with an error. It monitors the requester and ends the parties
-/// it spawned for it when the requester goes away.
-using node_actor =
-    caf::typed_actor<caf::replies_to<messages::spawn_atom, std::string,
-                                     std::string>::with<caf::actor>>;
+/// on its node and returns its handle, sent untyped. The request carries
+/// the coordinator's messages::handshake() (Veil version and wire
+/// fingerprint); another build's is refused, naming both, and so is an
+/// unknown kind. It monitors the requester and ends the parties it spawned
+/// for it when the requester goes away.
+using node_actor = caf::typed_actor<
+    caf::replies_to<messages::spawn_atom, std::string, std::string,
+                    std::string>::with<caf::actor>>;
 
 } // namespace veil::actors

@@ -29,6 +29,7 @@
 #include "learners/input_error.hpp"
 #include "messages/register.hpp"
 #include "messages/session.hpp"
+#include "messages/version.hpp"
 
 namespace veil::actors {
 
@@ -152,13 +153,19 @@ node_actor::behavior_type node_impl(node_pointer self, bool once) {
                                  sender_text(ptr->current_sender()));
       });
   return {
-      [=](messages::spawn_atom, std::string& name,
-          std::string& kind) -> caf::result<caf::actor> {
+      [=](messages::spawn_atom, std::string& name, std::string& kind,
+          std::string& handshake) -> caf::result<caf::actor> {
         auto& st = self->state;
         auto requester = self->current_sender();
         if (!requester)
           return session_error(errc::bad_request,
                                "node: a spawn request needs a sender");
+        if (handshake != messages::handshake())
+          return session_error(errc::bad_request,
+                               "cannot start party " + name +
+                                   ": this node runs " + messages::handshake() +
+                                   ", the coordinator " + handshake +
+                                   "; run the same Veil build on every node");
         auto addr = caf::actor_cast<caf::actor_addr>(requester);
         if (st.once && st.served && !st.sessions.contains(addr))
           return session_error(errc::bad_request,
@@ -195,6 +202,10 @@ std::pair<std::string, std::uint16_t> split_address(const std::string& host,
 }
 
 } // namespace
+
+caf::actor spawn_node(caf::actor_system& sys, bool once) {
+  return caf::actor_cast<caf::actor>(sys.spawn(node_impl, once));
+}
 
 int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
   net_config cfg(opts.threads, opts.tls);
@@ -285,7 +296,7 @@ spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
     }
     std::optional<spawn_failure> failure;
     self->request(it->second, timeout, messages::spawn_atom::value, p.name,
-                  kind)
+                  kind, messages::handshake())
         .receive([&](caf::actor& a) { out.push_back(std::move(a)); },
                  [&](caf::error& e) {
                    failure = fail(code_of(e), "the node at " + where +

@@ -36,6 +36,10 @@ struct net_config : caf::actor_system_config {
 caf::expected<caf::actor> spawn_kind(caf::actor_system& sys,
                                      const std::string& kind, std::string name);
 
+/// The node actor `veil node` publishes (serve_node), spawned in `sys`;
+/// `once`: it ends after its first session.
+caf::actor spawn_node(caf::actor_system& sys, bool once);
+
 /// Why starting the parties failed.
 struct spawn_failure {
   protocols::session::errc code = protocols::session::errc::none;

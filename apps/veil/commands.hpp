@@ -145,6 +145,11 @@ double parse_number(const std::string& key, const std::string& v);
 /// must be positive and finite, delta in (0, 1). Returns it or throws
 /// input_error: a budget of 0, a negative one or NaN must never fall back to
 /// a default silently.
+/// `veil help [PROTOCOL] [--markdown]`: the protocols, or one protocol's
+/// parties and settings (protocols/descriptor.hpp); `markdown`: its
+/// settings as the table of docs/session.md.
+int run_help(const std::string& protocol, bool markdown);
+
 double checked_epsilon(const std::string& what, double epsilon);
 double checked_delta(const std::string& what, double delta);
 

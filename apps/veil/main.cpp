@@ -6,6 +6,7 @@
 #include "apps/veil/commands.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/input_error.hpp"
+#include "protocols/descriptor.hpp"
 
 namespace {
 
@@ -21,8 +22,20 @@ std::string settings_help() {
     s += (first ? "" : ", ") + k;
     first = false;
   }
-  return s + "; a protocol's keys (feverless.*, paillier.bits, opboost.*): "
-             "see --protocol";
+  return s + "; a protocol's keys: veil help PROTOCOL";
+}
+
+/// One line per protocol, from the descriptors.
+std::string protocol_help() {
+  std::string s = "Training protocol (veil help PROTOCOL lists its parties "
+                  "and settings):";
+  for (const auto* d : veil::protocols::all_protocols()) {
+    s += "\n  ";
+    for (std::size_t i = 0; i < d->names.size(); ++i)
+      s += (i ? ", " : "") + d->names[i];
+    s += ": " + d->summary;
+  }
+  return s;
 }
 
 } // namespace
@@ -33,7 +46,7 @@ int main(int argc, char** argv) {
                "boosting.\nTrain, predict with and export boosted tree "
                "models."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "veil 0.1.0");
+  app.set_version_flag("--version", "veil " VEIL_VERSION);
 
   train_options t;
   t.params.threads = default_threads();
@@ -49,37 +62,17 @@ int main(int argc, char** argv) {
   train->add_option("--label", t.label, "Label column name")
       ->capture_default_str();
   train->add_option("--id", t.id, "Sample id column name (not a feature)");
-  train
-      ->add_option("--protocol", t.protocol,
-                   "Training protocol: centralized (one party, plaintext) "
-                   "or plain (vertical federated XGBoost without "
-                   "protection: the columns are dealt out in order to "
-                   "--parties parties that run in this process as actors; "
-                   "party 0 holds the label); feverless (labels spread "
-                   "over the parties, pairwise masks and a noise leader per "
-                   "query, --epsilon/--delta total budget, --set "
-                   "feverless.KEY=VALUE), or its baselines feverless-plain, "
-                   "feverless-ldp and feverless-ahe (Paillier, --set "
-                   "paillier.bits=2048); opboost (Party A holds the label "
-                   "and the --categorical columns, the other parties the "
-                   "numeric columns, desensitized with --epsilon per unit "
-                   "distance; --set opboost.mechanism=global-map|local-map|"
-                   "adj-map|piecewise|identity, opboost.sampler="
-                   "exponential|discrete-laplace, opboost.theta=T, "
-                   "opboost.alpha=A, opboost.learner=xgboost|gbdt, "
-                   "opboost.threshold=midpoint|upper, opboost.domain=LO:HI, "
-                   "opboost.bounds.COLUMN=LO:HI, opboost.bounds=FILE, "
-                   "opboost.prediction=private|non-private)")
+  train->add_option("--protocol", t.protocol, protocol_help())
       ->capture_default_str();
   train->add_option("--parties", t.parties,
                     "Parties of a federated protocol (at least 2; default 3 "
                     "for plain and opboost, 4 for feverless)");
-  train->add_option("--epsilon", t.epsilon,
-                    "FEVERLESS: total privacy budget epsilon of the training "
-                    "(default 2; --set feverless.sum_epsilon=E for the "
-                    "paper's per-query setting: E per released sum, 2E per "
-                    "query). OpBoost: the dLDP budget "
-                    "per unit distance, per Party B feature (default 1.28)");
+  train->add_option(
+      "--epsilon", t.epsilon,
+      "FEVERLESS: total privacy budget epsilon of the training "
+      "(default 2; --set feverless.sum_epsilon=E for the "
+      "paper's per-query setting: E per query). OpBoost: the dLDP budget "
+      "per unit distance, per Party B feature (default 1.28)");
   train
       ->add_option("--categorical", t.categorical,
                    "OpBoost: columns Party A holds in plaintext with the "
@@ -219,6 +212,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   gen->add_option("--out", g.out, "Output CSV (.gz compresses)")->required();
 
+  std::string help_protocol;
+  auto* help = app.add_subcommand(
+      "help", "List the protocols, or one protocol's parties and settings "
+              "(veil help feverless)");
+  help->add_option("protocol", help_protocol, "A protocol name");
+  bool help_markdown = false;
+  help->add_flag("--markdown", help_markdown,
+                 "The settings as the Markdown table docs/session.md shows");
+
   CLI11_PARSE(app, argc, argv);
   if (train->parsed() && !t.config.empty()) {
     // Flags given explicitly override the session file, in this order.
@@ -261,6 +263,8 @@ int main(int argc, char** argv) {
       return run_export(e);
     if (gen->parsed())
       return run_generate(g);
+    if (help->parsed())
+      return run_help(help_protocol, help_markdown);
   } catch (const veil::input_error& err) {
     std::cerr << "veil: error: " << err.what() << "\n";
     return 2;

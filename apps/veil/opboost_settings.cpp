@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "learners/input_error.hpp"
+#include "protocols/opboost/descriptor.hpp"
 #include "protocols/opboost/gbdt.hpp"
 
 namespace veil::apps {
@@ -96,6 +97,10 @@ void read_bounds_file(public_bounds& all, const std::string& context,
 
 bool apply(opboost_settings& s, const std::string& key,
            const std::string& value, const std::string& context) {
+  // The descriptor's table checks type, range and choices first.
+  const auto& desc = op::descriptor();
+  if (const auto* d = desc.find(key))
+    protocols::check_setting(*d, value, context + "=" + value);
   auto& p = s.params;
   auto number = [&] {
     try {
@@ -135,15 +140,15 @@ bool apply(opboost_settings& s, const std::string& key,
     read_bounds_file(s.bounds_from_file, context, value);
   else if (key.rfind("opboost.bounds.", 0) == 0)
     add_bound(s.bounds_by_key, key.substr(15), context, value);
-  else if (key.rfind("opboost.", 0) == 0)
-    throw input_error(context + "=" + value +
-                      ": unknown OpBoost key (opboost.mechanism, "
-                      "opboost.sampler, opboost.theta, opboost.alpha, "
-                      "opboost.learner, opboost.threshold, "
-                      "opboost.domain=LO:HI, opboost.bounds=FILE, "
-                      "opboost.bounds.COLUMN=LO:HI, "
-                      "opboost.prediction=private|non-private)");
-  else
+  else if (key.rfind("opboost.", 0) == 0) {
+    std::string known;
+    for (const auto& d : desc.settings)
+      if (d.key != "epsilon")
+        known +=
+            (known.empty() ? "" : ", ") + d.key + (d.prefix ? "COLUMN" : "");
+    throw input_error(context + "=" + value + ": unknown OpBoost key (" +
+                      known + "; veil help opboost)");
+  } else
     return false;
   return true;
 }

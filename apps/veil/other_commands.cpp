@@ -11,6 +11,7 @@
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
 #include "learners/model/xgboost_export.hpp"
+#include "protocols/descriptor.hpp"
 
 namespace veil::apps {
 
@@ -50,6 +51,32 @@ int run_predict(const predict_options& o) {
     }
     learners::write_file_atomically(o.out, s.str());
   }
+  return 0;
+}
+
+int run_help(const std::string& protocol, bool markdown) {
+  if (protocol.empty()) {
+    std::cout << "Protocols (veil help PROTOCOL for its parties and "
+                 "settings):\n";
+    for (const auto* d : protocols::all_protocols()) {
+      std::cout << "  ";
+      for (std::size_t i = 0; i < d->names.size(); ++i)
+        std::cout << (i ? ", " : "") << d->names[i];
+      std::cout << "\n      " << d->summary << "\n";
+    }
+    return 0;
+  }
+  const auto* d = protocols::find_protocol(protocol);
+  if (!d) {
+    std::string known;
+    for (const auto* x : protocols::all_protocols())
+      for (const auto& n : x->names)
+        known += (known.empty() ? "" : ", ") + n;
+    throw input_error("veil help " + protocol + ": no such protocol (" + known +
+                      ")");
+  }
+  std::cout << (markdown ? protocols::settings_markdown(*d)
+                         : protocols::help_text(*d));
   return 0;
 }
 

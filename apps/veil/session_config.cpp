@@ -16,43 +16,34 @@
 
 #include "apps/veil/settings.hpp"
 #include "learners/input_error.hpp"
+#include "protocols/descriptor.hpp"
 
 namespace veil::apps {
 
 const std::vector<protocol_info>& known_protocols() {
-  // FEVERLESS and its baselines: the names of `veil train --set` (and
-  // --epsilon/--delta, the total budget).
-  static const std::vector<std::string_view> feverless = {
-      "epsilon",
-      "delta",
-      "feverless.sum_epsilon",
-      "feverless.query_epsilon", // renamed: refused with the new name
-      "feverless.calibration",
-      "feverless.election",
-      "feverless.hide_labels",
-      "feverless.source_noise",
-      "feverless.buckets",
-      "paillier.bits"};
-  // OpBoost: the names of `veil train --set` (opboost.*) and --epsilon.
-  static const std::vector<std::string_view> opboost = {
-      "epsilon",           "opboost.mechanism", "opboost.sampler",
-      "opboost.theta",     "opboost.alpha",     "opboost.learner",
-      "opboost.threshold", "opboost.domain",    "opboost.bounds",
-      "opboost.prediction"};
-  static const std::vector<protocol_info> list = {
-      {"plain", true, {}},
-      {"centralized", false, {}},
-      {"feverless", true, feverless, true},
-      {"feverless-plain", true, feverless, true},
-      {"feverless-ldp", true, feverless, true},
-      {"feverless-ahe", true, feverless, true},
-      {"opboost",
-       true,
-       opboost,
-       false,
-       {"opboost.bounds."},
-       {"opboost.bounds"}},
-  };
+  // Every name of every protocol descriptor, with its settings' keys: the
+  // descriptors are the one place a protocol's keys are listed.
+  static const std::vector<protocol_info> list = [] {
+    std::vector<protocol_info> out;
+    for (const auto* d : protocols::all_protocols()) {
+      protocol_info info;
+      info.federated = d->federated;
+      info.spread_labels = d->spread_labels;
+      for (const auto& s : d->settings) {
+        (s.prefix ? info.parameter_prefixes : info.parameters).push_back(s.key);
+        if (s.type == protocols::setting_type::file)
+          info.file_parameters.push_back(s.key);
+      }
+      // Renamed keys reach the protocol, which says the new name.
+      for (const auto& r : d->renamed)
+        info.parameters.push_back(r.first);
+      for (const auto& n : d->names) {
+        info.name = n;
+        out.push_back(info);
+      }
+    }
+    return out;
+  }();
   return list;
 }
 

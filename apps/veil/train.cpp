@@ -224,7 +224,7 @@ int run_train(train_options o) {
       if (!r.valid.empty() || !r.train.empty())
         history.push_back(
             {{"round", r.round}, {"test", r.valid}, {"train", r.train}});
-    json report = {{"veil_version", "0.1.0"},
+    json report = {{"veil_version", VEIL_VERSION},
                    {"protocol", o.protocol},
                    {"data", data_name},
                    {"objective", learners::to_string(p.objective)},

@@ -22,6 +22,7 @@
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
+#include "protocols/feverless/descriptor.hpp"
 
 namespace veil::apps {
 
@@ -150,64 +151,37 @@ bool default_clamp(const fv::params& p, const feverless_settings& fs) {
 bool apply_feverless_setting(fv::params& p, feverless_settings& fs,
                              const std::string& key, const std::string& value,
                              const std::string& context) {
-  auto number = [&] {
-    try {
-      return parse_number(key, value);
-    } catch (const input_error&) {
-      throw input_error(context + ": expected a number");
-    }
-  };
-  auto integer = [&] {
-    double x = number();
-    if (x != std::floor(x) || std::abs(x) > 1e9)
-      throw input_error(context + ": expected an integer");
-    return static_cast<int>(x);
-  };
-  auto boolean = [&] {
-    if (value != "true" && value != "false")
-      throw input_error(context + ": expected true or false");
-    return value == "true";
-  };
-  if (key == "feverless.sum_epsilon") {
-    fs.sum_epsilon = checked_epsilon(context, number());
-  } else if (key == "feverless.query_epsilon") {
-    throw input_error(context +
-                      ": renamed feverless.sum_epsilon: the epsilon of each "
-                      "released gradient sum, which is each query's (its "
-                      "hessian sum does not depend on the labels)");
-  } else if (key == "epsilon") {
-    fs.epsilon = checked_epsilon(context, number());
-  } else if (key == "delta") {
-    fs.delta = checked_delta(context, number());
-  } else if (key == "feverless.calibration") {
-    if (value == "analytic")
-      p.calib = fv::calibration::analytic;
-    else if (value == "classical")
-      p.calib = fv::calibration::classical;
-    else
-      throw input_error(context + ": expected analytic or classical");
-  } else if (key == "feverless.election") {
-    if (value == "per_query")
-      p.election = fv::election_scope::per_query;
-    else if (value == "per_batch")
-      p.election = fv::election_scope::per_batch;
-    else
-      throw input_error(context + ": expected per_query or per_batch");
-  } else if (key == "feverless.hide_labels") {
-    p.hide_labels = boolean();
-  } else if (key == "feverless.source_noise") {
-    p.source_noise = boolean();
-  } else if (key == "feverless.buckets") {
-    p.buckets = integer();
-    if (p.buckets < 2 || p.buckets > 256)
-      throw input_error(context + ": expected 2 to 256 buckets");
-  } else if (key == "paillier.bits") {
-    p.paillier_bits = integer();
-    if (p.paillier_bits != 1024 && p.paillier_bits != 2048)
-      throw input_error(context + ": expected 1024 or 2048");
-  } else {
+  // The descriptor's table checks type and range; here values become
+  // params.
+  const auto& desc = fv::descriptor();
+  for (const auto& [old, why] : desc.renamed)
+    if (key == old)
+      throw input_error(context + ": " + why);
+  const auto* s = desc.find(key);
+  if (!s)
     return false;
-  }
+  protocols::check_setting(*s, value, context);
+  auto number = [&] { return parse_number(key, value); };
+  if (key == "feverless.sum_epsilon")
+    fs.sum_epsilon = number();
+  else if (key == "epsilon")
+    fs.epsilon = number();
+  else if (key == "delta")
+    fs.delta = number();
+  else if (key == "feverless.calibration")
+    p.calib = value == "analytic" ? fv::calibration::analytic
+                                  : fv::calibration::classical;
+  else if (key == "feverless.election")
+    p.election = value == "per_query" ? fv::election_scope::per_query
+                                      : fv::election_scope::per_batch;
+  else if (key == "feverless.hide_labels")
+    p.hide_labels = value == "true";
+  else if (key == "feverless.source_noise")
+    p.source_noise = value == "true";
+  else if (key == "feverless.buckets")
+    p.buckets = static_cast<int>(number());
+  else if (key == "paillier.bits")
+    p.paillier_bits = static_cast<int>(number());
   return true;
 }
 
@@ -381,10 +355,9 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
     part.federated =
         "the public model of a FEVERLESS session (the trees' shape, each "
         "split's owner and the leaf values): each split's feature and "
-        "threshold stay with its owner, in its split table " +
-        o.model_out +
-        ".<party>. veil predict cannot combine split tables yet: predict "
-        "in the training session (veil train --test)";
+        "threshold stay with its owner, in its split table (this file's "
+        "name + .<party>). veil predict cannot combine split tables yet: "
+        "predict in the training session (veil train --test)";
     learners::save_model(part, o.model_out);
     for (std::size_t c = 0; c < r.clients.size(); ++c) {
       session::split_export e;
@@ -399,7 +372,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   }
   if (!o.report.empty()) {
     json report = {
-        {"veil_version", "0.1.0"},
+        {"veil_version", VEIL_VERSION},
         {"protocol", info.protocol},
         {"data", info.data_name},
         {"objective", "binary:logistic"},

@@ -404,7 +404,7 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
   if (!o.report.empty()) {
     bool on_test = info.metrics_on == "test";
     json report = {
-        {"veil_version", "0.1.0"},
+        {"veil_version", VEIL_VERSION},
         {"protocol", "opboost"},
         {"data", info.data_name},
         {"objective", learners::to_string(bp.objective)},

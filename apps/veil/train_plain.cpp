@@ -285,10 +285,9 @@ int report_federated(const actors::session_outcome& out,
     auto part = r.model;
     part.federated =
         "the active party's part of a plain federated model (its own "
-        "splits; each passive party's splits are in its split table, " +
-        o.model_out +
-        ".<party>). veil predict cannot combine split tables yet: predict "
-        "in the training session (veil train --test)";
+        "splits; each passive party's splits are in its split table, this "
+        "file's name + .<party>). veil predict cannot combine split tables "
+        "yet: predict in the training session (veil train --test)";
     learners::save_model(part, o.model_out);
     for (std::size_t q = 1; q < r.splits.size(); ++q)
       write_split_table(o.model_out, r.splits[q]);
@@ -304,7 +303,7 @@ int report_federated(const actors::session_outcome& out,
       party_features[r.names[q]] = r.features[q];
     }
     json report = {
-        {"veil_version", "0.1.0"},
+        {"veil_version", VEIL_VERSION},
         {"protocol", "plain"},
         {"data", data_name},
         {"objective", learners::to_string(p.objective)},

@@ -9,8 +9,11 @@
 
 #include <caf/io/middleman.hpp>
 
+#include "actors/errors.hpp"
+#include "actors/remote.hpp"
 #include "learners/boost/booster.hpp"
 #include "learners/data/synthetic.hpp"
+#include "messages/version.hpp"
 #include "tests/actors/fixture.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -91,6 +94,38 @@ BOOST_AUTO_TEST_CASE(a_session_across_four_nodes_equals_centralized) {
   BOOST_TEST_MESSAGE("4 nodes: " << out.result->model.trees.size() << " trees, "
                                  << out.result->bytes[1].total_received()
                                  << " bytes to party 1");
+}
+
+BOOST_AUTO_TEST_CASE(a_node_refuses_another_builds_coordinator) {
+  // The handshake: Veil's version and the wire's fingerprint. A node
+  // starts a party only for a coordinator of the same build, and otherwise
+  // names both builds.
+  auto hs = messages::handshake();
+  BOOST_TEST(hs.rfind("veil " VEIL_VERSION ", wire ", 0) == 0u, hs);
+  BOOST_TEST(messages::wire_fingerprint().size() == 16u);
+  node_config cfg;
+  caf::actor_system sys{cfg};
+  auto node = actors::spawn_node(sys, false);
+  caf::scoped_actor self{sys};
+  std::string refusal;
+  self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,
+                std::string("shop"), std::string("feverless"),
+                std::string("veil 0.0.9, wire 0000000000000000"))
+      .receive([&](caf::actor&) { refusal = "started"; },
+               [&](caf::error& e) { refusal = actors::describe(e); });
+  BOOST_TEST(refusal.find("this node runs " + hs) != std::string::npos,
+             refusal);
+  BOOST_TEST(refusal.find("the coordinator veil 0.0.9, wire "
+                          "0000000000000000") != std::string::npos,
+             refusal);
+  caf::actor party;
+  self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,
+                std::string("shop"), std::string("feverless"), hs)
+      .receive([&](caf::actor& a) { party = a; },
+               [&](caf::error& e) { BOOST_FAIL(actors::describe(e)); });
+  BOOST_TEST(static_cast<bool>(party));
+  self->send_exit(party, caf::exit_reason::user_shutdown);
+  self->send_exit(node, caf::exit_reason::user_shutdown);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -380,7 +380,7 @@ BOOST_AUTO_TEST_CASE(protocols) {
   auto msg = error_with("\"plain\"", "\"plian\"", "protocol");
   BOOST_TEST(contains(msg, "unknown protocol \"plian\""));
   BOOST_TEST(contains(msg, "did you mean \"plain\""));
-  BOOST_TEST(contains(msg, "plain, centralized"));
+  BOOST_TEST(contains(msg, "centralized, plain"));
 
   // The table form names the protocol and holds its parameters.
   session_file table(edit(two_parties, "protocol = \"plain\"",
@@ -763,7 +763,8 @@ BOOST_AUTO_TEST_CASE(opboost_bad_values_name_file_line_and_key) {
     std::string says;
   };
   for (const auto& k : std::vector<bad_case>{
-           {"opboost.theta = \"x\"", "opboost.theta", "expected a number"},
+           {"opboost.theta = \"x\"", "opboost.theta",
+            "expected an integer in [1, inf)"},
            {"opboost.mechanism = \"nope\"", "opboost.mechanism", "nope"},
            {"opboost.domain = \"1.5:10\"", "opboost.domain", "integers"},
            {"opboost.bounds.z = \"3:1\"", "opboost.bounds.z", "must be below"},

@@ -1,0 +1,79 @@
+#include "protocols/feverless/descriptor.hpp"
+
+#include <limits>
+
+namespace veil::protocols::feverless {
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+} // namespace
+
+const protocols::descriptor& descriptor() {
+  static const protocols::descriptor d = [] {
+    protocols::descriptor x;
+    x.names = {"feverless", "feverless-plain", "feverless-ldp",
+               "feverless-ahe"};
+    x.summary = "labels spread over the parties; pairwise masks and a noise "
+                "leader per query give each label differential privacy over "
+                "the whole training (baselines: feverless-plain, no "
+                "protection; feverless-ldp, every client noises its own "
+                "sums; feverless-ahe, Paillier)";
+    x.parties = {{"client", 2, 256,
+                  "holds its columns and the labels of some rows (each row's "
+                  "label on exactly one client); sources its own queries, "
+                  "answers and leads the others'"}};
+    x.links = topology::mesh;
+    x.spread_labels = true;
+    x.labels = "spread: every row's label on exactly one client";
+    x.settings = {
+        number_setting(
+            "epsilon", "2", 0, inf, true, true,
+            "total privacy budget of the whole training: each label's "
+            "epsilon"),
+        number_setting("delta", "1e-5", 0, 1, true, true, "total budget delta"),
+        number_setting(
+            "feverless.sum_epsilon", "none", 0, inf, true, true,
+            "epsilon of each released gradient sum instead (the paper's "
+            "per-query setting), with delta per sum; not with epsilon"),
+        choice_setting(
+            "feverless.calibration", {"analytic", "classical"},
+            "sigma from (epsilon, delta): exact for every epsilon, or the "
+            "paper's formula (only proven for epsilon < 1; its true delta "
+            "is reported)"),
+        choice_setting(
+            "feverless.election", {"per_query", "per_batch"},
+            "a noise leader elected per query (the paper), or per level "
+            "and source (fewer signatures; one leader sees a batch's "
+            "blinded noise)"),
+        bool_setting(
+            "feverless.hide_labels", false,
+            "queries list every row of a bucket, so they do not show who "
+            "labels which row (feverless only; same model, more traffic)"),
+        bool_setting(
+            "feverless.source_noise", true,
+            "the source adds its own draw to every gradient sum, so that "
+            "the client that drew a query's noise cannot undo it; false: "
+            "the paper's algorithm"),
+        integer_setting("feverless.buckets", "10", 2, 256,
+                        "quantile buckets per feature (the split "
+                        "candidates)"),
+        choice_setting("paillier.bits", {"1024", "2048"},
+                       "Paillier modulus of feverless-ahe"),
+    };
+    x.renamed = {{"feverless.query_epsilon",
+                  "renamed feverless.sum_epsilon: the epsilon of each "
+                  "released gradient sum, which is each query's (its hessian "
+                  "sum does not depend on the labels)"}};
+    x.learner_notes = {
+        "max_delta_step: max(0.5, 3 / (eta trees)) with noise, 0 without; "
+        "max_delta_step=0 gives the paper's algorithm",
+        "max_bin, min_child_weight, base_score, early_stopping_rounds, "
+        "eval_train, weak_learner: refused (FEVERLESS does not use them)"};
+    return x;
+  }();
+  return d;
+}
+
+} // namespace veil::protocols::feverless
