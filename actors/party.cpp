@@ -142,7 +142,7 @@ void route(party_pointer self, plain::outbox out) {
                 std::to_string(e.to) + ", which is not a peer");
       return;
     }
-    st.bytes[plain::message_name(e.msg)].sent += plain::payload_bytes(e.msg);
+    st.bytes[plain::message_name(e.msg)].sent += messages::wire_bytes(e.msg);
     auto& w = st.watch[static_cast<std::size_t>(e.to)];
     if (!w.owes())
       w.owed_since = clock_type::now();
@@ -214,7 +214,7 @@ void on_wire(party_pointer self, T& x) {
     return;
   }
   const auto& sender = st.names[static_cast<std::size_t>(from)];
-  st.bytes[plain::message_name(m)].received += plain::payload_bytes(m);
+  st.bytes[plain::message_name(m)].received += messages::wire_bytes(m);
   st.watch[static_cast<std::size_t>(from)].recv_seq = ++st.seq;
   if (auto* f = std::get_if<plain::failure>(&m)) {
     abort(self, errc::protocol_error,

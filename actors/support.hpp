@@ -33,6 +33,7 @@
 #include "learners/input_error.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
+#include "messages/wire_size.hpp"
 #include "protocols/session/wire.hpp"
 
 namespace veil::actors {
@@ -235,7 +236,7 @@ void watch_peers(Actor* self) {
 }
 
 /// Sends a protocol role's outbox to the actor's peers, counting each
-/// message's payload bytes by its name (message_name and payload_bytes of
+/// message's wire bytes (messages::wire_bytes) by its name (message_name of
 /// the protocol, found by argument-dependent lookup) and noting it as the
 /// step. A message addressed to no peer ends the actor. Sending restarts
 /// the silence clock (last_heard): the party's own work before it, however
@@ -254,7 +255,7 @@ void route(Actor* self, Outbox out) {
                                    ", which is not a peer"));
       return;
     }
-    st.bytes[message_name(e.msg)].sent += payload_bytes(e.msg);
+    st.bytes[message_name(e.msg)].sent += messages::wire_bytes(e.msg);
     st.step = step_text(message_name(e.msg), e.msg);
     auto& dest = st.peers[static_cast<std::size_t>(e.to)];
     std::visit([&](auto& x) { self->send(dest, std::move(x)); }, e.msg);
@@ -337,7 +338,7 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
   auto q = static_cast<std::size_t>(from);
   const auto& peer = st.names[q];
   auto what = step_text(name, m);
-  st.bytes[name].received += payload_bytes(m);
+  st.bytes[name].received += messages::wire_bytes(m);
   st.last_heard = clock_type::now();
   st.heard[q] = st.last_heard;
   st.heard_what[q] = what;

@@ -1,9 +1,9 @@
 #pragma once
 
 // Wire pieces shared by every protocol: the refusal message, a message
-// with its destination, 0/1 flags packed into bits (LSB first, each group
-// on a byte boundary) and the payload size of a vector or string as the
-// wire carries it (a 4-byte length plus a raw block).
+// with its destination, and 0/1 flags packed into bits (LSB first, each
+// group on a byte boundary). What a message costs on the wire is measured
+// from its inspect() (messages/wire_size.hpp), not computed here.
 
 #include <cstddef>
 #include <cstdint>
@@ -39,22 +39,6 @@ std::vector<std::uint8_t> unpack_bits(std::span<const std::uint8_t> bits,
 /// Bytes that `count` packed flags occupy.
 inline std::size_t packed_size(std::size_t count) {
   return (count + 7) / 8;
-}
-
-/// Payload bytes of a vector on the wire: a 4-byte length and a raw block.
-template <class T>
-std::size_t vec_bytes(const std::vector<T>& v) {
-  return sizeof(std::uint32_t) + v.size() * sizeof(T);
-}
-
-/// Payload bytes of a string on the wire: a 4-byte length and its bytes.
-inline std::size_t str_bytes(const std::string& s) {
-  return sizeof(std::uint32_t) + s.size();
-}
-
-/// Payload bytes of a failure on the wire.
-inline std::size_t failure_bytes(const failure& m) {
-  return str_bytes(m.step) + str_bytes(m.reason);
 }
 
 } // namespace veil::protocols

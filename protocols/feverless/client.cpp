@@ -518,7 +518,6 @@ const char* client::phase_name() const {
 }
 
 void client::send(outbox& out, party_id to, message m) {
-  bytes_sent_[message_name(m)] += payload_bytes(m);
   out.push_back({to, std::move(m)});
 }
 

@@ -140,11 +140,6 @@ public:
   /// classical calibration with epsilon >= 1, plain mode, or noise off.
   const std::string& warning() const { return calib_.warning; }
 
-  /// Payload bytes sent so far, by message name.
-  const std::map<std::string, std::size_t>& bytes_sent() const {
-    return bytes_sent_;
-  }
-
   // --- Federated prediction (spec §9) ---
 
   /// This client's columns of the rows others may ask about.
@@ -385,7 +380,6 @@ private:
   phase phase_ = phase::idle;
   std::vector<std::deque<message>> inbox_;
   std::vector<std::optional<message>> got_;
-  std::map<std::string, std::size_t> bytes_sent_;
 
   // Training.
   learners::model model_;

@@ -86,9 +86,4 @@ using outbox = std::vector<envelope>;
 /// Name of a message type, for byte accounting and errors ("M1 ranks").
 const char* message_name(const message& m);
 
-/// Payload bytes of a message as the wire carries it: vectors as raw blocks
-/// plus a 4-byte length each, strings likewise, scalars at their size. So
-/// M1 = 4 N r + 8, M2 = 4 |Q| + 4 (r + 1) + 8, M3 = 8 |Q| + 4.
-std::size_t payload_bytes(const message& m);
-
 } // namespace veil::protocols::opboost

@@ -118,10 +118,6 @@ using outbox = std::vector<envelope>;
 /// Name of a message type, for byte accounting and errors.
 const char* message_name(const message& m);
 
-/// Payload bytes of a message as the wire carries it (vectors as raw
-/// blocks plus a length each; scalars at their size).
-std::size_t payload_bytes(const message& m);
-
 // The bit packing shared by every protocol (protocols/bits.hpp).
 using protocols::append_bits;
 using protocols::pack_bits;

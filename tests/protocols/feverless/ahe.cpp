@@ -47,9 +47,9 @@ BOOST_AUTO_TEST_CASE(noise_off_equals_plain) {
     BOOST_TEST(ah.clients[0]->sigma() == 0.0);
     require_same_models(ah, pl);
     // Nothing went through masks.
-    for (const auto& c : ah.clients) {
-      BOOST_TEST(c->bytes_sent().count("masked") == 0u);
-      BOOST_TEST(c->bytes_sent().count("encrypted") == 1u);
+    for (const auto& sent : ah.sent) {
+      BOOST_TEST(sent.count("masked") == 0u);
+      BOOST_TEST(sent.count("encrypted") == 1u);
     }
   }
 }
@@ -79,18 +79,24 @@ BOOST_AUTO_TEST_CASE(each_value_costs_one_ciphertext) {
     p.paillier_bits = bits;
     auto f = train_session(d, p, 3, owner, 12);
     double w = 2.0 * bits / 8;
-    for (const auto& c : f.clients) {
+    for (std::size_t k = 0; k < f.clients.size(); ++k) {
+      const auto& c = f.clients[k];
       auto answered = c->privacy().queries_answered;
       BOOST_REQUIRE(answered > 0u);
-      auto bytes = static_cast<double>(c->bytes_sent().at("encrypted"));
+      auto bytes = static_cast<double>(f.sent[k].at("encrypted"));
       double per_value = bytes / (2.0 * static_cast<double>(answered));
       BOOST_TEST_MESSAGE(bits << "-bit: " << per_value << " bytes per value");
       // One ciphertext per value plus the per-message headers.
       BOOST_TEST(per_value >= w);
       BOOST_TEST(per_value < w + 2);
-      // The key announcement carries n (bits/8 bytes) once per peer.
-      auto announce = c->bytes_sent().at("key_announce");
-      BOOST_TEST(announce == 2 * (12 + 32 + 32 + 64 + 4 + bits / 8u));
+      // The key announcement carries n (bits/8 bytes, after its length)
+      // once per peer, beside three counts, a digest, a key and a signature.
+      auto announce = f.sent[k].at("key_announce");
+      auto n_bytes = static_cast<std::size_t>(bits / 8);
+      BOOST_TEST(announce ==
+                 2 * (12 + 32 + 32 + 64 +
+                      veil::messages::byte_counter::varbyte_size(n_bytes) +
+                      n_bytes));
     }
   }
 }

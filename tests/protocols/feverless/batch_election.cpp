@@ -155,8 +155,8 @@ BOOST_AUTO_TEST_CASE(fewer_signatures_than_per_query) {
   auto b = train_session(d, pb, 4, owner, 18);
   auto lead = [](const federation& f) {
     std::size_t s = 0;
-    for (const auto& c : f.clients)
-      s += c->bytes_sent().at("lead") + c->bytes_sent().at("thresh");
+    for (const auto& sent : f.sent)
+      s += sent.at("lead") + sent.at("thresh");
     return s;
   };
   // Tickets are 96 bytes; per query vs per batch of tens of queries.

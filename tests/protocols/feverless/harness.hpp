@@ -17,6 +17,8 @@
 
 #include "learners/data/csv_reader.hpp"
 #include "learners/data/synthetic.hpp"
+#include "messages/feverless.hpp"
+#include "messages/wire_size.hpp"
 #include "protocols/crypto/fixed_point.hpp"
 #include "protocols/crypto/random.hpp"
 #include "protocols/feverless/client.hpp"
@@ -110,6 +112,8 @@ struct federation {
   std::vector<std::unique_ptr<client>> clients;
   std::vector<std::size_t> bounds;
   std::vector<int> owner;
+  /// Wire bytes each client sent (messages::wire_bytes), by message name.
+  std::vector<std::map<std::string, std::size_t>> sent;
 };
 
 /// Deals `train` out to `parties` clients (columns by even_bounds unless
@@ -120,6 +124,7 @@ inline federation make_federation(const dataset& train, const params& p,
                                   std::uint64_t seed,
                                   std::vector<std::size_t> bounds = {}) {
   federation f;
+  f.sent.resize(parties);
   f.bounds = bounds.empty() ? even_bounds(train.features(), parties) : bounds;
   f.owner = owner;
   std::vector<protocols::crypto::public_key> keys;
@@ -142,6 +147,8 @@ inline federation make_federation(const dataset& train, const params& p,
 inline void wire(fvl_pump& pump, federation& f, const interceptor& tamper) {
   for (std::size_t c = 0; c < f.clients.size(); ++c)
     pump.add(static_cast<int>(c), [&f, c, tamper](int from, const message& m) {
+      f.sent[static_cast<std::size_t>(from)][message_name(m)] +=
+          messages::wire_bytes(m);
       if (!tamper)
         return f.clients[c]->on_message(from, m);
       auto copy = m;

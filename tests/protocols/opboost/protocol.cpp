@@ -19,6 +19,8 @@
 #include "learners/data/csv_reader.hpp"
 #include "learners/data/synthetic.hpp"
 #include "learners/input_error.hpp"
+#include "messages/opboost.hpp"
+#include "messages/wire_size.hpp"
 #include "protocols/crypto/random.hpp"
 #include "protocols/opboost/active_party.hpp"
 #include "protocols/opboost/gbdt.hpp"
@@ -111,19 +113,27 @@ struct federation {
   /// Runs the pump until quiet, logging every delivered message.
   void run(op_pump& pump) {
     pump.add(0, [this](int from, const vop::message& m) {
-      log.push_back({from, 0, vop::message_name(m), vop::payload_bytes(m), m});
+      log.push_back(
+          {from, 0, vop::message_name(m), veil::messages::wire_bytes(m), m});
       return a->on_message(from, m);
     });
     for (std::size_t q = 0; q < b.size(); ++q)
       pump.add(
           static_cast<int>(q + 1), [this, q](int from, const vop::message& m) {
             log.push_back({from, static_cast<int>(q + 1), vop::message_name(m),
-                           vop::payload_bytes(m), m});
+                           veil::messages::wire_bytes(m), m});
             return b[q]->on_message(from, m);
           });
     pump.run();
   }
 };
+
+/// Wire bytes of a raw block of `n` values of `width` bytes: its length
+/// (CAF's varbyte) and the values; the formulas of spec §5.7 count 4 bytes
+/// for the length.
+std::size_t block(std::size_t n, std::size_t width) {
+  return veil::messages::byte_counter::varbyte_size(n) + n * width;
+}
 
 federation train(const split_data& s, const vop::params& p,
                  std::uint64_t seed) {
@@ -464,15 +474,15 @@ BOOST_AUTO_TEST_CASE(messages_have_the_sizes_of_spec_5_7) {
       BOOST_TEST(std::holds_alternative<vop::split_request>(e.msg));
       const auto& q = std::get<vop::split_request>(e.msg);
       auto r = f.b[static_cast<std::size_t>(e.to - 1)]->features();
-      BOOST_TEST(e.bytes == 4 * q.ranks.size() + 4 * (r + 1) + 8);
+      BOOST_TEST(e.bytes == block(r + 1, 4) + block(q.ranks.size(), 4));
       // Two ranks per split at most, before de-duplication.
       BOOST_TEST(q.ranks.size() <= 2 * f.a->splits().size());
     } else if (auto* m1 = std::get_if<vop::ranks>(&e.msg)) {
       auto r = f.b[static_cast<std::size_t>(e.from - 1)]->features();
-      BOOST_TEST(e.bytes == 4 * 1200 * r + 8);
+      BOOST_TEST(e.bytes == 4 + block(1200 * r, 4));
       BOOST_TEST(m1->values.size() == 1200 * r);
     } else if (auto* m3 = std::get_if<vop::split_values>(&e.msg)) {
-      BOOST_TEST(e.bytes == 8 * m3->values.size() + 4);
+      BOOST_TEST(e.bytes == block(m3->values.size(), 8));
     }
   }
   for (int q = 1; q <= 3; ++q)
@@ -528,10 +538,11 @@ BOOST_AUTO_TEST_CASE(private_prediction) {
       f.log.clear();
       f.run(pump);
       BOOST_REQUIRE(f.a->predict_done());
-      // M4: 8 bytes per value plus framing; values, never ranks.
+      // M4: 8 bytes per value plus batch and row count; values, never
+      // ranks.
       for (const auto& e : f.log)
         if (auto* m4 = std::get_if<vop::predict_values>(&e.msg))
-          BOOST_TEST(e.bytes == 8 * m4->values.size() + 12);
+          BOOST_TEST(e.bytes == 8 + block(m4->values.size(), 8));
       auto margins = f.a->predicted_margins();
       BOOST_TEST(margins == f.a->model().predict_margin(f.a->predict_matrix()));
       if (kind == vop::mechanism_kind::identity) {
