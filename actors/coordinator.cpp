@@ -229,6 +229,7 @@ void run_roster(coordinator_pointer self) {
   for (const auto& p : st.cfg.parties)
     base.names.push_back(p.name);
   base.timeout_ms = st.cfg.timeout.count();
+  base.link = st.cfg.link;
   std::vector<caf::actor> peers;
   for (auto& p : st.parties)
     peers.push_back(caf::actor_cast<caf::actor>(p));

@@ -199,17 +199,14 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, fvl::roster& r,
   auto n = peers.size();
   if (st.role)
     return session_error(errc::bad_request, st.me + ": got a second roster");
-  if (n != r.names.size() || r.self < 0 ||
-      static_cast<std::size_t>(r.self) >= n || r.keys.size() != 32 * n ||
-      peers[static_cast<std::size_t>(r.self)].address() != self->address())
+  if (auto e = roster_error(st.me, r.base, peers, self->address()))
+    return std::move(*e);
+  if (r.keys.size() != 32 * n)
     return session_error(errc::bad_request, st.me + ": malformed roster");
-  if (st.test_seed && r.self != st.seed_index)
+  if (st.test_seed && r.base.self != st.seed_index)
     return session_error(errc::bad_request,
                          st.me + ": the roster's index differs from the "
                                  "index of its test seed");
-  if (r.timeout_ms <= 0)
-    return session_error(errc::bad_request,
-                         st.me + ": the timeout must be positive");
   if (!st.given && !st.loaded.train_loaded)
     return session_error(errc::bad_request,
                          st.me + ": roster before its data was loaded");
@@ -218,8 +215,7 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, fvl::roster& r,
   } catch (const input_error& e) {
     return session_error(errc::bad_input, st.me + ": " + e.what());
   }
-  st.join(self, r.self, std::move(r.names),
-          std::chrono::milliseconds(r.timeout_ms), peers);
+  st.join(self, r.base, peers);
   st.export_splits = r.export_splits;
   const auto& p = r.params;
   std::optional<fv::credentials> creds;
@@ -355,7 +351,8 @@ caf::behavior client_impl(client_actor* self, std::string name,
       [=](messages::predict_atom) { on_predict(self); },
       [=](messages::labels_atom) { return on_labels(self); },
       [=](messages::stats_atom) {
-        return byte_stats_of(self->state.me, self->state.bytes);
+        const auto& st = self->state;
+        return byte_stats_of(st.me, st.bytes, st.links, st.busy_seconds);
       },
       [=](messages::tick_atom, std::uint64_t epoch) { on_tick(self, epoch); },
       [=](fv::key_announce& x) { on_wire(self, x); },
@@ -528,9 +525,8 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
   d.ask_all<caf::ok_atom>(
       "roster",
       [&](std::size_t c) {
-        fvl::roster r{static_cast<std::int32_t>(c),
-                      run.names,
-                      run.timeout.count(),
+        fvl::roster r{{static_cast<std::int32_t>(c), run.names,
+                       run.timeout.count(), run.link},
                       keys,
                       run.params,
                       run.export_splits};

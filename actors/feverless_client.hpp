@@ -50,6 +50,8 @@ struct feverless_run {
   std::vector<std::string> names;
   protocols::feverless::params params;
   std::chrono::milliseconds timeout{60000};
+  /// Emulated links between the parties (none by default).
+  protocols::session::link_model link;
   /// Client 0 predicts the evaluation rows (its eval data, or the test
   /// files) after training, when there are any.
   bool predict = true;

@@ -15,6 +15,7 @@ feverless_outcome run_feverless_session(feverless_config cfg,
   feverless_run run;
   run.params = cfg.params;
   run.timeout = cfg.timeout;
+  run.link = cfg.link;
   run.predict = cfg.predict && n > 0 && cfg.clients[0].eval.rows() > 0;
   run.export_splits = cfg.export_splits;
   return run_given<feverless_outcome>(
@@ -33,6 +34,7 @@ feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
   feverless_run run;
   run.params = cfg.params;
   run.timeout = cfg.timeout;
+  run.link = cfg.link;
   run.load = cfg.parties;
   run.export_splits = cfg.export_splits;
   for (const auto& p : cfg.parties)

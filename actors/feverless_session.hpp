@@ -42,6 +42,8 @@ struct feverless_config {
   std::vector<feverless_client_spec> clients;
   /// How long a busy client may hear nothing from its peers.
   std::chrono::milliseconds timeout{60000};
+  /// Emulated links between the parties (none by default).
+  protocols::session::link_model link;
   /// Client 0 predicts the eval rows after training.
   bool predict = true;
   /// Every client sends its split table with its model (feverless_run).
@@ -94,6 +96,8 @@ struct feverless_party_config {
   protocols::feverless::params params;
   std::vector<party_spec> parties;
   std::chrono::milliseconds timeout{60000};
+  /// Emulated links between the parties (none by default).
+  protocols::session::link_model link;
   /// Every client sends its split table with its model (feverless_run).
   bool export_splits = false;
 };

@@ -131,7 +131,7 @@ opboost_party_spec spec_from_loaded(party_state& st, const opl::roster& r) {
     st.eval_labels = std::move(s.eval.labels());
     s.eval.labels().clear();
   }
-  if (r.self == 0)
+  if (r.base.self == 0)
     return s;
   s.features.labels().clear();
   for (std::size_t j = 0; j < s.features.features(); ++j) {
@@ -157,24 +157,19 @@ caf::result<caf::ok_atom> on_roster(party_actor* self, opl::roster& r,
   auto n = peers.size();
   if (st.has_role())
     return session_error(errc::bad_request, st.me + ": got a second roster");
-  if (n != r.names.size() || r.self < 0 ||
-      static_cast<std::size_t>(r.self) >= n ||
-      r.bound_lower.size() != r.bound_columns.size() ||
-      r.bound_upper.size() != r.bound_columns.size() ||
-      peers[static_cast<std::size_t>(r.self)].address() != self->address())
+  if (auto e = roster_error(st.me, r.base, peers, self->address()))
+    return std::move(*e);
+  if (r.bound_lower.size() != r.bound_columns.size() ||
+      r.bound_upper.size() != r.bound_columns.size())
     return session_error(errc::bad_request, st.me + ": malformed roster");
-  if (st.test_seed && r.self != st.seed_index)
+  if (st.test_seed && r.base.self != st.seed_index)
     return session_error(errc::bad_request,
                          st.me + ": the roster's index differs from the "
                                  "index of its test seed");
-  if (r.timeout_ms <= 0)
-    return session_error(errc::bad_request,
-                         st.me + ": the timeout must be positive");
   if (!st.given && !st.loaded.train_loaded)
     return session_error(errc::bad_request,
                          st.me + ": roster before its data was loaded");
-  st.join(self, r.self, std::move(r.names),
-          std::chrono::milliseconds(r.timeout_ms), peers);
+  st.join(self, r.base, peers);
   try {
     r.params.validate();
     auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st, r);
@@ -258,7 +253,8 @@ caf::behavior party_impl(party_actor* self, std::string name,
       [=](messages::train_atom) { on_train(self); },
       [=](messages::predict_atom) { on_predict(self); },
       [=](messages::stats_atom) {
-        return byte_stats_of(self->state.me, self->state.bytes);
+        const auto& st = self->state;
+        return byte_stats_of(st.me, st.bytes, st.links, st.busy_seconds);
       },
       [=](messages::tick_atom, std::uint64_t epoch) { on_tick(self, epoch); },
       [=](op::schema& x) { on_wire(self, x); },
@@ -406,7 +402,8 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
     return d.finish(std::move(*d.error));
 
   // 1. The roster: every party learns its peers and sets up its role.
-  opl::roster roster{0, run.names, run.timeout.count(), run.params, {}, {}, {}};
+  opl::roster roster{
+      {0, run.names, run.timeout.count(), run.link}, run.params, {}, {}, {}};
   for (const auto& [column, m] : run.bounds) {
     roster.bound_columns.push_back(column);
     roster.bound_lower.push_back(m.lower);
@@ -416,7 +413,7 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
       "roster",
       [&](std::size_t c) {
         auto r = roster;
-        r.self = static_cast<std::int32_t>(c);
+        r.base.self = static_cast<std::int32_t>(c);
         return std::make_tuple(messages::peers_atom::value, std::move(r),
                                parties);
       },

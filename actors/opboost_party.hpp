@@ -53,6 +53,8 @@ struct opboost_run {
   std::vector<std::string> names;
   protocols::opboost::params params;
   std::chrono::milliseconds timeout{60000};
+  /// Emulated links between the parties (none by default).
+  protocols::session::link_model link;
   /// Party A predicts the evaluation rows privately after training (its
   /// eval data, or the test files), when there are any.
   bool predict = true;

@@ -15,6 +15,7 @@ opboost_outcome run_opboost_session(opboost_config cfg,
   opboost_run run;
   run.params = cfg.params;
   run.timeout = cfg.timeout;
+  run.link = cfg.link;
   run.predict = cfg.predict && n > 0 && cfg.parties[0].eval.rows() > 0;
   return run_given<opboost_outcome>(
       std::move(cfg.parties), opts, run.names,
@@ -32,6 +33,7 @@ opboost_outcome run_opboost_parties(const opboost_party_config& cfg,
   opboost_run run;
   run.params = cfg.params;
   run.timeout = cfg.timeout;
+  run.link = cfg.link;
   run.bounds = cfg.bounds;
   run.load = cfg.parties;
   for (const auto& p : cfg.parties)

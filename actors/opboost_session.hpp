@@ -45,6 +45,8 @@ struct opboost_config {
   std::vector<opboost_party_spec> parties;
   /// How long a busy party may hear nothing from its peers.
   std::chrono::milliseconds timeout{60000};
+  /// Emulated links between the parties (none by default).
+  protocols::session::link_model link;
   /// Party A predicts the eval rows privately after training: every Party B
   /// desensitizes its columns of them afresh (M4).
   bool predict = true;
@@ -98,6 +100,8 @@ struct opboost_party_config {
   std::vector<party_spec> parties;
   std::map<std::string, protocols::opboost::feature_map> bounds;
   std::chrono::milliseconds timeout{60000};
+  /// Emulated links between the parties (none by default).
+  protocols::session::link_model link;
 };
 
 /// Runs it: local parties in this process, remote ones on their `veil

@@ -82,6 +82,8 @@ struct party_state {
   // -- accounting
   // --------------------------------------------------------------
   byte_counts bytes;
+  link_state links;
+  double busy_seconds = 0;
 
   /// The party id of the actor that sent the current message, or -1.
   std::int32_t peer_of(const caf::strong_actor_ptr& sender) const {
@@ -142,14 +144,19 @@ void route(party_pointer self, plain::outbox out) {
                 std::to_string(e.to) + ", which is not a peer");
       return;
     }
-    st.bytes[plain::message_name(e.msg)].sent += messages::wire_bytes(e.msg);
+    auto n = messages::wire_bytes(e.msg);
+    st.bytes[plain::message_name(e.msg)].sent += n;
     auto& w = st.watch[static_cast<std::size_t>(e.to)];
     if (!w.owes())
       w.owed_since = clock_type::now();
     w.sent_seq = ++st.seq;
     w.step = step_of(e.msg);
-    auto& dest = st.peers[static_cast<std::size_t>(e.to)];
-    std::visit([&](auto& x) { self->send(dest, std::move(x)); }, e.msg);
+    auto q = static_cast<std::size_t>(e.to);
+    std::visit(
+        [&](auto& x) {
+          send_on_link(self, st.links, q, st.peers[q], n, std::move(x));
+        },
+        e.msg);
   }
 }
 
@@ -205,6 +212,7 @@ void after_step(party_pointer self) {
 template <class T>
 void on_wire(party_pointer self, T& x) {
   auto& st = self->state;
+  busy_clock working{st.busy_seconds};
   plain::message m{std::move(x)};
   auto from = st.peer_of(self->current_sender());
   if (from < 0) {
@@ -216,6 +224,7 @@ void on_wire(party_pointer self, T& x) {
   const auto& sender = st.names[static_cast<std::size_t>(from)];
   st.bytes[plain::message_name(m)].received += messages::wire_bytes(m);
   st.watch[static_cast<std::size_t>(from)].recv_seq = ++st.seq;
+  st.links.heard_from(static_cast<std::size_t>(from));
   if (auto* f = std::get_if<plain::failure>(&m)) {
     abort(self, errc::protocol_error,
           sender + " failed at step " + f->step + ": " + f->reason);
@@ -299,20 +308,15 @@ caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
   if (st.self_id >= 0)
     return session_error(errc::bad_request,
                          st.party_name + ": got a second roster");
-  if (n != r.names.size() || r.self < 0 ||
-      static_cast<std::size_t>(r.self) >= n ||
-      peers[static_cast<std::size_t>(r.self)].address() != self->address())
-    return session_error(errc::bad_request,
-                         st.party_name + ": malformed roster");
-  if (r.timeout_ms <= 0)
-    return session_error(errc::bad_request,
-                         st.party_name + ": the timeout must be positive");
+  if (auto e = roster_error(st.party_name, r, peers, self->address()))
+    return std::move(*e);
   if (!st.data.train_loaded)
     return session_error(errc::bad_request,
                          st.party_name + ": roster before its data was loaded");
   st.self_id = r.self;
   st.names = std::move(r.names);
   st.timeout = std::chrono::milliseconds(r.timeout_ms);
+  st.links.reset(n, r.link);
   for (auto& p : peers) {
     st.peer_addrs.push_back(p.address());
     st.peers.push_back(caf::actor_cast<party_actor>(p));
@@ -345,6 +349,7 @@ caf::result<session::training_outcome> on_train(party_pointer self,
   if (st.active)
     return session_error(errc::bad_request,
                          st.party_name + ": trained already");
+  busy_clock working{st.busy_seconds};
   std::vector<plain::party_id> passives;
   for (std::size_t q = 1; q < st.peers.size(); ++q)
     passives.push_back(static_cast<plain::party_id>(q));
@@ -377,6 +382,7 @@ caf::result<session::prediction> on_predict(party_pointer self,
   if (!st.data.test_loaded)
     return session_error(errc::bad_request,
                          st.party_name + ": predict without test data");
+  busy_clock working{st.busy_seconds};
   st.data.test_loaded = false;
   st.test_labels = st.data.test.labels();
   st.started = clock_type::now();
@@ -488,7 +494,9 @@ party_actor::behavior_type party_impl(party_pointer self, std::string name) {
       },
       [=](messages::splits_atom) { return on_splits(self); },
       [=](messages::stats_atom) {
-        return byte_stats_of(self->state.party_name, self->state.bytes);
+        const auto& st = self->state;
+        return byte_stats_of(st.party_name, st.bytes, st.links,
+                             st.busy_seconds);
       },
       [=](messages::tick_atom, std::uint64_t epoch) { on_tick(self, epoch); },
       [=](plain::setup& x) { on_wire(self, x); },

@@ -58,6 +58,8 @@ struct session_config {
   /// How long a party may take to answer one step (a load, one protocol
   /// round trip); the active party's progress may pause twice as long.
   std::chrono::milliseconds timeout{60000};
+  /// Emulated links between the parties (none by default).
+  protocols::session::link_model link;
   evaluation eval = evaluation::test;
 };
 

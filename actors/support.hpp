@@ -17,6 +17,7 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_addr.hpp>
+#include <caf/actor_clock.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/atom.hpp>
 #include <caf/exit_reason.hpp>
@@ -71,9 +72,84 @@ struct byte_count {
 /// By message type.
 using byte_counts = std::map<std::string, byte_count>;
 
-/// The report of `party`'s byte counts.
-inline protocols::session::byte_stats byte_stats_of(const std::string& party,
-                                                    const byte_counts& bytes) {
+/// A party's links to its peers: what it sent on each (bytes, and turns:
+/// runs of messages sent without one received from that peer in between,
+/// the link's rounds as this party drives them) and, when the roster's
+/// link_model is enabled, when each link is free again, so that a message
+/// is delivered latency + bytes/bandwidth after it is sent, queued behind
+/// the earlier ones on its link.
+struct link_state {
+  protocols::session::link_model model;
+  std::vector<clock_type::time_point> free_at;
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::uint64_t> turns;
+  std::vector<bool> answered; // heard from q since last sending to it
+
+  void reset(std::size_t peers, const protocols::session::link_model& m) {
+    model = m;
+    free_at.assign(peers, clock_type::time_point{});
+    bytes.assign(peers, 0);
+    turns.assign(peers, 0);
+    answered.assign(peers, true);
+  }
+
+  void heard_from(std::size_t q) {
+    if (q < answered.size())
+      answered[q] = true;
+  }
+
+  /// Notes `n` bytes sent to peer q; when the message must arrive (none:
+  /// at once, no emulation). Arrival times on a link never decrease, and
+  /// CAF's clock delivers messages due at the same time in the order they
+  /// were scheduled, so a link keeps its order.
+  std::optional<clock_type::time_point> sent(std::size_t q, std::size_t n) {
+    bytes[q] += n;
+    if (answered[q]) {
+      ++turns[q];
+      answered[q] = false;
+    }
+    if (!model.enabled())
+      return std::nullopt;
+    using seconds = std::chrono::duration<double>;
+    auto now = clock_type::now();
+    auto start = std::max(now, free_at[q]);
+    double transfer =
+        model.bandwidth_mbps > 0
+            ? static_cast<double>(n) * 8 / (model.bandwidth_mbps * 1e6)
+            : 0.0;
+    free_at[q] = start + std::chrono::duration_cast<clock_type::duration>(
+                             seconds(transfer));
+    return free_at[q] +
+           std::chrono::duration_cast<clock_type::duration>(
+               std::chrono::duration<double, std::milli>(model.latency_ms));
+  }
+};
+
+/// Sends `x` (of `n` wire bytes) to peer q (`dest`) over its link: at once,
+/// or as late as the emulated link delivers it.
+template <class Actor, class Dest, class T>
+void send_on_link(Actor* self, link_state& links, std::size_t q,
+                  const Dest& dest, std::size_t n, T&& x) {
+  // CAF's actor clock is the steady clock too: arrival times are absolute.
+  static_assert(std::is_same_v<caf::actor_clock::clock_type, clock_type>);
+  if (auto at = links.sent(q, n))
+    self->scheduled_send(dest, *at, std::forward<T>(x));
+  else
+    self->send(dest, std::forward<T>(x));
+}
+
+/// Adds the time from its construction to its end to `total` (seconds): a
+/// party's computing time, handler by handler.
+struct busy_clock {
+  double& total;
+  clock_type::time_point start = clock_type::now();
+  ~busy_clock() { total += seconds_since(start); }
+};
+
+/// The report of `party`'s byte counts, links and computing time.
+inline protocols::session::byte_stats
+byte_stats_of(const std::string& party, const byte_counts& bytes,
+              const link_state& links = {}, double busy_seconds = 0) {
   protocols::session::byte_stats s;
   s.party = party;
   for (const auto& [type, n] : bytes) {
@@ -81,7 +157,37 @@ inline protocols::session::byte_stats byte_stats_of(const std::string& party,
     s.sent.push_back(n.sent);
     s.received.push_back(n.received);
   }
+  for (std::size_t q = 0; q < links.bytes.size(); ++q)
+    if (links.bytes[q] > 0) {
+      s.link_peers.push_back(static_cast<std::int32_t>(q));
+      s.link_bytes.push_back(links.bytes[q]);
+      s.link_turns.push_back(links.turns[q]);
+    }
+  s.busy_seconds = busy_seconds;
   return s;
+}
+
+/// Checks a roster at party `me` (`self_addr`): as many names as `peers`,
+/// its own index pointing at itself, a positive timeout, link settings in
+/// range. The error to answer with, or none.
+inline std::optional<caf::error>
+roster_error(const std::string& me, const protocols::session::roster& r,
+             const std::vector<caf::actor>& peers,
+             const caf::actor_addr& self_addr) {
+  using protocols::session::errc;
+  auto n = peers.size();
+  if (n != r.names.size() || r.self < 0 ||
+      static_cast<std::size_t>(r.self) >= n ||
+      peers[static_cast<std::size_t>(r.self)].address() != self_addr)
+    return session_error(errc::bad_request, me + ": malformed roster");
+  if (r.timeout_ms <= 0)
+    return session_error(errc::bad_request,
+                         me + ": the timeout must be positive");
+  if (!(r.link.latency_ms >= 0 && r.link.latency_ms <= 60000) ||
+      !(r.link.bandwidth_mbps >= 0 && r.link.bandwidth_mbps <= 1e6))
+    return session_error(errc::bad_request,
+                         me + ": link latency or bandwidth out of range");
+  return std::nullopt;
 }
 
 /// The index of `addr` among `peers`, other than `self`; -1 for none.
@@ -152,22 +258,25 @@ struct peer_state {
   bool answering = false;
 
   byte_counts bytes;
+  link_state links;
+  double busy_seconds = 0;
 
   std::int32_t peer_index(const caf::actor_addr& addr) const {
     return peer_index_of(peer_addrs, addr, index);
   }
   bool busy() const { return training || predicting; }
 
-  /// Joins the session of a roster: index `at` among `handles` (every
-  /// party's, this one's included), `all` names, the silence timeout;
-  /// monitors the peers and the coordinator (the roster's sender).
+  /// Joins the session of a roster (checked with roster_error): its index
+  /// among `handles` (every party's, this one's included), the names, the
+  /// silence timeout, the links; monitors the peers and the coordinator
+  /// (the roster's sender).
   template <class Actor>
-  void join(Actor* self, std::int32_t at, std::vector<std::string> all,
-            std::chrono::milliseconds silence,
+  void join(Actor* self, protocols::session::roster& r,
             const std::vector<caf::actor>& handles) {
-    index = at;
-    names = std::move(all);
-    timeout = silence;
+    index = r.self;
+    names = std::move(r.names);
+    timeout = std::chrono::milliseconds(r.timeout_ms);
+    links.reset(handles.size(), r.link);
     for (const auto& p : handles) {
       peer_addrs.push_back(p.address());
       peers.push_back(p);
@@ -255,10 +364,15 @@ void route(Actor* self, Outbox out) {
                                    ", which is not a peer"));
       return;
     }
-    st.bytes[message_name(e.msg)].sent += messages::wire_bytes(e.msg);
+    auto n = messages::wire_bytes(e.msg);
+    st.bytes[message_name(e.msg)].sent += n;
     st.step = step_text(message_name(e.msg), e.msg);
-    auto& dest = st.peers[static_cast<std::size_t>(e.to)];
-    std::visit([&](auto& x) { self->send(dest, std::move(x)); }, e.msg);
+    auto q = static_cast<std::size_t>(e.to);
+    std::visit(
+        [&](auto& x) {
+          send_on_link(self, st.links, q, st.peers[q], n, std::move(x));
+        },
+        e.msg);
   }
 }
 
@@ -291,6 +405,7 @@ bool has_quit(const Actor* self) {
 template <class Actor, class Start, class After>
 void begin_work(Actor* self, bool peer_state::*busy, Start start, After after) {
   auto& st = self->state;
+  busy_clock working{st.busy_seconds};
   st.started = clock_type::now();
   st.last_heard = st.started;
   if (busy)
@@ -324,6 +439,7 @@ template <class Failure, class Actor, class Message, class Handle, class After>
 void handle_wire(Actor* self, Message m, Handle handle, After after) {
   using protocols::session::errc;
   auto& st = self->state;
+  busy_clock working{st.busy_seconds};
   auto sender = self->current_sender();
   auto from =
       sender ? st.peer_index(caf::actor_cast<caf::actor_addr>(sender)) : -1;
@@ -342,6 +458,7 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
   st.last_heard = clock_type::now();
   st.heard[q] = st.last_heard;
   st.heard_what[q] = what;
+  st.links.heard_from(q);
   if (auto* f = std::get_if<Failure>(&m)) {
     self->quit(
         session_error(errc::protocol_error,

@@ -62,9 +62,8 @@ struct identity_key {
 /// (32 bytes each, by index), the silence timeout and the session's
 /// parameters (identical for every client). Sent with the peers.
 struct roster {
-  std::int32_t self = -1;
-  std::vector<std::string> names;
-  std::int64_t timeout_ms = 60000;
+  /// Index, names, timeout and links, as every protocol's roster.
+  protocols::session::roster base;
   std::vector<std::uint8_t> keys;
   protocols::feverless::params params;
   /// The coordinator wants the client's split table with its model (for
@@ -123,8 +122,8 @@ typename Inspector::result_type inspect(Inspector& f, identity_key& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster& x) {
-  return f(caf::meta::type_name("veil::messages::fvl::roster"), x.self, x.names,
-           x.timeout_ms, raw(x.keys), x.params, x.export_splits);
+  return f(caf::meta::type_name("veil::messages::fvl::roster"), x.base,
+           raw(x.keys), x.params, x.export_splits);
 }
 
 template <class Inspector>

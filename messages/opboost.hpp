@@ -15,6 +15,7 @@
 #include "messages/failure.hpp"
 #include "messages/learners.hpp"
 #include "messages/raw_block.hpp"
+#include "messages/session.hpp"
 #include "protocols/opboost/params.hpp"
 #include "protocols/opboost/wire.hpp"
 
@@ -54,9 +55,8 @@ namespace opl {
 /// columns with its bounds, or with its data's min and max when it has
 /// none; one given its maps at spawn ignores them). Sent with the peers.
 struct roster {
-  std::int32_t self = -1;
-  std::vector<std::string> names;
-  std::int64_t timeout_ms = 60000;
+  /// Index, names, timeout and links, as every protocol's roster.
+  protocols::session::roster base;
   protocols::opboost::params params;
   std::vector<std::string> bound_columns;
   std::vector<double> bound_lower, bound_upper;
@@ -88,9 +88,8 @@ struct predicted {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster& x) {
-  return f(caf::meta::type_name("veil::messages::opl::roster"), x.self, x.names,
-           x.timeout_ms, x.params, x.bound_columns, raw(x.bound_lower),
-           raw(x.bound_upper));
+  return f(caf::meta::type_name("veil::messages::opl::roster"), x.base,
+           x.params, x.bound_columns, raw(x.bound_lower), raw(x.bound_upper));
 }
 
 template <class Inspector>

@@ -43,9 +43,15 @@ typename Inspector::result_type inspect(Inspector& f, align_request& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, link_model& x) {
+  return f(caf::meta::type_name("veil::protocols::session::link_model"),
+           exact(x.latency_ms), exact(x.bandwidth_mbps));
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster& x) {
   return f(caf::meta::type_name("veil::protocols::session::roster"), x.self,
-           x.names, x.timeout_ms);
+           x.names, x.timeout_ms, x.link);
 }
 
 template <class Inspector>
@@ -88,7 +94,8 @@ typename Inspector::result_type inspect(Inspector& f, split_export& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, byte_stats& x) {
   return f(caf::meta::type_name("veil::protocols::session::byte_stats"),
-           x.party, x.types, raw(x.sent), raw(x.received));
+           x.party, x.types, raw(x.sent), raw(x.received), raw(x.link_peers),
+           raw(x.link_bytes), raw(x.link_turns), exact(x.busy_seconds));
 }
 
 template <class Inspector>

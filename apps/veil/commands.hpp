@@ -48,6 +48,9 @@ struct train_options {
   std::vector<std::string> overrides;
   /// Flags that a session file replaces: set when given with --config.
   std::vector<std::string> conflicting;
+  /// The emulated links (--set net.latency_ms, net.bandwidth_mbps; a
+  /// session file's [net] table).
+  protocols::session::link_model link;
 };
 
 int run_train(train_options opts);
@@ -156,14 +159,30 @@ double checked_delta(const std::string& what, double delta);
 /// "auc 0.91  logloss 0.3".
 std::string format_metrics(const std::map<std::string, double>& m);
 
-/// One party's byte counts for the report: sent, received and by message
-/// type (the sum of both directions, or each apart if `by_direction`).
 /// The report's "params": the booster settings and the model's base margin.
 nlohmann::json booster_params_json(const learners::booster_params& p,
                                    const learners::model& m);
 
+/// The report's "network" section: the emulated link (none: {"emulated":
+/// false}), the training's wall time under it, and the parties' computing
+/// time (busy_seconds) apart; network_line() is its line of text, empty
+/// when no link is emulated.
+nlohmann::json
+network_json(const protocols::session::link_model& link,
+             const std::vector<protocols::session::byte_stats>& parties,
+             double train_seconds);
+std::string
+network_line(const protocols::session::link_model& link,
+             const std::vector<protocols::session::byte_stats>& parties,
+             double train_seconds);
+
+/// One party's byte counts for the report: sent, received and by message
+/// type (the sum of both directions, or each apart if `by_direction`); per
+/// peer (named by `names`, the session's party names by index) the bytes
+/// sent and the turns; the seconds it computed.
 nlohmann::json party_bytes_json(const protocols::session::byte_stats& b,
-                                bool by_direction);
+                                bool by_direction,
+                                const std::vector<std::string>& names);
 
 struct predict_options {
   std::string model;

@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 #include <utility>
 
 #include <toml.hpp>
@@ -647,6 +649,23 @@ void read_tls(const reader& r, const toml::value& v, session_config& c) {
                    ": TLS needs certificate, key and ca (or no [tls] table)");
 }
 
+/// The [net] table: the emulated links (apps/veil/settings.hpp).
+void read_net(const reader& r, const toml::value& v, session_config& c) {
+  r.table(v, "[net]");
+  r.only_keys(v, "[net]", {"latency_ms", "bandwidth_mbps"});
+  for (auto& [k, x] : v.as_table()) {
+    auto context = "[net] " + k;
+    auto value = r.number(x, context);
+    try {
+      std::ostringstream text;
+      text << std::setprecision(17) << value;
+      apply_net_setting(c.link, "net." + k + "=" + text.str(), context);
+    } catch (const input_error& e) {
+      r.fail(&x, e.what());
+    }
+  }
+}
+
 } // namespace
 
 std::size_t session_config::active_party() const {
@@ -697,8 +716,8 @@ session_config load_session(const std::string& path) {
   }
 
   auto& t = root.as_table();
-  std::vector<std::string> top = {"protocol", "timeout_seconds", "learner",
-                                  "party", "tls"};
+  std::vector<std::string> top = {
+      "protocol", "timeout_seconds", "learner", "party", "tls", "net"};
   for (auto& [k, x] : in_file_order(root))
     if (std::find(top.begin(), top.end(), k) == top.end())
       r.fail(x, unknown(x->is_table()            ? "table"
@@ -748,6 +767,8 @@ session_config load_session(const std::string& path) {
       it->second = resolve(path, it->second);
   if (auto it = t.find("tls"); it != t.end())
     read_tls(r, it->second, c);
+  if (auto it = t.find("net"); it != t.end())
+    read_net(r, it->second, c);
   return c;
 }
 
@@ -766,6 +787,10 @@ void apply_override(session_config& c, const std::string& key_equals_value) {
                         " is not a number of seconds");
     check_timeout("", nullptr, context + ": timeout", t);
     c.timeout_seconds = t;
+    return;
+  }
+  if (is_net_setting(key_equals_value)) {
+    apply_net_setting(c.link, key_equals_value, context);
     return;
   }
   if (key == "protocol") {
@@ -787,6 +812,8 @@ void apply_override(session_config& c, const std::string& key_equals_value) {
   auto keys = setting_keys();
   if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
     keys.insert(keys.end(), {"protocol", "timeout"});
+    for (auto& k : net_setting_keys())
+      keys.push_back(k);
     throw input_error(context + ": " + unknown("setting", key, keys));
   }
   auto p = c.params;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "learners/boost/booster.hpp"
+#include "protocols/session/wire.hpp"
 
 namespace veil::apps {
 
@@ -102,6 +103,8 @@ struct session_config {
   /// How long a party may stay silent before the session fails.
   double timeout_seconds = 60;
   tls_config tls;
+  /// The [net] table: emulated links between the parties.
+  protocols::session::link_model link;
   /// The session file, as given to load_session, for messages.
   std::string source;
 
@@ -125,7 +128,8 @@ struct session_config {
 session_config load_session(const std::string& path);
 
 /// Applies one command-line override after loading: any `--set` key
-/// (apply_setting), `timeout` (or `timeout_seconds`) in seconds,
+/// (apply_setting), `timeout` (or `timeout_seconds`) in seconds, a net.*
+/// link setting (apply_net_setting),
 /// `protocol`, or a parameter of the session's protocol (as in its
 /// [protocol] table: `feverless.buckets=8`, `epsilon=1`). Checks the result as
 /// load_session does; throws input_error.

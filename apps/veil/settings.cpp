@@ -1,6 +1,7 @@
 #include "apps/veil/settings.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <functional>
 
 #include "learners/input_error.hpp"
@@ -105,6 +106,56 @@ std::vector<std::string> setting_keys() {
   for (auto& [k, v] : setters())
     keys.push_back(k);
   return keys;
+}
+
+std::vector<std::string> net_setting_keys() {
+  return {"net.latency_ms", "net.bandwidth_mbps"};
+}
+
+bool is_net_setting(const std::string& assignment) {
+  return assignment.rfind("net.", 0) == 0;
+}
+
+void apply_net_setting(protocols::session::link_model& link,
+                       const std::string& assignment,
+                       const std::string& context) {
+  auto eq = assignment.find('=');
+  auto key = assignment.substr(0, eq);
+  if (key != "net.latency_ms" && key != "net.bandwidth_mbps")
+    throw input_error(context + ": unknown setting " + key +
+                      " (the network settings are net.latency_ms and "
+                      "net.bandwidth_mbps)");
+  if (eq == std::string::npos)
+    throw input_error(context + ": expected " + key + "=VALUE");
+  auto value = assignment.substr(eq + 1);
+  double x = 0;
+  auto [end, ec] =
+      std::from_chars(value.data(), value.data() + value.size(), x);
+  if (ec != std::errc{} || end != value.data() + value.size() ||
+      !std::isfinite(x))
+    throw input_error(context + ": \"" + value + "\" is not a number");
+  if (key == "net.latency_ms") {
+    if (!(x >= 0 && x <= 60000))
+      throw input_error(context +
+                        ": the latency must be in [0, 60000] milliseconds");
+    link.latency_ms = x;
+  } else {
+    if (!(x >= 0 && x <= 1e6))
+      throw input_error(context + ": the bandwidth must be in [0, 1e6] "
+                                  "megabits per second (0 = unlimited)");
+    link.bandwidth_mbps = x;
+  }
+}
+
+void take_net_settings(std::vector<std::string>& settings,
+                       protocols::session::link_model& link) {
+  std::vector<std::string> rest;
+  for (auto& s : settings)
+    if (is_net_setting(s))
+      apply_net_setting(link, s, "--set " + s);
+    else
+      rest.push_back(std::move(s));
+  settings = std::move(rest);
 }
 
 } // namespace veil::apps

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "learners/boost/booster.hpp"
+#include "protocols/session/wire.hpp"
 
 namespace veil::apps {
 
@@ -19,5 +20,24 @@ void apply_setting(learners::booster_params& p, const std::string& assignment);
 
 /// The keys apply_setting understands, for --help.
 std::vector<std::string> setting_keys();
+
+/// The link emulation keys of every federated session: net.latency_ms
+/// (one-way delay per message, 0 to 60000) and net.bandwidth_mbps (per
+/// link, megabits per second, 0 = unlimited, at most 1e6).
+std::vector<std::string> net_setting_keys();
+
+/// Whether `assignment` (KEY=VALUE) sets a net_setting_keys() key.
+bool is_net_setting(const std::string& assignment);
+
+/// Applies a net.* assignment to `link`; throws input_error naming the
+/// setting, for a value that is not a number or out of range. `context`
+/// prefixes the message ("--set net.latency_ms=x").
+void apply_net_setting(protocols::session::link_model& link,
+                       const std::string& assignment,
+                       const std::string& context);
+
+/// Moves the net.* assignments out of `settings` into `link`.
+void take_net_settings(std::vector<std::string>& settings,
+                       protocols::session::link_model& link);
 
 } // namespace veil::apps

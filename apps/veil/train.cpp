@@ -137,16 +137,80 @@ std::string format_metrics(const std::map<std::string, double>& m) {
 }
 
 json party_bytes_json(const protocols::session::byte_stats& b,
-                      bool by_direction) {
+                      bool by_direction,
+                      const std::vector<std::string>& names) {
   json by_type = json::object();
   for (std::size_t k = 0; k < b.types.size(); ++k)
     if (by_direction)
       by_type[b.types[k]] = {{"sent", b.sent[k]}, {"received", b.received[k]}};
     else
       by_type[b.types[k]] = b.sent[k] + b.received[k];
+  json links = json::object();
+  for (std::size_t k = 0; k < b.link_peers.size(); ++k) {
+    auto q = static_cast<std::size_t>(b.link_peers[k]);
+    auto to = q < names.size() ? names[q] : std::to_string(q);
+    links[to] = {{"bytes_sent", b.link_bytes[k]}, {"turns", b.link_turns[k]}};
+  }
   return {{"sent", b.total_sent()},
           {"received", b.total_received()},
-          {"by_type", by_type}};
+          {"by_type", by_type},
+          {"links", links},
+          {"busy_seconds", b.busy_seconds}};
+}
+
+namespace {
+
+/// The party that computed longest, and the sum over all.
+std::pair<const protocols::session::byte_stats*, double>
+busiest(const std::vector<protocols::session::byte_stats>& parties) {
+  const protocols::session::byte_stats* top = nullptr;
+  double sum = 0;
+  for (const auto& b : parties) {
+    sum += b.busy_seconds;
+    if (!top || b.busy_seconds > top->busy_seconds)
+      top = &b;
+  }
+  return {top, sum};
+}
+
+} // namespace
+
+json network_json(const protocols::session::link_model& link,
+                  const std::vector<protocols::session::byte_stats>& parties,
+                  double train_seconds) {
+  auto [top, sum] = busiest(parties);
+  json j = {{"emulated", link.enabled()},
+            {"compute_seconds_all_parties", sum},
+            {"compute_seconds_busiest_party", top ? top->busy_seconds : 0.0},
+            {"busiest_party", top ? top->party : ""}};
+  if (link.enabled()) {
+    j["latency_ms"] = link.latency_ms;
+    j["bandwidth_mbps"] = link.bandwidth_mbps;
+    j["emulated_train_seconds"] = train_seconds;
+  }
+  return j;
+}
+
+std::string
+network_line(const protocols::session::link_model& link,
+             const std::vector<protocols::session::byte_stats>& parties,
+             double train_seconds) {
+  if (!link.enabled())
+    return "";
+  auto [top, sum] = busiest(parties);
+  std::ostringstream out;
+  out << "network: links emulated at " << link.latency_ms << " ms, ";
+  if (link.bandwidth_mbps > 0)
+    out << link.bandwidth_mbps << " Mbps";
+  else
+    out << "unlimited bandwidth";
+  out << std::fixed << std::setprecision(3) << ": training took "
+      << train_seconds << " s emulated; the parties computed for " << sum
+      << " s in all, prediction included";
+  if (top)
+    out << " (the busiest, " << top->party << ", " << top->busy_seconds
+        << " s)";
+  return out.str();
 }
 
 int run_train(train_options o) {
@@ -155,6 +219,10 @@ int run_train(train_options o) {
   auto& p = o.params;
   p.objective = learners::parse_objective(o.objective);
   p.num_class = 0; // 0 = infer from the labels unless --set num_class
+  take_net_settings(o.settings, o.link);
+  if (o.link.enabled() && o.protocol == "centralized")
+    throw input_error("--set net.*: centralized training has no links to "
+                      "emulate (use a federated --protocol)");
   if (o.protocol.rfind("feverless", 0) == 0)
     return run_feverless_train(o);
   if (o.protocol == "opboost")

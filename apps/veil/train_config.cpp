@@ -49,13 +49,15 @@ int run_config_train(const train_options& o) {
   auto c = load_session(o.config);
   for (const auto& kv : o.overrides)
     apply_override(c, kv);
+  auto with_link = o; // the reports say how the links were emulated
+  with_link.link = c.link;
   if (c.protocol.rfind("feverless", 0) == 0) {
     check_local_files(c);
-    return run_feverless_config(c, o);
+    return run_feverless_config(c, with_link);
   }
   if (c.protocol == "opboost") {
     check_local_files(c);
-    return run_opboost_config(c, o);
+    return run_opboost_config(c, with_link);
   }
   if (c.protocol != "plain")
     throw input_error(c.source + ": protocol \"" + c.protocol +
@@ -79,6 +81,7 @@ int run_config_train(const train_options& o) {
   cfg.params = p;
   cfg.timeout = std::chrono::milliseconds(
       std::max<std::int64_t>(1, std::llround(c.timeout_seconds * 1000)));
+  cfg.link = c.link;
   bool have_test = true;
   std::size_t remote = 0;
   cfg.parties = party_specs(c, remote, have_test);
@@ -106,6 +109,7 @@ int run_config_train(const train_options& o) {
     std::cerr << "\r\033[K" << std::flush;
   auto opts = o;
   opts.timeout = c.timeout_seconds;
+  opts.link = c.link;
   if (!out.ok() && out.error.find(c.source) == std::string::npos)
     out.error = c.source + ": " + out.error;
   return report_federated(out, p, opts, c.source, have_test, where);

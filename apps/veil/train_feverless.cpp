@@ -294,10 +294,16 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   json per_party = json::object();
   json party_features = json::object();
   json names = json::array();
+  std::vector<std::string> client_names;
+  std::vector<protocols::session::byte_stats> stats;
+  for (const auto& c : r.clients) {
+    client_names.push_back(c.name);
+    stats.push_back(c.bytes);
+  }
   for (std::size_t c = 0; c < r.clients.size(); ++c) {
     const auto& b = r.clients[c].bytes;
     total_bytes += b.total_sent();
-    per_party[r.clients[c].name] = party_bytes_json(b, true);
+    per_party[r.clients[c].name] = party_bytes_json(b, true, client_names);
     party_features[r.clients[c].name] = r.features[c].size();
     names.push_back(r.clients[c].name);
     m += r.features[c].size();
@@ -309,6 +315,8 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
             << info.protocol << ", " << info.where << ", " << total_bytes
             << " bytes exchanged)\n"
             << std::defaultfloat;
+  if (auto line = network_line(o.link, stats, r.train_seconds); !line.empty())
+    std::cout << line << "\n";
   if (info.metrics_on.empty())
     std::cout << "no test files: no metrics (the training labels stay with "
                  "their parties)\n";
@@ -406,6 +414,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
         {"predict_seconds", r.predict_seconds},
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
+        {"network", network_json(o.link, stats, r.train_seconds)},
         {"privacy", privacy_json(p, pr)},
         {"history", json::array()}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
@@ -484,6 +493,7 @@ int run_feverless_train(const train_options& o) {
   actors::feverless_config cfg;
   cfg.params = p;
   cfg.timeout = timeout;
+  cfg.link = o.link;
   cfg.export_splits = wants_split_tables(o);
   for (int c = 0; c < n; ++c) {
     actors::feverless_client_spec s;
@@ -530,6 +540,7 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   actors::feverless_party_config cfg;
   cfg.params = p;
   cfg.timeout = timeout_of(c.timeout_seconds);
+  cfg.link = c.link;
   cfg.export_splits = wants_split_tables(o);
   bool have_test = true;
   std::size_t remote = 0;

@@ -252,6 +252,7 @@ int run_opboost_train(const train_options& o) {
   cfg.predict = private_prediction;
   cfg.timeout = std::chrono::milliseconds(
       std::max<std::int64_t>(1, std::llround(o.timeout * 1000)));
+  cfg.link = o.link;
   {
     actors::opboost_party_spec a;
     a.name = "party0";
@@ -366,10 +367,16 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
   json per_party = json::object();
   json party_features = json::object();
   std::size_t features = 0;
+  std::vector<std::string> party_names;
+  std::vector<protocols::session::byte_stats> stats;
+  for (const auto& pr : r.parties) {
+    party_names.push_back(pr.name);
+    stats.push_back(pr.bytes);
+  }
   for (std::size_t c = 0; c < r.parties.size(); ++c) {
     const auto& pr = r.parties[c];
     total_bytes += pr.bytes.total_sent();
-    per_party[pr.name] = party_bytes_json(pr.bytes, true);
+    per_party[pr.name] = party_bytes_json(pr.bytes, true, party_names);
     party_features[pr.name] = r.features.at(c);
     features += r.features.at(c).size();
   }
@@ -379,6 +386,8 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
             << op::to_string(p.learner) << ", " << info.where << ", "
             << total_bytes << " bytes exchanged)\n"
             << std::defaultfloat;
+  if (auto line = network_line(o.link, stats, r.train_seconds); !line.empty())
+    std::cout << line << "\n";
   if (info.metrics_on.empty())
     std::cout << "no test files: no metrics (the labels stay with Party "
                  "A's node)\n";
@@ -434,6 +443,7 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
         {"predict_seconds", r.predict_seconds},
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
+        {"network", network_json(o.link, stats, r.train_seconds)},
         {"privacy",
          privacy_json(p, r, info.private_prediction && !info.metrics_on.empty(),
                       info.bounds)},
@@ -483,6 +493,7 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   actors::opboost_party_config cfg;
   cfg.params = p;
   cfg.timeout = c.timeout();
+  cfg.link = c.link;
   bool have_test = true;
   std::size_t remote = 0;
   auto specs = party_specs(c, remote, have_test);

@@ -204,6 +204,7 @@ int run_plain_train(const train_options& o) {
       static_cast<std::int64_t>(std::llround(o.timeout * 1000)));
   if (cfg.timeout.count() <= 0)
     cfg.timeout = std::chrono::milliseconds(1);
+  cfg.link = o.link;
   bool have_test = !test_path.empty();
   cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
   std::size_t next = 0;
@@ -278,6 +279,8 @@ int report_federated(const actors::session_outcome& out,
             << where << ", " << total_bytes << " bytes exchanged)\n"
             << std::defaultfloat << r.metrics_on << ": "
             << format_metrics(r.metric_names, r.metric_values) << "\n";
+  if (auto line = network_line(o.link, r.bytes, r.train_seconds); !line.empty())
+    std::cout << line << "\n";
 
   if (!o.model_out.empty()) {
     std::cerr << "veil: note: --model-out gathers every passive party's "
@@ -299,7 +302,7 @@ int report_federated(const actors::session_outcome& out,
     json per_party = json::object();
     json party_features = json::object();
     for (std::size_t q = 0; q < r.bytes.size(); ++q) {
-      per_party[r.names[q]] = party_bytes_json(r.bytes[q], false);
+      per_party[r.names[q]] = party_bytes_json(r.bytes[q], false, r.names);
       party_features[r.names[q]] = r.features[q];
     }
     json report = {
@@ -326,6 +329,7 @@ int report_federated(const actors::session_outcome& out,
         {"predict_seconds", r.predict_seconds},
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
+        {"network", network_json(o.link, r.bytes, r.train_seconds)},
         {"privacy",
          {{"mechanism", "none"},
           {"note", "plaintext gradients and histograms are exchanged"}}},

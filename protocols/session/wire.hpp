@@ -77,11 +77,24 @@ struct align_request {
 
 /// Coordinator -> party: who is who. The peer handles travel beside it
 /// (index = party id); party 0 is the active party.
+/// An emulated network between every two parties (`net.latency_ms`,
+/// `net.bandwidth_mbps`): a message is delivered latency + bytes/bandwidth
+/// after it is sent, queued behind the earlier messages on the same link
+/// (one per ordered pair of parties). Zero latency and bandwidth: none.
+struct link_model {
+  double latency_ms = 0;
+  /// Megabits per second; 0 = unlimited.
+  double bandwidth_mbps = 0;
+
+  bool enabled() const { return latency_ms > 0 || bandwidth_mbps > 0; }
+};
+
 struct roster {
   std::int32_t self = 0;
   std::vector<std::string> names;
   /// How long a party may take to answer one protocol step.
   std::int64_t timeout_ms = 60000;
+  link_model link;
 };
 
 /// Coordinator -> active party: train with these settings.
@@ -129,12 +142,20 @@ struct split_export {
   std::vector<split_entry> splits;
 };
 
-/// Payload bytes a party sent and received, per protocol message type.
+/// Payload bytes a party sent and received, per protocol message type;
+/// per peer it sent to, the bytes and the turns (runs of messages sent
+/// without one received from that peer in between: the link's rounds as
+/// this party drives them); and the seconds it computed (handling session
+/// steps and peers' messages).
 struct byte_stats {
   std::string party;
   std::vector<std::string> types;
   std::vector<std::uint64_t> sent;
   std::vector<std::uint64_t> received;
+  std::vector<std::int32_t> link_peers;
+  std::vector<std::uint64_t> link_bytes;
+  std::vector<std::uint64_t> link_turns;
+  double busy_seconds = 0;
 
   std::uint64_t total_sent() const;
   std::uint64_t total_received() const;

@@ -155,11 +155,14 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   ps.paillier_bits = 2048;
   ps.max_delta_step = 0.375;
   ps.test_hooks = true;
-  veil::messages::fvl::roster r{
-      2, {"a", "b", "c"}, 1500, std::vector<std::uint8_t>(96, 3), ps};
+  veil::messages::fvl::roster r{{2, {"a", "b", "c"}, 1500, {5, 100}},
+                                std::vector<std::uint8_t>(96, 3),
+                                ps};
   auto r2 = round_trip(r);
   BOOST_TEST(r2.keys == r.keys);
-  BOOST_TEST(r2.names == r.names);
+  BOOST_TEST(r2.base.names == r.base.names);
+  BOOST_TEST(r2.base.link.latency_ms == 5.0);
+  BOOST_TEST(r2.base.link.bandwidth_mbps == 100.0);
   BOOST_TEST(!r2.params.test_hooks); // local to a process
   r2.params.test_hooks = true;
   BOOST_TEST((r2.params.digest() == ps.digest()));

@@ -161,9 +161,9 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   BOOST_TEST(round_trip(f).reason == f.reason);
 
   messages::opl::roster ro;
-  ro.self = 1;
-  ro.names = {"A", "B1"};
-  ro.timeout_ms = 1500;
+  ro.base.self = 1;
+  ro.base.names = {"A", "B1"};
+  ro.base.timeout_ms = 1500;
   // Every setting crosses the wire, the booster's too.
   ro.params.dom = {-3, 40};
   ro.params.mechanism.kind = op::mechanism_kind::adj_map;
@@ -182,8 +182,8 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   ro.bound_lower = {17, 1};
   ro.bound_upper = {90, 99.5};
   auto ro2 = round_trip(ro);
-  BOOST_TEST(ro2.names == ro.names);
-  BOOST_TEST(ro2.timeout_ms == 1500);
+  BOOST_TEST(ro2.base.names == ro.base.names);
+  BOOST_TEST(ro2.base.timeout_ms == 1500);
   BOOST_TEST((ro2.params.dom == ro.params.dom));
   BOOST_TEST((ro2.params.mechanism.kind == op::mechanism_kind::adj_map));
   BOOST_TEST((ro2.params.mechanism.sampler == ro.params.mechanism.sampler));

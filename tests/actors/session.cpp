@@ -147,6 +147,64 @@ BOOST_AUTO_TEST_CASE(rows_are_joined_on_the_id_column) {
   BOOST_TEST(out.result->margins == expected, boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(emulated_links_delay_every_round_and_change_nothing_else) {
+  // Every message on a link arrives latency + bytes/bandwidth after it is
+  // sent, behind the earlier ones. The plain protocol is request and
+  // response on each link, so a link's rounds (the two parties' turns on
+  // it) follow one another, each at least a latency after the last: the
+  // session takes at least rounds x latency on its busiest link. The
+  // predictions, bytes and rounds are those of the session without
+  // emulation.
+  temp_dir dir;
+  auto d = small_table(1200, 13, false);
+  auto file = dir / "all.csv";
+  learners::write_csv(d, file, "label");
+  learners::booster_params p;
+  p.rounds = 3;
+  p.tree.max_depth = 3;
+  p.threads = 1;
+  auto bounds = even_bounds(d.features(), 3);
+  auto c = column_split(file, "", d.feature_names(), bounds, "label");
+  c.params = p;
+  auto plain = run(c);
+  BOOST_REQUIRE_MESSAGE(plain.ok(), plain.error);
+  c.link = {20, 8}; // 20 ms, 8 Mbps: a byte per microsecond
+  auto slow = run(c);
+  BOOST_REQUIRE_MESSAGE(slow.ok(), slow.error);
+  const auto& a = *plain.result;
+  const auto& b = *slow.result;
+  BOOST_TEST(a.margins == b.margins, boost::test_tools::per_element());
+  BOOST_REQUIRE_EQUAL(a.bytes.size(), b.bytes.size());
+  double busiest = 0;
+  for (std::size_t q = 0; q < a.bytes.size(); ++q) {
+    BOOST_TEST(a.bytes[q].sent == b.bytes[q].sent,
+               boost::test_tools::per_element());
+    BOOST_TEST(a.bytes[q].link_turns == b.bytes[q].link_turns,
+               boost::test_tools::per_element());
+    if (q == 0)
+      continue;
+    // Passive party q talks to the active party only: its link both ways.
+    const auto& mine = b.bytes[q];
+    const auto& active = b.bytes[0];
+    BOOST_REQUIRE_EQUAL(mine.link_peers.size(), 1u);
+    auto k = static_cast<std::size_t>(std::find(active.link_peers.begin(),
+                                                active.link_peers.end(),
+                                                static_cast<std::int32_t>(q)) -
+                                      active.link_peers.begin());
+    BOOST_REQUIRE_LT(k, active.link_peers.size());
+    double rounds =
+        static_cast<double>(mine.link_turns[0] + active.link_turns[k]);
+    busiest = std::max(busiest, rounds * 0.020);
+  }
+  BOOST_TEST_MESSAGE("emulated "
+                     << b.train_seconds << " s + " << b.predict_seconds
+                     << " s, busiest link's latency " << busiest
+                     << " s, unemulated " << a.train_seconds << " s");
+  // Every round falls in training or prediction.
+  BOOST_TEST(b.train_seconds + b.predict_seconds >= busiest);
+  BOOST_TEST(busiest > 0.2); // it did count rounds
+}
+
 BOOST_AUTO_TEST_CASE(the_label_holder_is_the_active_party_wherever_listed) {
   temp_dir dir;
   auto d = small_table(800, 5, false);

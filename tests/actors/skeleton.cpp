@@ -58,8 +58,8 @@ caf::behavior role_double(double_actor* self, std::chrono::milliseconds work,
   return {
       [=](std::vector<caf::actor>& handles, std::int64_t timeout_ms) {
         auto& st = self->state;
-        st.join(self, 0, {"worker", "peer"},
-                std::chrono::milliseconds{timeout_ms}, handles);
+        protocols::session::roster r{0, {"worker", "peer"}, timeout_ms, {}};
+        st.join(self, r, handles);
         actors::begin_work(
             self, &actors::peer_state::training, [=] { return start_out; },
             report_done);

@@ -128,6 +128,41 @@ BOOST_AUTO_TEST_CASE(built_in_data_runs_federated) {
   BOOST_TEST(rep["party_features"]["party3"][4] == "f19");
 }
 
+BOOST_AUTO_TEST_CASE(emulated_links_are_reported_for_every_protocol) {
+  // The same flag for each protocol; the report gives the link, the
+  // emulated training time and the parties' computing time apart.
+  for (std::string protocol : {"plain", "feverless", "opboost"}) {
+    BOOST_TEST_CONTEXT(protocol) {
+      temp_dir dir;
+      auto r = run_veil("train --protocol " + protocol +
+                        " --parties 3 --trees 2 --depth 2 --rows 600 --quiet "
+                        "--set net.latency_ms=2 --set net.bandwidth_mbps=50 "
+                        "--report " +
+                        (dir / "r.json"));
+      BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+      BOOST_TEST(contains(r.output, "network: links emulated at 2 ms, 50 Mbps"),
+                 r.output);
+      auto rep = read_json(dir / "r.json");
+      const auto& net = rep["network"];
+      BOOST_TEST(net["emulated"] == true);
+      BOOST_TEST(net["latency_ms"] == 2.0);
+      BOOST_TEST(net["bandwidth_mbps"] == 50.0);
+      BOOST_TEST(net["emulated_train_seconds"].get<double>() > 0.0);
+      BOOST_TEST(net["compute_seconds_all_parties"].get<double>() > 0.0);
+      for (auto& [name, party] : rep["bytes"]["per_party"].items())
+        BOOST_TEST(!party["links"].empty(), name);
+    }
+  }
+  auto r = run_veil("train --protocol centralized --trees 2 --rows 500 "
+                    "--set net.latency_ms=5");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "centralized training has no links"), r.output);
+  r = run_veil("train --protocol plain --trees 2 --rows 500 "
+               "--set net.bandwidth_mbps=-1");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "--set net.bandwidth_mbps=-1"), r.output);
+}
+
 BOOST_AUTO_TEST_CASE(a_bad_party_count_is_a_clear_error) {
   auto r = run_veil("train --protocol plain --parties 1 --trees 2 --rows 500");
   BOOST_TEST(r.status != 0);

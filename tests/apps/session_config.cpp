@@ -419,6 +419,40 @@ BOOST_AUTO_TEST_CASE(timeouts) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(emulated_links) {
+  session_file f(edit(two_parties, "[learner]",
+                      "[net]\nlatency_ms = 5\nbandwidth_mbps = 100\n\n"
+                      "[learner]"));
+  auto c = load_session(f.path);
+  BOOST_TEST(c.link.latency_ms == 5.0);
+  BOOST_TEST(c.link.bandwidth_mbps == 100.0);
+  apply_override(c, "net.latency_ms=0.02");
+  apply_override(c, "net.bandwidth_mbps=10000");
+  BOOST_TEST(c.link.latency_ms == 0.02);
+  BOOST_TEST(c.link.bandwidth_mbps == 10000.0);
+  // No [net]: no emulation.
+  session_file none(two_parties);
+  BOOST_TEST(!load_session(none.path).link.enabled());
+
+  auto msg = error_with("[learner]", "[net]\nlatency_ms = -1\n\n[learner]",
+                        "latency_ms = -1");
+  BOOST_TEST(contains(msg, "[net] latency_ms: the latency must be in [0, "
+                           "60000] milliseconds"));
+  msg =
+      error_with("[learner]", "[net]\njitter_ms = 1\n\n[learner]", "jitter_ms");
+  BOOST_TEST(contains(msg, "jitter_ms"));
+  msg = error_with("[learner]", "[net]\nbandwidth_mbps = \"fast\"\n\n[learner]",
+                   "bandwidth_mbps");
+  BOOST_TEST(contains(msg, "expected a number"));
+  msg = error_of([&] { apply_override(c, "net.bandwidth_mbps=-3"); });
+  BOOST_TEST(contains(msg, "--set net.bandwidth_mbps=-3: the bandwidth must "
+                           "be in [0, 1e6] megabits per second"));
+  msg = error_of([&] { apply_override(c, "net.latency=3"); });
+  BOOST_TEST(contains(msg, "unknown setting net.latency"));
+  msg = error_of([&] { apply_override(c, "net.latency_ms=abc"); });
+  BOOST_TEST(contains(msg, "\"abc\" is not a number"));
+}
+
 BOOST_AUTO_TEST_CASE(tls_needs_all_three_files) {
   auto msg = error_with("data = \"shop.csv\"",
                         "data = \"shop.csv\"\n[tls]\ncertificate = \"c.pem\"",

@@ -107,8 +107,10 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   BOOST_TEST(ds.ids == (std::vector<std::string>{"a", "b"}));
 
   round_trip(session::align_request{true, {2, 0, 1}});
-  auto r = round_trip(session::roster{1, {"p0", "p1"}, 1500});
+  auto r = round_trip(session::roster{1, {"p0", "p1"}, 1500, {0.25, 10}});
   BOOST_TEST(r.timeout_ms == 1500);
+  BOOST_TEST(r.link.latency_ms == 0.25);
+  BOOST_TEST(r.link.bandwidth_mbps == 10.0);
 
   session::train_request tr;
   tr.params.rounds = 17;
@@ -152,8 +154,11 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   auto p = round_trip(session::prediction{{0.5, -1}, {"auc"}, {0.75}, 0.1});
   BOOST_TEST(p.margins == (std::vector<double>{0.5, -1}));
   round_trip(session::split_export{"p1", {{0, 0, "age", 37.5f, true}}});
-  auto b = round_trip(session::byte_stats{"p1", {"histograms"}, {10}, {20}});
+  auto b = round_trip(session::byte_stats{
+      "p1", {"histograms"}, {10}, {20}, {0}, {10}, {1}, 0.5});
   BOOST_TEST(b.total_received() == 20u);
+  BOOST_TEST(b.link_turns == (std::vector<std::uint64_t>{1}));
+  BOOST_TEST(b.busy_seconds == 0.5);
   round_trip(session::progress_report{"train", 3, 10});
   session::session_result res;
   res.model = out.model;
