@@ -193,8 +193,8 @@ feverless_client_spec spec_from_loaded(party_data& ld) {
   return s;
 }
 
-caf::result<caf::ok_atom> on_roster(client_actor* self, fvl::roster& r,
-                                    std::vector<caf::actor>& peers) {
+caf::result<caf::ok_atom> on_roster(client_actor* self, const fvl::roster& r,
+                                    const std::vector<caf::actor>& peers) {
   auto& st = self->state;
   auto n = peers.size();
   if (st.role)
@@ -203,7 +203,8 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, fvl::roster& r,
     return std::move(*e);
   if (r.keys.size() != 32 * n)
     return session_error(errc::bad_request, st.me + ": malformed roster");
-  if (st.test_seed && r.base.self != st.seed_index)
+  if (st.test_seed &&
+      roster_index(r.base, peers, self->address()) != st.seed_index)
     return session_error(errc::bad_request,
                          st.me + ": the roster's index differs from the "
                                  "index of its test seed");
@@ -345,8 +346,10 @@ caf::behavior client_impl(client_actor* self, std::string name,
                                      ? self->state.identity->public_key_bytes()
                                      : protocols::crypto::public_key{}};
       },
-      [=](messages::peers_atom, fvl::roster& r,
-          std::vector<caf::actor>& peers) { return on_roster(self, r, peers); },
+      [=](messages::peers_atom, const fvl::roster& r,
+          const std::vector<caf::actor>& peers) {
+        return on_roster(self, r, peers);
+      },
       [=](messages::train_atom) { on_train(self); },
       [=](messages::predict_atom) { on_predict(self); },
       [=](messages::labels_atom) { return on_labels(self); },

@@ -131,7 +131,7 @@ opboost_party_spec spec_from_loaded(party_state& st, const opl::roster& r) {
     st.eval_labels = std::move(s.eval.labels());
     s.eval.labels().clear();
   }
-  if (r.base.self == 0)
+  if (st.index == 0)
     return s;
   s.features.labels().clear();
   for (std::size_t j = 0; j < s.features.features(); ++j) {
@@ -151,8 +151,8 @@ opboost_party_spec spec_from_loaded(party_state& st, const opl::roster& r) {
   return s;
 }
 
-caf::result<caf::ok_atom> on_roster(party_actor* self, opl::roster& r,
-                                    std::vector<caf::actor>& peers) {
+caf::result<caf::ok_atom> on_roster(party_actor* self, const opl::roster& r,
+                                    const std::vector<caf::actor>& peers) {
   auto& st = self->state;
   auto n = peers.size();
   if (st.has_role())
@@ -162,7 +162,8 @@ caf::result<caf::ok_atom> on_roster(party_actor* self, opl::roster& r,
   if (r.bound_lower.size() != r.bound_columns.size() ||
       r.bound_upper.size() != r.bound_columns.size())
     return session_error(errc::bad_request, st.me + ": malformed roster");
-  if (st.test_seed && r.base.self != st.seed_index)
+  if (st.test_seed &&
+      roster_index(r.base, peers, self->address()) != st.seed_index)
     return session_error(errc::bad_request,
                          st.me + ": the roster's index differs from the "
                                  "index of its test seed");
@@ -248,8 +249,10 @@ caf::behavior party_impl(party_actor* self, std::string name,
       [=](messages::align_atom, session::align_request& r) {
         return align_loaded(self, r);
       },
-      [=](messages::peers_atom, opl::roster& r,
-          std::vector<caf::actor>& peers) { return on_roster(self, r, peers); },
+      [=](messages::peers_atom, const opl::roster& r,
+          const std::vector<caf::actor>& peers) {
+        return on_roster(self, r, peers);
+      },
       [=](messages::train_atom) { on_train(self); },
       [=](messages::predict_atom) { on_predict(self); },
       [=](messages::stats_atom) {
@@ -386,7 +389,8 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
   try {
     check_actors("OpBoost", "parties",
                  "Party A with the labels and at least one Party B", n,
-                 run.names.size(), run.load.size(), run.timeout);
+                 run.names.size(), run.load.size(), run.timeout,
+                 max_star_parties);
     run.params.validate();
     for (const auto& [column, m] : run.bounds)
       m.validate(column);
@@ -401,22 +405,22 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
   if (d.error)
     return d.finish(std::move(*d.error));
 
-  // 1. The roster: every party learns its peers and sets up its role.
-  opl::roster roster{
-      {0, run.names, run.timeout.count(), run.link}, run.params, {}, {}, {}};
+  // 1. The roster: every party learns its peers and sets up its role. A
+  // star around Party A; one message for all (each finds itself in it).
+  opl::roster roster{{-1, run.names, run.timeout.count(), run.link, 0},
+                     run.params,
+                     {},
+                     {},
+                     {}};
   for (const auto& [column, m] : run.bounds) {
     roster.bound_columns.push_back(column);
     roster.bound_lower.push_back(m.lower);
     roster.bound_upper.push_back(m.upper);
   }
+  auto roster_message = caf::make_message(messages::peers_atom::value,
+                                          std::move(roster), parties);
   d.ask_all<caf::ok_atom>(
-      "roster",
-      [&](std::size_t c) {
-        auto r = roster;
-        r.base.self = static_cast<std::int32_t>(c);
-        return std::make_tuple(messages::peers_atom::value, std::move(r),
-                               parties);
-      },
+      "roster", [&](std::size_t) { return roster_message; },
       [](std::size_t, caf::ok_atom) {});
   if (d.error)
     return d.finish(std::move(*d.error));

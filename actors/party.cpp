@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <type_traits>
 #include <variant>
@@ -316,7 +317,11 @@ caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
   st.self_id = r.self;
   st.names = std::move(r.names);
   st.timeout = std::chrono::milliseconds(r.timeout_ms);
-  st.links.reset(n, r.link);
+  {
+    std::vector<std::int32_t> all(n); // link q is party q's
+    std::iota(all.begin(), all.end(), 0);
+    st.links.reset(std::move(all), r.link);
+  }
   for (auto& p : peers) {
     st.peer_addrs.push_back(p.address());
     st.peers.push_back(caf::actor_cast<party_actor>(p));

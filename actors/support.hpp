@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -80,17 +81,23 @@ using byte_counts = std::map<std::string, byte_count>;
 /// the earlier ones on its link.
 struct link_state {
   protocols::session::link_model model;
+  /// By link (0, 1, ...): the roster index of the peer at its other end.
+  std::vector<std::int32_t> peer;
   std::vector<clock_type::time_point> free_at;
   std::vector<std::uint64_t> bytes;
   std::vector<std::uint64_t> turns;
   std::vector<bool> answered; // heard from q since last sending to it
 
-  void reset(std::size_t peers, const protocols::session::link_model& m) {
+  /// One link per peer in `peers` (roster indices).
+  void reset(std::vector<std::int32_t> peers,
+             const protocols::session::link_model& m) {
     model = m;
-    free_at.assign(peers, clock_type::time_point{});
-    bytes.assign(peers, 0);
-    turns.assign(peers, 0);
-    answered.assign(peers, true);
+    peer = std::move(peers);
+    auto n = peer.size();
+    free_at.assign(n, clock_type::time_point{});
+    bytes.assign(n, 0);
+    turns.assign(n, 0);
+    answered.assign(n, true);
   }
 
   void heard_from(std::size_t q) {
@@ -159,7 +166,7 @@ byte_stats_of(const std::string& party, const byte_counts& bytes,
   }
   for (std::size_t q = 0; q < links.bytes.size(); ++q)
     if (links.bytes[q] > 0) {
-      s.link_peers.push_back(static_cast<std::int32_t>(q));
+      s.link_peers.push_back(links.peer[q]);
       s.link_bytes.push_back(links.bytes[q]);
       s.link_turns.push_back(links.turns[q]);
     }
@@ -167,18 +174,34 @@ byte_stats_of(const std::string& party, const byte_counts& bytes,
   return s;
 }
 
+/// The index of the party at `self_addr` in a roster of `handles`: the
+/// roster's own, or (-1 there: one roster message for every party) found
+/// by address; -1 when it is not there.
+inline std::int32_t roster_index(const protocols::session::roster& r,
+                                 const std::vector<caf::actor>& handles,
+                                 const caf::actor_addr& self_addr) {
+  if (r.self >= 0)
+    return r.self;
+  for (std::size_t q = 0; q < handles.size(); ++q)
+    if (handles[q].address() == self_addr)
+      return static_cast<std::int32_t>(q);
+  return -1;
+}
+
 /// Checks a roster at party `me` (`self_addr`): as many names as `peers`,
-/// its own index pointing at itself, a positive timeout, link settings in
-/// range. The error to answer with, or none.
+/// its own index (given or found, see roster_index) pointing at itself, a
+/// hub within the roster, a positive timeout, link settings in range. The
+/// error to answer with, or none.
 inline std::optional<caf::error>
 roster_error(const std::string& me, const protocols::session::roster& r,
              const std::vector<caf::actor>& peers,
              const caf::actor_addr& self_addr) {
   using protocols::session::errc;
   auto n = peers.size();
-  if (n != r.names.size() || r.self < 0 ||
-      static_cast<std::size_t>(r.self) >= n ||
-      peers[static_cast<std::size_t>(r.self)].address() != self_addr)
+  auto at = roster_index(r, peers, self_addr);
+  if (n != r.names.size() || at < 0 || static_cast<std::size_t>(at) >= n ||
+      peers[static_cast<std::size_t>(at)].address() != self_addr ||
+      r.hub < -1 || r.hub >= static_cast<std::int64_t>(n))
     return session_error(errc::bad_request, me + ": malformed roster");
   if (r.timeout_ms <= 0)
     return session_error(errc::bad_request,
@@ -229,17 +252,33 @@ std::string step_text(std::string name, const Message& m) {
 
 // -- party actors -------------------------------------------------------------
 
+/// A peer a party exchanges messages with: its roster index, name and
+/// handle, when it was last heard from (none: never) and what it sent.
+struct neighbour {
+  std::int32_t index = -1;
+  std::string name;
+  caf::actor handle;
+  std::optional<clock_type::time_point> heard;
+  std::string heard_what;
+};
+
 /// What every party actor's state holds about its session: its name and
-/// index, its peers, its coordinator, the silence timeout and the ticks
-/// that enforce it, when it last heard from each peer, the step it is at,
-/// and its byte counts. A protocol's state derives from it and adds its
-/// role and data (and has_role(), for handle_wire).
+/// index, its neighbours (the peers the roster's topology links it to: all
+/// in a mesh; in a star the hub has every other party and the others the
+/// hub), its coordinator, the silence timeout and the ticks that enforce
+/// it, the step it is at, its links and byte counts. A protocol's state
+/// derives from it and adds its role and data (and has_role(), for
+/// handle_wire). A star's leaves hold one neighbour each, so a session of
+/// thousands of parties costs each of them a few hundred bytes.
 struct peer_state {
   std::string me;
   std::int32_t index = -1;
-  std::vector<std::string> names;
-  std::vector<caf::actor> peers;
-  std::vector<caf::actor_addr> peer_addrs;
+  /// Parties in the roster.
+  std::size_t parties = 0;
+  /// In roster order (so sorted by index); link k of `links` is
+  /// neighbours[k]'s.
+  std::vector<neighbour> neighbours;
+  std::unordered_map<caf::actor_addr, std::size_t> slot_by_addr;
   caf::actor coordinator;
   std::chrono::milliseconds timeout{60000};
 
@@ -247,9 +286,6 @@ struct peer_state {
   bool predicting = false;
   clock_type::time_point started;
   clock_type::time_point last_heard;
-  /// Per peer: when it was last heard from (none: never) and what it sent.
-  std::vector<std::optional<clock_type::time_point>> heard;
-  std::vector<std::string> heard_what;
   std::string step = "session setup"; // the last message handled or sent
   std::uint64_t tick_epoch = 0;
   bool ticking = false;
@@ -261,34 +297,68 @@ struct peer_state {
   link_state links;
   double busy_seconds = 0;
 
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+
+  /// The slot in `neighbours` of the actor at `addr`; none if it is not a
+  /// neighbour.
+  std::size_t slot_of(const caf::actor_addr& addr) const {
+    auto it = slot_by_addr.find(addr);
+    return it == slot_by_addr.end() ? none : it->second;
+  }
+  /// The slot of roster index `q`; none if it is not a neighbour.
+  std::size_t slot_of(std::int32_t q) const {
+    auto it = std::lower_bound(
+        neighbours.begin(), neighbours.end(), q,
+        [](const neighbour& n, std::int32_t x) { return n.index < x; });
+    if (it == neighbours.end() || it->index != q)
+      return none;
+    return static_cast<std::size_t>(it - neighbours.begin());
+  }
+  /// The roster index of the neighbour at `addr`, or -1.
   std::int32_t peer_index(const caf::actor_addr& addr) const {
-    return peer_index_of(peer_addrs, addr, index);
+    auto k = slot_of(addr);
+    return k == none ? -1 : neighbours[k].index;
+  }
+  /// The name of party `q` for messages: a neighbour's, this party's, or
+  /// "party q".
+  std::string name_of(std::int32_t q) const {
+    if (q == index)
+      return me;
+    auto k = slot_of(q);
+    return k == none ? "party " + std::to_string(q) : neighbours[k].name;
   }
   bool busy() const { return training || predicting; }
 
   /// Joins the session of a roster (checked with roster_error): its index
-  /// among `handles` (every party's, this one's included), the names, the
-  /// silence timeout, the links; monitors the peers and the coordinator
-  /// (the roster's sender).
+  /// among `handles` (every party's, this one's included), its neighbours
+  /// by the roster's topology with their names, the silence timeout, the
+  /// links; monitors the neighbours and the coordinator (the roster's
+  /// sender). Copies only what it keeps: one roster message can serve
+  /// every party.
   template <class Actor>
-  void join(Actor* self, protocols::session::roster& r,
+  void join(Actor* self, const protocols::session::roster& r,
             const std::vector<caf::actor>& handles) {
-    index = r.self;
-    names = std::move(r.names);
+    index = roster_index(r, handles, self->address());
+    parties = handles.size();
     timeout = std::chrono::milliseconds(r.timeout_ms);
-    links.reset(handles.size(), r.link);
-    for (const auto& p : handles) {
-      peer_addrs.push_back(p.address());
-      peers.push_back(p);
+    auto linked = [&](std::int32_t q) {
+      return q != index && (r.hub < 0 || index == r.hub || q == r.hub);
+    };
+    std::vector<std::int32_t> peers;
+    for (std::size_t q = 0; q < handles.size(); ++q) {
+      auto qi = static_cast<std::int32_t>(q);
+      if (!linked(qi))
+        continue;
+      slot_by_addr.emplace(handles[q].address(), neighbours.size());
+      neighbours.push_back({qi, r.names[q], handles[q], std::nullopt, {}});
+      peers.push_back(qi);
     }
-    heard.assign(handles.size(), std::nullopt);
-    heard_what.assign(handles.size(), {});
+    links.reset(std::move(peers), r.link);
     coordinator = caf::actor_cast<caf::actor>(self->current_sender());
     if (coordinator)
       self->monitor(coordinator);
-    for (std::size_t q = 0; q < peers.size(); ++q)
-      if (static_cast<std::int32_t>(q) != index)
-        self->monitor(peers[q]);
+    for (const auto& n : neighbours)
+      self->monitor(n.handle);
   }
 };
 
@@ -327,10 +397,10 @@ void watch_peers(Actor* self) {
     if (dm.reason.category() == caf::atom("veil"))
       self->quit(session_error(code_of(dm.reason), reason));
     else
-      self->quit(session_error(errc::party_down,
-                               st.names[static_cast<std::size_t>(q)] +
-                                   " ended while " + st.me + " was at step " +
-                                   st.step + " (" + reason + ")"));
+      self->quit(session_error(errc::party_down, st.name_of(q) +
+                                                     " ended while " + st.me +
+                                                     " was at step " + st.step +
+                                                     " (" + reason + ")"));
   });
   self->set_default_handler([=](caf::scheduled_actor*, caf::message_view& x)
                                 -> caf::result<caf::message> {
@@ -356,8 +426,8 @@ void route(Actor* self, Outbox out) {
   if (!out.empty())
     st.last_heard = clock_type::now();
   for (auto& e : out) {
-    if (e.to < 0 || static_cast<std::size_t>(e.to) >= st.peers.size() ||
-        e.to == st.index) {
+    auto q = st.slot_of(e.to);
+    if (q == peer_state::none) {
       self->quit(session_error(protocols::session::errc::protocol_error,
                                st.me + ": the protocol role addressed party " +
                                    std::to_string(e.to) +
@@ -367,10 +437,10 @@ void route(Actor* self, Outbox out) {
     auto n = messages::wire_bytes(e.msg);
     st.bytes[message_name(e.msg)].sent += n;
     st.step = step_text(message_name(e.msg), e.msg);
-    auto q = static_cast<std::size_t>(e.to);
     std::visit(
         [&](auto& x) {
-          send_on_link(self, st.links, q, st.peers[q], n, std::move(x));
+          send_on_link(self, st.links, q, st.neighbours[q].handle, n,
+                       std::move(x));
         },
         e.msg);
   }
@@ -441,23 +511,24 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
   auto& st = self->state;
   busy_clock working{st.busy_seconds};
   auto sender = self->current_sender();
-  auto from =
-      sender ? st.peer_index(caf::actor_cast<caf::actor_addr>(sender)) : -1;
+  auto q = sender ? st.slot_of(caf::actor_cast<caf::actor_addr>(sender))
+                  : peer_state::none;
   std::string name = message_name(m);
-  if (from < 0) {
+  if (q == peer_state::none) {
     self->quit(session_error(errc::unknown_sender,
                              st.me + " got a " + name +
                                  " message from an actor that is not a peer "
                                  "of this session"));
     return;
   }
-  auto q = static_cast<std::size_t>(from);
-  const auto& peer = st.names[q];
+  auto& nb = st.neighbours[q];
+  auto from = nb.index;
+  const auto& peer = nb.name;
   auto what = step_text(name, m);
   st.bytes[name].received += messages::wire_bytes(m);
   st.last_heard = clock_type::now();
-  st.heard[q] = st.last_heard;
-  st.heard_what[q] = what;
+  nb.heard = st.last_heard;
+  nb.heard_what = what;
   st.links.heard_from(q);
   if (auto* f = std::get_if<Failure>(&m)) {
     self->quit(
@@ -484,13 +555,13 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
     }
     using outbox = std::decay_t<decltype(*out)>;
     auto blame = from;
-    if (e.culprit >= 0 && static_cast<std::size_t>(e.culprit) < st.names.size())
+    if (e.culprit >= 0 && st.slot_of(e.culprit) != peer_state::none)
       blame = e.culprit;
     route(self, outbox{{blame, Failure{e.step, e.reason}}});
     self->quit(session_error(errc::protocol_error,
                              st.me + " refused a " + what + " from " +
-                                 st.names[static_cast<std::size_t>(blame)] +
-                                 " at step " + e.step + ": " + e.reason));
+                                 st.name_of(blame) + " at step " + e.step +
+                                 ": " + e.reason));
     return;
   }
   st.step = what;
@@ -502,32 +573,31 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
     keep_watch(self);
 }
 
-/// Whom a stalled party waits for: the peers (other than `self`) never
-/// heard from, else the one heard from least recently, with what it last
-/// sent. `heard[q]`: when peer q was last heard from (none: never);
-/// `heard_what[q]`: its last message.
-inline std::string
-silent_peers(const std::vector<std::string>& names,
-             const std::vector<std::optional<clock_type::time_point>>& heard,
-             const std::vector<std::string>& heard_what, std::int32_t self) {
+/// Whom a stalled party waits for: the neighbours never heard from (the
+/// first five named, then how many more), else the one heard from least
+/// recently, with what it last sent.
+inline std::string silent_peers(const std::vector<neighbour>& neighbours) {
   std::string never;
-  std::optional<std::size_t> oldest;
-  for (std::size_t q = 0; q < heard.size(); ++q) {
-    if (static_cast<std::int32_t>(q) == self)
-      continue;
-    if (!heard[q])
-      never += (never.empty() ? "" : ", ") + names[q];
-    else if (!oldest || *heard[q] < *heard[*oldest])
-      oldest = q;
+  std::size_t unheard = 0;
+  const neighbour* oldest = nullptr;
+  for (const auto& n : neighbours) {
+    if (!n.heard) {
+      if (++unheard <= 5)
+        never += (never.empty() ? "" : ", ") + n.name;
+    } else if (!oldest || *n.heard < *oldest->heard) {
+      oldest = &n;
+    }
   }
+  if (unheard > 5)
+    never += " and " + std::to_string(unheard - 5) + " more";
   if (!never.empty())
     return "nothing ever came from " + never;
   if (!oldest)
     return "no peers";
-  return "the longest silent is " + names[*oldest] + " (for " +
+  return "the longest silent is " + oldest->name + " (for " +
          seconds_text(std::chrono::duration_cast<std::chrono::milliseconds>(
-             clock_type::now() - *heard[*oldest])) +
-         ", since its " + heard_what[*oldest] + ")";
+             clock_type::now() - *oldest->heard)) +
+         ", since its " + oldest->heard_what + ")";
 }
 
 /// A liveness tick: a busy actor (training or predicting) that heard from
@@ -551,7 +621,7 @@ void on_tick(Actor* self, std::uint64_t epoch) {
           st.me + " waited for a message from its peers for " +
               seconds_text(bound) + " (" + std::to_string(idle_timeouts) +
               " times the timeout) after step " + st.step + ": " +
-              silent_peers(st.names, st.heard, st.heard_what, st.index)));
+              silent_peers(st.neighbours)));
       return;
     }
     arm_ticks(self);
@@ -562,8 +632,7 @@ void on_tick(Actor* self, std::uint64_t epoch) {
         protocols::session::errc::timeout,
         st.me + " heard from no peer within " + seconds_text(st.timeout) +
             " (" + (st.training ? "train" : "predict") + ", last step " +
-            st.step +
-            "): " + silent_peers(st.names, st.heard, st.heard_what, st.index)));
+            st.step + "): " + silent_peers(st.neighbours)));
     return;
   }
   arm_ticks(self);
@@ -693,20 +762,27 @@ align_loaded(Actor* self, const protocols::session::align_request& r) {
 
 // -- drivers ------------------------------------------------------------------
 
+/// The most parties of a mesh session (every pair of parties linked; each
+/// party holds every other's keys) and of a star (each leaf holds the hub
+/// only).
+inline constexpr std::size_t max_mesh_parties = 256;
+inline constexpr std::size_t max_star_parties = 100000;
+
 /// Checks what a driver is given: `n` party actors of `protocol` (from 2
-/// to 256 `kind`s, "parties" or "clients"; `why` says why 2, in
+/// to `most` `kind`s, "parties" or "clients"; `why` says why 2, in
 /// parentheses), as many names and, if any, load specs, and a positive
 /// timeout. Throws input_error.
 inline void check_actors(const std::string& protocol, const std::string& kind,
                          const std::string& why, std::size_t n,
                          std::size_t names, std::size_t loads,
-                         std::chrono::milliseconds timeout) {
+                         std::chrono::milliseconds timeout,
+                         std::size_t most = max_mesh_parties) {
   if (n < 2)
     throw input_error(protocol + " needs at least 2 " + kind + " (" + why +
                       "), got " + std::to_string(n));
-  if (n > 256)
-    throw input_error(protocol + " supports at most 256 " + kind + ", got " +
-                      std::to_string(n));
+  if (n > most)
+    throw input_error(protocol + " supports at most " + std::to_string(most) +
+                      " " + kind + ", got " + std::to_string(n));
   if (names != n || (loads != 0 && loads != n))
     throw input_error("the session has " + std::to_string(n) + " " + kind +
                       " but " + std::to_string(names) + " names");
@@ -749,7 +825,8 @@ struct session_driver {
   }
 
   /// One request per party in `to` (all: empty), all sent at once: the
-  /// elements `make(c)` returns; `on_reply(c, reply)` for each, in the
+  /// elements `make(c)` returns (a tuple, or a caf::message that every
+  /// party's request shares); `on_reply(c, reply)` for each, in the
   /// order the replies come. A party that ends before it answers (the
   /// driver monitors the parties) fails the step at once, named; one that
   /// does not answer within the timeout, when it passes. A party answers
@@ -766,7 +843,11 @@ struct session_driver {
     std::vector<bool> asked(size(), false), got(size(), false);
     for (auto c : to) {
       asked[c] = true;
-      std::apply([&](auto&&... xs) { self->send(parties[c], xs...); }, make(c));
+      if constexpr (std::is_same_v<decltype(make(c)), caf::message>)
+        self->send(parties[c], make(c)); // one shared message, not copied
+      else
+        std::apply([&](auto&&... xs) { self->send(parties[c], xs...); },
+                   make(c));
     }
     std::size_t missing = to.size();
     auto deadline = clock_type::now() + timeout;

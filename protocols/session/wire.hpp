@@ -95,6 +95,10 @@ struct roster {
   /// How long a party may take to answer one protocol step.
   std::int64_t timeout_ms = 60000;
   link_model link;
+  /// Who talks to whom: -1, every party to every other (a mesh); otherwise
+  /// a star around this index, whose party talks to every other while the
+  /// others talk to it only. A party watches the peers it talks to.
+  std::int32_t hub = -1;
 };
 
 /// Coordinator -> active party: train with these settings.
