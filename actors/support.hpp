@@ -182,8 +182,11 @@ inline std::int32_t roster_index(const protocols::session::roster& r,
                                  const caf::actor_addr& self_addr) {
   if (r.self >= 0)
     return r.self;
+  // Ids first: comparing addresses costs two reference counts each.
+  auto id = self_addr.id();
   for (std::size_t q = 0; q < handles.size(); ++q)
-    if (handles[q].address() == self_addr)
+    if (handles[q] && handles[q].id() == id &&
+        handles[q].address() == self_addr)
       return static_cast<std::int32_t>(q);
   return -1;
 }
@@ -341,6 +344,7 @@ struct peer_state {
     index = roster_index(r, handles, self->address());
     parties = handles.size();
     timeout = std::chrono::milliseconds(r.timeout_ms);
+    last_heard = clock_type::now(); // the idle bound counts from here
     auto linked = [&](std::int32_t q) {
       return q != index && (r.hub < 0 || index == r.hub || q == r.hub);
     };
@@ -803,6 +807,21 @@ struct session_driver {
   std::optional<Outcome> error;
   /// What the driver is doing, for errors ("roster", "train").
   std::string step = "session setup";
+  /// Party index by address, built on first use (a star may have
+  /// thousands of parties: no linear search per reply).
+  std::unordered_map<caf::actor_addr, std::size_t> index_by_addr = {};
+
+  /// The index of the party `sender` is, or -1.
+  std::int32_t party_of(const caf::strong_actor_ptr& sender) {
+    if (!sender)
+      return -1;
+    if (index_by_addr.empty())
+      for (std::size_t c = 0; c < parties.size(); ++c)
+        index_by_addr.emplace(parties[c].address(), c);
+    auto it = index_by_addr.find(caf::actor_cast<caf::actor_addr>(sender));
+    return it == index_by_addr.end() ? -1
+                                     : static_cast<std::int32_t>(it->second);
+  }
 
   std::size_t size() const { return parties.size(); }
   const std::string& name(std::size_t c) const { return names[c]; }
@@ -855,7 +874,7 @@ struct session_driver {
     // The party the current message comes from, if it was asked and has
     // not answered yet.
     auto asker = [&]() -> std::optional<std::size_t> {
-      auto q = index_of(parties, self->current_sender());
+      auto q = party_of(self->current_sender());
       if (q < 0 || !asked[static_cast<std::size_t>(q)] ||
           got[static_cast<std::size_t>(q)])
         return std::nullopt;
@@ -874,8 +893,8 @@ struct session_driver {
               fail(e, *c);
           },
           [&](caf::down_msg& dm) {
-            auto q = index_of(
-                parties, caf::actor_cast<caf::strong_actor_ptr>(dm.source));
+            auto q =
+                party_of(caf::actor_cast<caf::strong_actor_ptr>(dm.source));
             if (q < 0)
               return;
             if (dm.reason.category() == caf::atom("veil"))
@@ -958,7 +977,7 @@ struct session_driver {
     while (missing > 0 && !error) {
       self->receive(
           [&](T& x) {
-            auto q = index_of(parties, self->current_sender());
+            auto q = party_of(self->current_sender());
             if (q < 0 || got[static_cast<std::size_t>(q)] ||
                 std::find(from.begin(), from.end(),
                           static_cast<std::size_t>(q)) == from.end())
@@ -968,8 +987,8 @@ struct session_driver {
             store(static_cast<std::size_t>(q), x);
           },
           [&](caf::down_msg& dm) {
-            auto q = index_of(
-                parties, caf::actor_cast<caf::strong_actor_ptr>(dm.source));
+            auto q =
+                party_of(caf::actor_cast<caf::strong_actor_ptr>(dm.source));
             if (q < 0)
               return;
             if (dm.reason.category() == caf::atom("veil")) {
