@@ -429,8 +429,10 @@ void run_collect(coordinator_pointer self) {
   auto& st = self->state;
   st.result.splits.assign(st.parties.size(), {});
   st.result.bytes.assign(st.parties.size(), {});
+  // The split tables only when the caller asked for them.
   ask<session::split_export>(
-      self, "collect split tables", all_parties(self),
+      self, "collect split tables",
+      st.cfg.export_splits ? all_parties(self) : std::vector<std::size_t>{},
       [=](std::size_t i) {
         auto& st = self->state;
         return self->request(st.parties[i], st.cfg.timeout,

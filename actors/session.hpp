@@ -61,6 +61,11 @@ struct session_config {
   /// Emulated links between the parties (none by default).
   protocols::session::link_model link;
   evaluation eval = evaluation::test;
+  /// Every party sends its split table (features and thresholds) to the
+  /// coordinator after training (for --model-out). Off, the passive
+  /// parties' splits never leave them: the result's split tables are
+  /// empty.
+  bool export_splits = false;
 };
 
 /// The session's result, or why it failed.

@@ -82,6 +82,7 @@ int run_config_train(const train_options& o) {
   cfg.timeout = std::chrono::milliseconds(
       std::max<std::int64_t>(1, std::llround(c.timeout_seconds * 1000)));
   cfg.link = c.link;
+  cfg.export_splits = !o.model_out.empty();
   bool have_test = true;
   std::size_t remote = 0;
   cfg.parties = party_specs(c, remote, have_test);

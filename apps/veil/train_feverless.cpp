@@ -415,6 +415,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
         {"network", network_json(o.link, stats, r.train_seconds)},
+        {"split_tables_exported", o.model_out.empty() ? json::array() : names},
         {"privacy", privacy_json(p, pr)},
         {"history", json::array()}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");

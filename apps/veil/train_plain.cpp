@@ -205,6 +205,7 @@ int run_plain_train(const train_options& o) {
   if (cfg.timeout.count() <= 0)
     cfg.timeout = std::chrono::milliseconds(1);
   cfg.link = o.link;
+  cfg.export_splits = !o.model_out.empty();
   bool have_test = !test_path.empty();
   cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
   std::size_t next = 0;
@@ -299,6 +300,11 @@ int report_federated(const actors::session_outcome& out,
     json metrics = json::object();
     for (std::size_t i = 0; i < r.metric_names.size(); ++i)
       metrics[r.metric_names[i]] = r.metric_values[i];
+    // Whose split tables reached this process (--model-out only).
+    json exported = json::array();
+    for (const auto& e : r.splits)
+      if (!e.party.empty())
+        exported.push_back(e.party);
     json per_party = json::object();
     json party_features = json::object();
     for (std::size_t q = 0; q < r.bytes.size(); ++q) {
@@ -330,6 +336,7 @@ int report_federated(const actors::session_outcome& out,
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
         {"network", network_json(o.link, r.bytes, r.train_seconds)},
+        {"split_tables_exported", exported},
         {"privacy",
          {{"mechanism", "none"},
           {"note", "plaintext gradients and histograms are exchanged"}}},

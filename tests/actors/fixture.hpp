@@ -55,6 +55,7 @@ column_split(const std::string& train, const std::string& test,
              const std::vector<std::size_t>& bounds, const std::string& label,
              const std::string& id = {}) {
   actors::session_config c;
+  c.export_splits = true; // require_same_model reads the thresholds
   for (std::size_t q = 0; q + 1 < bounds.size(); ++q) {
     actors::party_spec p;
     p.name = "p" + std::to_string(q);

@@ -147,6 +147,36 @@ BOOST_AUTO_TEST_CASE(rows_are_joined_on_the_id_column) {
   BOOST_TEST(out.result->margins == expected, boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(split_tables_stay_with_their_parties_unless_exported) {
+  temp_dir dir;
+  auto d = small_table(800, 12, false);
+  auto file = dir / "all.csv";
+  learners::write_csv(d, file, "label");
+  learners::booster_params p;
+  p.rounds = 3;
+  p.tree.max_depth = 3;
+  p.threads = 1;
+  auto c = column_split(file, "", d.feature_names(),
+                        even_bounds(d.features(), 3), "label");
+  c.params = p;
+  auto exported = run(c);
+  BOOST_REQUIRE_MESSAGE(exported.ok(), exported.error);
+  c.export_splits = false;
+  auto kept = run(c);
+  BOOST_REQUIRE_MESSAGE(kept.ok(), kept.error);
+  std::size_t passive_splits = 0;
+  for (std::size_t q = 0; q < 3; ++q) {
+    BOOST_TEST(kept.result->splits[q].splits.empty());
+    BOOST_TEST(kept.result->splits[q].party.empty());
+    if (q > 0)
+      passive_splits += exported.result->splits[q].splits.size();
+  }
+  BOOST_TEST(passive_splits > 0u);
+  // The federated prediction does not need them at the coordinator.
+  BOOST_TEST(kept.result->margins == exported.result->margins,
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(emulated_links_delay_every_round_and_change_nothing_else) {
   // Every message on a link arrives latency + bytes/bandwidth after it is
   // sent, behind the earlier ones. The plain protocol is request and

@@ -70,6 +70,9 @@ BOOST_AUTO_TEST_CASE(plain_on_adult_equals_centralized) {
   BOOST_TEST(r["trees"] == 10);
   BOOST_TEST(r["privacy"]["mechanism"] == "none");
   BOOST_TEST(r["privacy"]["note"].is_string());
+  // --model-out asked for every split table, and the report says so.
+  BOOST_TEST(r["split_tables_exported"] ==
+             nlohmann::json({"party0", "party1", "party2"}));
 
   double auc = r["metrics"]["auc"];
   double central_auc = c["metrics"]["auc"];
@@ -126,6 +129,8 @@ BOOST_AUTO_TEST_CASE(built_in_data_runs_federated) {
   // 20 columns over 4 parties: 5 each, contiguous, in order.
   BOOST_TEST(rep["party_features"]["party0"].size() == 5u);
   BOOST_TEST(rep["party_features"]["party3"][4] == "f19");
+  // No --model-out: no party's split table left it.
+  BOOST_TEST(rep["split_tables_exported"].empty());
 }
 
 BOOST_AUTO_TEST_CASE(emulated_links_are_reported_for_every_protocol) {
