@@ -196,6 +196,22 @@ void check_setting(const setting& s, const std::string& value,
   }
 }
 
+const std::vector<setting>& session_settings() {
+  static const std::vector<setting> all = {
+      number_setting("timeout", "60", 0, 86400, true, false,
+                     "seconds a party may stay silent before the session "
+                     "fails (a session file's timeout_seconds)"),
+      number_setting("net.latency_ms", "0", 0, 60000, false, false,
+                     "emulated links: one-way delay of every party-to-party "
+                     "message, in milliseconds"),
+      number_setting("net.bandwidth_mbps", "0", 0, 1e6, false, false,
+                     "emulated links: megabits per second of each link "
+                     "(0 = unlimited); a message waits for the earlier ones "
+                     "on its link"),
+  };
+  return all;
+}
+
 std::string help_text(const descriptor& d) {
   std::ostringstream os;
   os << d.names.front() << ": " << d.summary << "\n";
@@ -230,6 +246,14 @@ std::string help_text(const descriptor& d) {
   }
   for (const auto& [old, why] : d.renamed)
     os << "  " << old << ": " << why << "\n";
+  if (d.federated) {
+    os << "\nsession settings (every federated protocol; --set KEY=VALUE, "
+          "or a session file's top level and [net] table):\n";
+    for (const auto& s : session_settings())
+      os << "  " << s.key << " = " << describe_values(s) << " (default "
+         << s.fallback << ")\n"
+         << "      " << s.doc << "\n";
+  }
   if (!d.learner_notes.empty()) {
     os << "\nlearner settings (veil train --help):\n";
     for (const auto& n : d.learner_notes)

@@ -106,6 +106,11 @@ struct descriptor {
   const setting* find(std::string_view key) const;
 };
 
+/// The settings every federated session takes whatever its protocol (a
+/// session file's top level and [net] table, `--set`): the timeout and
+/// the emulated links. The single source of their ranges and help.
+const std::vector<setting>& session_settings();
+
 /// Every protocol, in the order `veil help` lists them.
 const std::vector<const descriptor*>& all_protocols();
 

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "learners/input_error.hpp"
+#include "protocols/descriptor.hpp"
 
 namespace veil::apps {
 
@@ -121,30 +122,21 @@ void apply_net_setting(protocols::session::link_model& link,
                        const std::string& context) {
   auto eq = assignment.find('=');
   auto key = assignment.substr(0, eq);
-  if (key != "net.latency_ms" && key != "net.bandwidth_mbps")
+  const protocols::setting* s = nullptr;
+  for (const auto& x : protocols::session_settings())
+    if (x.key == key && key.rfind("net.", 0) == 0)
+      s = &x;
+  if (!s)
     throw input_error(context + ": unknown setting " + key +
                       " (the network settings are net.latency_ms and "
                       "net.bandwidth_mbps)");
   if (eq == std::string::npos)
     throw input_error(context + ": expected " + key + "=VALUE");
   auto value = assignment.substr(eq + 1);
+  protocols::check_setting(*s, value, context);
   double x = 0;
-  auto [end, ec] =
-      std::from_chars(value.data(), value.data() + value.size(), x);
-  if (ec != std::errc{} || end != value.data() + value.size() ||
-      !std::isfinite(x))
-    throw input_error(context + ": \"" + value + "\" is not a number");
-  if (key == "net.latency_ms") {
-    if (!(x >= 0 && x <= 60000))
-      throw input_error(context +
-                        ": the latency must be in [0, 60000] milliseconds");
-    link.latency_ms = x;
-  } else {
-    if (!(x >= 0 && x <= 1e6))
-      throw input_error(context + ": the bandwidth must be in [0, 1e6] "
-                                  "megabits per second (0 = unlimited)");
-    link.bandwidth_mbps = x;
-  }
+  std::from_chars(value.data(), value.data() + value.size(), x); // checked
+  (key == "net.latency_ms" ? link.latency_ms : link.bandwidth_mbps) = x;
 }
 
 void take_net_settings(std::vector<std::string>& settings,

@@ -21,16 +21,17 @@ void apply_setting(learners::booster_params& p, const std::string& assignment);
 /// The keys apply_setting understands, for --help.
 std::vector<std::string> setting_keys();
 
-/// The link emulation keys of every federated session: net.latency_ms
-/// (one-way delay per message, 0 to 60000) and net.bandwidth_mbps (per
-/// link, megabits per second, 0 = unlimited, at most 1e6).
+/// The link emulation keys of every federated session (their ranges and
+/// docs: protocols::session_settings()): net.latency_ms and
+/// net.bandwidth_mbps.
 std::vector<std::string> net_setting_keys();
 
 /// Whether `assignment` (KEY=VALUE) sets a net_setting_keys() key.
 bool is_net_setting(const std::string& assignment);
 
-/// Applies a net.* assignment to `link`; throws input_error naming the
-/// setting, for a value that is not a number or out of range. `context`
+/// Applies a net.* assignment to `link`, checked against its entry in
+/// protocols::session_settings(); throws input_error naming the setting
+/// for an unknown key or a value that is not a number in range. `context`
 /// prefixes the message ("--set net.latency_ms=x").
 void apply_net_setting(protocols::session::link_model& link,
                        const std::string& assignment,

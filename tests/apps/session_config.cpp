@@ -436,8 +436,8 @@ BOOST_AUTO_TEST_CASE(emulated_links) {
 
   auto msg = error_with("[learner]", "[net]\nlatency_ms = -1\n\n[learner]",
                         "latency_ms = -1");
-  BOOST_TEST(contains(msg, "[net] latency_ms: the latency must be in [0, "
-                           "60000] milliseconds"));
+  BOOST_TEST(contains(msg, "[net] latency_ms: expected a number in [0, "
+                           "60000]"));
   msg =
       error_with("[learner]", "[net]\njitter_ms = 1\n\n[learner]", "jitter_ms");
   BOOST_TEST(contains(msg, "jitter_ms"));
@@ -445,12 +445,13 @@ BOOST_AUTO_TEST_CASE(emulated_links) {
                    "bandwidth_mbps");
   BOOST_TEST(contains(msg, "expected a number"));
   msg = error_of([&] { apply_override(c, "net.bandwidth_mbps=-3"); });
-  BOOST_TEST(contains(msg, "--set net.bandwidth_mbps=-3: the bandwidth must "
-                           "be in [0, 1e6] megabits per second"));
+  BOOST_TEST(contains(msg, "--set net.bandwidth_mbps=-3: expected a number "
+                           "in [0, "));
   msg = error_of([&] { apply_override(c, "net.latency=3"); });
   BOOST_TEST(contains(msg, "unknown setting net.latency"));
   msg = error_of([&] { apply_override(c, "net.latency_ms=abc"); });
-  BOOST_TEST(contains(msg, "\"abc\" is not a number"));
+  BOOST_TEST(contains(msg, "net.latency_ms=abc: expected a number in [0, "
+                           "60000]"));
 }
 
 BOOST_AUTO_TEST_CASE(tls_needs_all_three_files) {
