@@ -199,12 +199,12 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, const fvl::roster& r,
   auto n = peers.size();
   if (st.role)
     return session_error(errc::bad_request, st.me + ": got a second roster");
-  if (auto e = roster_error(st.me, r.base, peers, self->address()))
-    return std::move(*e);
+  auto at = check_roster(st.me, r.base, peers, self->address());
+  if (!at)
+    return std::move(at.error());
   if (r.keys.size() != 32 * n)
     return session_error(errc::bad_request, st.me + ": malformed roster");
-  if (st.test_seed &&
-      roster_index(r.base, peers, self->address()) != st.seed_index)
+  if (st.test_seed && *at != st.seed_index)
     return session_error(errc::bad_request,
                          st.me + ": the roster's index differs from the "
                                  "index of its test seed");
@@ -216,7 +216,7 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, const fvl::roster& r,
   } catch (const input_error& e) {
     return session_error(errc::bad_input, st.me + ": " + e.what());
   }
-  st.join(self, r.base, peers);
+  st.join(self, r.base, peers, *at);
   st.export_splits = r.export_splits;
   const auto& p = r.params;
   std::optional<fv::credentials> creds;

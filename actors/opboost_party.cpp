@@ -157,20 +157,20 @@ caf::result<caf::ok_atom> on_roster(party_actor* self, const opl::roster& r,
   auto n = peers.size();
   if (st.has_role())
     return session_error(errc::bad_request, st.me + ": got a second roster");
-  if (auto e = roster_error(st.me, r.base, peers, self->address()))
-    return std::move(*e);
+  auto at = check_roster(st.me, r.base, peers, self->address());
+  if (!at)
+    return std::move(at.error());
   if (r.bound_lower.size() != r.bound_columns.size() ||
       r.bound_upper.size() != r.bound_columns.size())
     return session_error(errc::bad_request, st.me + ": malformed roster");
-  if (st.test_seed &&
-      roster_index(r.base, peers, self->address()) != st.seed_index)
+  if (st.test_seed && *at != st.seed_index)
     return session_error(errc::bad_request,
                          st.me + ": the roster's index differs from the "
                                  "index of its test seed");
   if (!st.given && !st.loaded.train_loaded)
     return session_error(errc::bad_request,
                          st.me + ": roster before its data was loaded");
-  st.join(self, r.base, peers);
+  st.join(self, r.base, peers, *at);
   try {
     r.params.validate();
     auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st, r);

@@ -309,12 +309,13 @@ caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
   if (st.self_id >= 0)
     return session_error(errc::bad_request,
                          st.party_name + ": got a second roster");
-  if (auto e = roster_error(st.party_name, r, peers, self->address()))
-    return std::move(*e);
+  auto at = check_roster(st.party_name, r, peers, self->address());
+  if (!at)
+    return std::move(at.error());
   if (!st.data.train_loaded)
     return session_error(errc::bad_request,
                          st.party_name + ": roster before its data was loaded");
-  st.self_id = r.self;
+  st.self_id = *at;
   st.names = std::move(r.names);
   st.timeout = std::chrono::milliseconds(r.timeout_ms);
   {

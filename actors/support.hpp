@@ -36,6 +36,7 @@
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
 #include "messages/wire_size.hpp"
+#include "protocols/descriptor.hpp"
 #include "protocols/session/wire.hpp"
 
 namespace veil::actors {
@@ -193,10 +194,11 @@ inline std::int32_t roster_index(const protocols::session::roster& r,
 
 /// Checks a roster at party `me` (`self_addr`): as many names as `peers`,
 /// its own index (given or found, see roster_index) pointing at itself, a
-/// hub within the roster, a positive timeout, link settings in range. The
-/// error to answer with, or none.
-inline std::optional<caf::error>
-roster_error(const std::string& me, const protocols::session::roster& r,
+/// hub within the roster, a positive timeout, link settings within
+/// protocols::session_settings(). Its index in the roster, or the error to
+/// answer with.
+inline caf::expected<std::int32_t>
+check_roster(const std::string& me, const protocols::session::roster& r,
              const std::vector<caf::actor>& peers,
              const caf::actor_addr& self_addr) {
   using protocols::session::errc;
@@ -209,11 +211,15 @@ roster_error(const std::string& me, const protocols::session::roster& r,
   if (r.timeout_ms <= 0)
     return session_error(errc::bad_request,
                          me + ": the timeout must be positive");
-  if (!(r.link.latency_ms >= 0 && r.link.latency_ms <= 60000) ||
-      !(r.link.bandwidth_mbps >= 0 && r.link.bandwidth_mbps <= 1e6))
-    return session_error(errc::bad_request,
-                         me + ": link latency or bandwidth out of range");
-  return std::nullopt;
+  for (const auto& s : protocols::session_settings()) {
+    auto x = s.key == "net.latency_ms"       ? r.link.latency_ms
+             : s.key == "net.bandwidth_mbps" ? r.link.bandwidth_mbps
+                                             : s.min;
+    if (!(x >= s.min && x <= s.max))
+      return session_error(errc::bad_request,
+                           me + ": roster's " + s.key + " out of range");
+  }
+  return at;
 }
 
 /// The index of `addr` among `peers`, other than `self`; -1 for none.
@@ -276,8 +282,6 @@ struct neighbour {
 struct peer_state {
   std::string me;
   std::int32_t index = -1;
-  /// Parties in the roster.
-  std::size_t parties = 0;
   /// In roster order (so sorted by index); link k of `links` is
   /// neighbours[k]'s.
   std::vector<neighbour> neighbours;
@@ -332,17 +336,16 @@ struct peer_state {
   }
   bool busy() const { return training || predicting; }
 
-  /// Joins the session of a roster (checked with roster_error): its index
-  /// among `handles` (every party's, this one's included), its neighbours
+  /// Joins the session of a roster as party `at` (check_roster's) among
+  /// `handles` (every party's, this one's included): its neighbours
   /// by the roster's topology with their names, the silence timeout, the
   /// links; monitors the neighbours and the coordinator (the roster's
   /// sender). Copies only what it keeps: one roster message can serve
   /// every party.
   template <class Actor>
   void join(Actor* self, const protocols::session::roster& r,
-            const std::vector<caf::actor>& handles) {
-    index = roster_index(r, handles, self->address());
-    parties = handles.size();
+            const std::vector<caf::actor>& handles, std::int32_t at) {
+    index = at;
     timeout = std::chrono::milliseconds(r.timeout_ms);
     last_heard = clock_type::now(); // the idle bound counts from here
     auto linked = [&](std::int32_t q) {

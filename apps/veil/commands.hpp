@@ -67,6 +67,12 @@ int report_federated(const actors::session_outcome& out,
                      const std::string& data_name, bool have_test,
                      const std::string& where);
 
+/// Saves `model` to `path` as a federated session's part, with `what`: what
+/// it holds and how to predict with it (veil predict and veil export
+/// refuse such a file and print it).
+void save_federated_part(learners::model model, std::string what,
+                         const std::string& path);
+
 /// Writes a party's split table (each (tree, node) it owns: feature name,
 /// threshold, default direction) as JSON to MODEL_OUT.<party>, beside the
 /// model file that holds the public part.
@@ -164,17 +170,17 @@ nlohmann::json booster_params_json(const learners::booster_params& p,
                                    const learners::model& m);
 
 /// The report's "network" section: the emulated link (none: {"emulated":
-/// false}), the training's wall time under it, and the parties' computing
-/// time (busy_seconds) apart; network_line() is its line of text, empty
-/// when no link is emulated.
+/// false}), the wall time of training and prediction under it (`seconds`),
+/// and the parties' computing time in both (busy_seconds) apart;
+/// network_line() is its line of text, empty when no link is emulated.
 nlohmann::json
 network_json(const protocols::session::link_model& link,
              const std::vector<protocols::session::byte_stats>& parties,
-             double train_seconds);
+             double seconds);
 std::string
 network_line(const protocols::session::link_model& link,
              const std::vector<protocols::session::byte_stats>& parties,
-             double train_seconds);
+             double seconds);
 
 /// One party's byte counts for the report: sent, received and by message
 /// type (the sum of both directions, or each apart if `by_direction`); per

@@ -158,6 +158,12 @@ json party_bytes_json(const protocols::session::byte_stats& b,
           {"busy_seconds", b.busy_seconds}};
 }
 
+void save_federated_part(learners::model model, std::string what,
+                         const std::string& path) {
+  model.federated = std::move(what);
+  learners::save_model(model, path);
+}
+
 namespace {
 
 /// The party that computed longest, and the sum over all.
@@ -177,7 +183,7 @@ busiest(const std::vector<protocols::session::byte_stats>& parties) {
 
 json network_json(const protocols::session::link_model& link,
                   const std::vector<protocols::session::byte_stats>& parties,
-                  double train_seconds) {
+                  double seconds) {
   auto [top, sum] = busiest(parties);
   json j = {{"emulated", link.enabled()},
             {"compute_seconds_all_parties", sum},
@@ -186,7 +192,7 @@ json network_json(const protocols::session::link_model& link,
   if (link.enabled()) {
     j["latency_ms"] = link.latency_ms;
     j["bandwidth_mbps"] = link.bandwidth_mbps;
-    j["emulated_train_seconds"] = train_seconds;
+    j["emulated_seconds"] = seconds;
   }
   return j;
 }
@@ -194,7 +200,7 @@ json network_json(const protocols::session::link_model& link,
 std::string
 network_line(const protocols::session::link_model& link,
              const std::vector<protocols::session::byte_stats>& parties,
-             double train_seconds) {
+             double seconds) {
   if (!link.enabled())
     return "";
   auto [top, sum] = busiest(parties);
@@ -204,9 +210,9 @@ network_line(const protocols::session::link_model& link,
     out << link.bandwidth_mbps << " Mbps";
   else
     out << "unlimited bandwidth";
-  out << std::fixed << std::setprecision(3) << ": training took "
-      << train_seconds << " s emulated; the parties computed for " << sum
-      << " s in all, prediction included";
+  out << std::fixed << std::setprecision(3) << ": training and prediction took "
+      << seconds << " s emulated; the parties computed for " << sum
+      << " s in all";
   if (top)
     out << " (the busiest, " << top->party << ", " << top->busy_seconds
         << " s)";

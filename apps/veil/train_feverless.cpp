@@ -315,7 +315,9 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
             << info.protocol << ", " << info.where << ", " << total_bytes
             << " bytes exchanged)\n"
             << std::defaultfloat;
-  if (auto line = network_line(o.link, stats, r.train_seconds); !line.empty())
+  if (auto line =
+          network_line(o.link, stats, r.train_seconds + r.predict_seconds);
+      !line.empty())
     std::cout << line << "\n";
   if (info.metrics_on.empty())
     std::cout << "no test files: no metrics (the training labels stay with "
@@ -359,14 +361,14 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   if (!o.model_out.empty()) {
     // The public model holds no feature and no threshold of any split
     // (spec §8.4): each client's are in its own table.
-    auto part = r.model;
-    part.federated =
+    save_federated_part(
+        r.model,
         "the public model of a FEVERLESS session (the trees' shape, each "
         "split's owner and the leaf values): each split's feature and "
         "threshold stay with its owner, in its split table (this file's "
         "name + .<party>). veil predict cannot combine split tables yet: "
-        "predict in the training session (veil train --test)";
-    learners::save_model(part, o.model_out);
+        "predict in the training session (veil train --test)",
+        o.model_out);
     for (std::size_t c = 0; c < r.clients.size(); ++c) {
       session::split_export e;
       e.party = r.clients[c].name;
@@ -414,7 +416,8 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
         {"predict_seconds", r.predict_seconds},
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
-        {"network", network_json(o.link, stats, r.train_seconds)},
+        {"network",
+         network_json(o.link, stats, r.train_seconds + r.predict_seconds)},
         {"split_tables_exported", o.model_out.empty() ? json::array() : names},
         {"privacy", privacy_json(p, pr)},
         {"history", json::array()}};

@@ -386,7 +386,9 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
             << op::to_string(p.learner) << ", " << info.where << ", "
             << total_bytes << " bytes exchanged)\n"
             << std::defaultfloat;
-  if (auto line = network_line(o.link, stats, r.train_seconds); !line.empty())
+  if (auto line =
+          network_line(o.link, stats, r.train_seconds + r.predict_seconds);
+      !line.empty())
     std::cout << line << "\n";
   if (info.metrics_on.empty())
     std::cout << "no test files: no metrics (the labels stay with Party "
@@ -402,13 +404,13 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
                  "(tests and baselines only)\n";
 
   if (!o.model_out.empty()) {
-    auto part = r.model;
-    part.federated =
+    save_federated_part(
+        r.model,
         "an OpBoost model: Party B's thresholds are in desensitized units "
         "(the domain opboost.domain), not in its raw values, and veil "
         "predict cannot desensitize rows: predict in the training session "
-        "(veil train --test: private prediction)";
-    learners::save_model(part, o.model_out);
+        "(veil train --test: private prediction)",
+        o.model_out);
   }
   if (!o.report.empty()) {
     bool on_test = info.metrics_on == "test";
@@ -443,7 +445,8 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
         {"predict_seconds", r.predict_seconds},
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
-        {"network", network_json(o.link, stats, r.train_seconds)},
+        {"network",
+         network_json(o.link, stats, r.train_seconds + r.predict_seconds)},
         {"privacy",
          privacy_json(p, r, info.private_prediction && !info.metrics_on.empty(),
                       info.bounds)},

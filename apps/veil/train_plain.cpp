@@ -280,19 +280,21 @@ int report_federated(const actors::session_outcome& out,
             << where << ", " << total_bytes << " bytes exchanged)\n"
             << std::defaultfloat << r.metrics_on << ": "
             << format_metrics(r.metric_names, r.metric_values) << "\n";
-  if (auto line = network_line(o.link, r.bytes, r.train_seconds); !line.empty())
+  if (auto line =
+          network_line(o.link, r.bytes, r.train_seconds + r.predict_seconds);
+      !line.empty())
     std::cout << line << "\n";
 
   if (!o.model_out.empty()) {
     std::cerr << "veil: note: --model-out gathers every passive party's "
                  "split table (features and thresholds) in this process\n";
-    auto part = r.model;
-    part.federated =
+    save_federated_part(
+        r.model,
         "the active party's part of a plain federated model (its own "
         "splits; each passive party's splits are in its split table, this "
         "file's name + .<party>). veil predict cannot combine split tables "
-        "yet: predict in the training session (veil train --test)";
-    learners::save_model(part, o.model_out);
+        "yet: predict in the training session (veil train --test)",
+        o.model_out);
     for (std::size_t q = 1; q < r.splits.size(); ++q)
       write_split_table(o.model_out, r.splits[q]);
   }
@@ -335,7 +337,8 @@ int report_federated(const actors::session_outcome& out,
         {"predict_seconds", r.predict_seconds},
         {"timeout_seconds", o.timeout},
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
-        {"network", network_json(o.link, r.bytes, r.train_seconds)},
+        {"network",
+         network_json(o.link, r.bytes, r.train_seconds + r.predict_seconds)},
         {"split_tables_exported", exported},
         {"privacy",
          {{"mechanism", "none"},

@@ -51,6 +51,21 @@ dataset small_table(std::size_t rows, std::uint64_t seed, bool ids) {
   return d;
 }
 
+/// A session over `rows` rows of small_table(seed) in one file in `dir`,
+/// its columns dealt to 3 parties: 3 trees of depth 3, one thread.
+actors::session_config small_session(const temp_dir& dir, std::size_t rows,
+                                     std::uint64_t seed) {
+  auto d = small_table(rows, seed, false);
+  auto file = dir / "all.csv";
+  learners::write_csv(d, file, "label");
+  auto c = column_split(file, "", d.feature_names(),
+                        even_bounds(d.features(), 3), "label");
+  c.params.rounds = 3;
+  c.params.tree.max_depth = 3;
+  c.params.threads = 1;
+  return c;
+}
+
 std::vector<std::size_t> shuffled(std::size_t n, std::uint64_t seed) {
   std::vector<std::size_t> v(n);
   std::iota(v.begin(), v.end(), 0);
@@ -149,16 +164,7 @@ BOOST_AUTO_TEST_CASE(rows_are_joined_on_the_id_column) {
 
 BOOST_AUTO_TEST_CASE(split_tables_stay_with_their_parties_unless_exported) {
   temp_dir dir;
-  auto d = small_table(800, 12, false);
-  auto file = dir / "all.csv";
-  learners::write_csv(d, file, "label");
-  learners::booster_params p;
-  p.rounds = 3;
-  p.tree.max_depth = 3;
-  p.threads = 1;
-  auto c = column_split(file, "", d.feature_names(),
-                        even_bounds(d.features(), 3), "label");
-  c.params = p;
+  auto c = small_session(dir, 800, 12);
   auto exported = run(c);
   BOOST_REQUIRE_MESSAGE(exported.ok(), exported.error);
   c.export_splits = false;
@@ -186,16 +192,7 @@ BOOST_AUTO_TEST_CASE(emulated_links_delay_every_round_and_change_nothing_else) {
   // predictions, bytes and rounds are those of the session without
   // emulation.
   temp_dir dir;
-  auto d = small_table(1200, 13, false);
-  auto file = dir / "all.csv";
-  learners::write_csv(d, file, "label");
-  learners::booster_params p;
-  p.rounds = 3;
-  p.tree.max_depth = 3;
-  p.threads = 1;
-  auto bounds = even_bounds(d.features(), 3);
-  auto c = column_split(file, "", d.feature_names(), bounds, "label");
-  c.params = p;
+  auto c = small_session(dir, 1200, 13);
   auto plain = run(c);
   BOOST_REQUIRE_MESSAGE(plain.ok(), plain.error);
   c.link = {20, 8}; // 20 ms, 8 Mbps: a byte per microsecond

@@ -59,10 +59,11 @@ caf::behavior star_party(star_actor* self, std::string name) {
   return {
       [=](messages::peers_atom, const session::roster& r,
           const std::vector<caf::actor>& handles) -> caf::result<caf::ok_atom> {
-        if (auto e = actors::roster_error(self->state.me, r, handles,
-                                          self->address()))
-          return std::move(*e);
-        self->state.join(self, r, handles);
+        auto at =
+            actors::check_roster(self->state.me, r, handles, self->address());
+        if (!at)
+          return std::move(at.error());
+        self->state.join(self, r, handles, *at);
         self->state.joined = true;
         actors::keep_watch(self);
         return caf::ok_atom::value;
