@@ -15,6 +15,7 @@
 #include "learners/input_error.hpp"
 #include "messages/plain.hpp"
 #include "messages/session.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::actors {
 
@@ -165,6 +166,13 @@ std::string align_rows(coordinator_pointer self,
 /// Checks which parties hold labels and that test columns match training's.
 std::string check_columns(coordinator_pointer self) {
   auto& st = self->state;
+  if (st.cfg.restore) { // prediction: labels optional, on party 0 only
+    for (std::size_t p = 1; p < st.test_data.size(); ++p)
+      if (st.test_data[p].has_labels)
+        return st.name_of(p) + " holds labels: only " + st.name_of(0) +
+               ", the active party, may";
+    return {};
+  }
   for (std::size_t p = 0; p < st.train_data.size(); ++p) {
     bool want = p == 0;
     if (st.train_data[p].has_labels != want)
@@ -186,6 +194,8 @@ std::string check_columns(coordinator_pointer self) {
 void run_collect(coordinator_pointer self);
 void run_predict(coordinator_pointer self);
 void run_train(coordinator_pointer self);
+void run_restore(coordinator_pointer self);
+void run_save(coordinator_pointer self);
 
 void arm_ticks(coordinator_pointer self) {
   auto& st = self->state;
@@ -244,7 +254,10 @@ void run_roster(coordinator_pointer self) {
       [](std::size_t, caf::ok_atom) {},
       [=] {
         self->state.result.load_seconds = seconds_since(self->state.run_start);
-        run_train(self);
+        if (self->state.cfg.restore)
+          run_restore(self);
+        else
+          run_train(self);
       });
 }
 
@@ -257,7 +270,7 @@ void run_align(coordinator_pointer self) {
   };
   std::vector<job> jobs;
   for (std::size_t p = 0; p < st.parties.size(); ++p) {
-    if (!st.train_orders[p].empty())
+    if (!st.train_orders.empty() && !st.train_orders[p].empty())
       jobs.push_back({p, false});
     if (!st.test_orders.empty() && !st.test_orders[p].empty())
       jobs.push_back({p, true});
@@ -299,12 +312,13 @@ void after_load(coordinator_pointer self) {
     fail(self, errc::bad_input, msg);
     return;
   }
-  if (auto msg = align_rows(self, st.train_data, "training", st.train_orders);
-      !msg.empty()) {
-    fail(self, errc::bad_input, msg);
-    return;
-  }
-  if (st.cfg.eval == evaluation::train) // test rows = training rows
+  if (!st.cfg.restore)
+    if (auto msg = align_rows(self, st.train_data, "training", st.train_orders);
+        !msg.empty()) {
+      fail(self, errc::bad_input, msg);
+      return;
+    }
+  if (st.cfg.eval == evaluation::train && !st.cfg.restore) // same rows
     st.test_orders = st.train_orders;
   else if (!st.test_data.empty())
     if (auto msg = align_rows(self, st.test_data, "test", st.test_orders);
@@ -312,8 +326,11 @@ void after_load(coordinator_pointer self) {
       fail(self, errc::bad_input, msg);
       return;
     }
-  st.result.rows = st.train_data[0].rows;
+  st.result.rows = st.train_data.empty() ? 0 : st.train_data[0].rows;
   st.result.test_rows = st.test_data.empty() ? 0 : st.test_data[0].rows;
+  if (st.cfg.restore)
+    for (auto& s : st.test_data)
+      st.result.features.push_back(s.feature_names);
   for (auto& s : st.train_data) {
     st.result.features.push_back(s.feature_names);
     std::vector<std::string>().swap(s.ids);
@@ -336,9 +353,12 @@ void run_load_test(coordinator_pointer self) {
         auto& st = self->state;
         session::load_request r;
         r.test = true;
-        r.same_as_train = st.cfg.eval == evaluation::train;
+        // A prediction session has no training rows: it reads the data
+        // file itself when asked to predict on the training rows.
+        r.same_as_train = st.cfg.eval == evaluation::train && !st.cfg.restore;
         r.data = st.cfg.parties[i].data;
-        r.data.path = st.cfg.parties[i].test_path;
+        if (st.cfg.eval == evaluation::test)
+          r.data.path = st.cfg.parties[i].test_path;
         return self->request(st.parties[i], st.cfg.timeout,
                              messages::load_atom::value, std::move(r));
       },
@@ -350,6 +370,10 @@ void run_load_test(coordinator_pointer self) {
 
 void run_load(coordinator_pointer self) {
   auto& st = self->state;
+  if (st.cfg.restore) { // a prediction session loads the rows to predict
+    run_load_test(self);
+    return;
+  }
   st.train_data.assign(st.parties.size(), {});
   ask<session::data_summary>(
       self, "load training data", all_parties(self),
@@ -384,11 +408,46 @@ void run_train(coordinator_pointer self) {
             st.result.train_seconds = out.train_seconds;
             st.result.bin_seconds = out.bin_seconds;
             if (st.cfg.eval == evaluation::none)
-              run_collect(self);
+              run_save(self);
             else
               run_predict(self);
           },
           [=](caf::error& err) { fail_request(self, 0, err); });
+}
+
+void run_restore(coordinator_pointer self) {
+  auto& st = self->state;
+  st.result.model = *st.cfg.restore;
+  ask<std::uint64_t>(
+      self, "restore model parts", all_parties(self),
+      [=](std::size_t i) {
+        auto& st = self->state;
+        session::part_request r;
+        r.save = false;
+        r.path = session::part_path(st.cfg.parts, st.name_of(i));
+        if (i == 0)
+          r.model = *st.cfg.restore;
+        return self->request(st.parties[i], st.cfg.timeout,
+                             messages::part_atom::value, std::move(r));
+      },
+      [](std::size_t, std::uint64_t) {}, [=] { run_predict(self); });
+}
+
+/// Each party keeps its part of the trained model where it runs.
+void run_save(coordinator_pointer self) {
+  auto& st = self->state;
+  ask<std::uint64_t>(
+      self, "save model parts",
+      st.cfg.parts.empty() || st.cfg.restore ? std::vector<std::size_t>{}
+                                             : all_parties(self),
+      [=](std::size_t i) {
+        auto& st = self->state;
+        session::part_request r;
+        r.path = session::part_path(st.cfg.parts, st.name_of(i));
+        return self->request(st.parties[i], st.cfg.timeout,
+                             messages::part_atom::value, std::move(r));
+      },
+      [](std::size_t, std::uint64_t) {}, [=] { run_collect(self); });
 }
 
 void run_predict(coordinator_pointer self) {
@@ -409,7 +468,7 @@ void run_predict(coordinator_pointer self) {
             st.result.metric_names = std::move(out.metric_names);
             st.result.metric_values = std::move(out.metric_values);
             st.result.predict_seconds = out.predict_seconds;
-            run_collect(self);
+            run_save(self);
           },
           [=](caf::error& err) { fail_request(self, 0, err); });
 }

@@ -36,6 +36,8 @@ using party_actor = caf::typed_actor<
         with<protocols::session::prediction>,
     caf::replies_to<messages::splits_atom>::with<
         protocols::session::split_export>,
+    caf::replies_to<messages::part_atom,
+                    protocols::session::part_request>::with<std::uint64_t>,
     caf::replies_to<messages::stats_atom>::with<protocols::session::byte_stats>,
     // -- timer (self-sent)
     // ------------------------------------------------------

@@ -20,6 +20,7 @@
 #include "messages/session.hpp"
 #include "protocols/plain/active_party.hpp"
 #include "protocols/plain/passive_party.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::actors {
 
@@ -198,10 +199,12 @@ void after_step(party_pointer self) {
       session::prediction out;
       out.margins = st.active->predicted_margins();
       auto obj = st.active->model().make_objective();
-      auto preds = obj.transform(out.margins, st.test_labels.size());
-      for (auto& [k, v] : learners::evaluate(obj, st.test_labels, preds)) {
-        out.metric_names.push_back(k);
-        out.metric_values.push_back(v);
+      if (!st.test_labels.empty()) {
+        auto preds = obj.transform(out.margins, st.test_labels.size());
+        for (auto& [k, v] : learners::evaluate(obj, st.test_labels, preds)) {
+          out.metric_names.push_back(k);
+          out.metric_values.push_back(v);
+        }
       }
       out.predict_seconds = seconds_since(st.started);
       st.predict_promise.deliver(std::move(out));
@@ -312,7 +315,7 @@ caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
   auto at = check_roster(st.party_name, r, peers, self->address());
   if (!at)
     return std::move(at.error());
-  if (!st.data.train_loaded)
+  if (!st.data.train_loaded && !st.data.test_loaded)
     return session_error(errc::bad_request,
                          st.party_name + ": roster before its data was loaded");
   st.self_id = *at;
@@ -338,11 +341,101 @@ caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
     if (st.data.train.has_labels())
       return session_error(errc::bad_input,
                            st.party_name + ": a passive party holds labels");
-    st.passive.emplace(std::move(st.data.train));
-    if (st.data.test_loaded)
-      st.passive->set_predict_data(std::move(st.data.test));
+    if (st.data.train_loaded) { // else a prediction session: see on_part
+      st.passive.emplace(std::move(st.data.train));
+      if (st.data.test_loaded)
+        st.passive->set_predict_data(std::move(st.data.test));
+    }
   }
   return caf::ok_atom::value;
+}
+
+/// This party's split table, its features by name.
+session::split_export split_table_of(party_pointer self) {
+  auto& st = self->state;
+  session::split_export e;
+  e.party = st.party_name;
+  auto add = [&](const plain::split_table& table,
+                 const std::vector<std::string>& names) {
+    for (const auto& [key, s] : table) {
+      auto f = static_cast<std::size_t>(s.feature);
+      e.splits.push_back({key.first, key.second,
+                          f < names.size() ? names[f] : std::string{},
+                          s.threshold, s.default_left});
+    }
+  };
+  if (st.active)
+    add(st.active->own_splits(), st.active->model().feature_names);
+  else if (st.passive)
+    add(st.passive->splits(), st.passive->train_data().feature_names());
+  return e;
+}
+
+/// Saves this party's part of the trained model where it runs (a passive
+/// party's split table; the active party's splits are in the model the
+/// coordinator keeps), or restores it for a prediction session over the
+/// test rows.
+caf::result<std::uint64_t> on_part(party_pointer self,
+                                   session::part_request& r) {
+  auto& st = self->state;
+  busy_clock working{st.busy_seconds};
+  if (st.busy())
+    return session_error(errc::bad_request,
+                         st.party_name + ": model part request while busy");
+  try {
+    if (r.save) {
+      if (!st.active && !st.passive)
+        return session_error(errc::bad_request,
+                             st.party_name + ": no model to save");
+      auto table = split_table_of(self);
+      if (st.passive)
+        protocols::session::save_split_table(table, r.path);
+      return std::uint64_t{table.splits.size()};
+    }
+    if (st.active || st.passive || st.self_id < 0 || !st.data.test_loaded)
+      return session_error(errc::bad_request,
+                           st.party_name + ": restore a model part after the "
+                                           "roster, into a party without one, "
+                                           "with the rows to predict loaded");
+    const auto& columns = st.data.test.feature_names();
+    if (st.self_id == 0) {
+      std::vector<plain::party_id> passives;
+      for (std::size_t q = 1; q < st.peers.size(); ++q)
+        passives.push_back(static_cast<plain::party_id>(q));
+      for (std::size_t f = 0; f < columns.size(); ++f)
+        if (f >= r.model.feature_names.size() ||
+            r.model.feature_names[f] != columns[f])
+          return session_error(
+              errc::bad_input,
+              st.party_name + ": column " + std::to_string(f + 1) + " (" +
+                  columns[f] + ") is not the model's feature " +
+                  (f < r.model.feature_names.size() ? r.model.feature_names[f]
+                                                    : std::string("(none)")));
+      std::uint64_t own = 0;
+      for (const auto& t : r.model.trees)
+        for (const auto& n : t.nodes)
+          own += !n.is_leaf() && n.owner == 0;
+      st.active = plain::active_party::restored(
+          std::move(r.model), columns.size(), std::move(passives));
+      return own;
+    }
+    auto table = protocols::session::load_split_table(r.path, st.party_name);
+    plain::split_table splits;
+    for (const auto& e : table.splits) {
+      auto it = std::find(columns.begin(), columns.end(), e.feature);
+      if (it == columns.end())
+        throw input_error(r.path + ": a split on \"" + e.feature +
+                          "\", which is not one of this party's columns");
+      splits[{e.tree, e.node}] = {
+          static_cast<std::int32_t>(it - columns.begin()), e.threshold,
+          e.default_left};
+    }
+    st.data.test_loaded = false;
+    st.passive.emplace(std::move(splits), std::move(st.data.test));
+    return std::uint64_t{table.splits.size()};
+  } catch (const std::exception& e) {
+    return session_error(errc::bad_input, st.party_name + ": " + e.what());
+  }
 }
 
 caf::result<session::training_outcome> on_train(party_pointer self,
@@ -409,23 +502,7 @@ caf::result<session::prediction> on_predict(party_pointer self,
 }
 
 session::split_export on_splits(party_pointer self) {
-  auto& st = self->state;
-  session::split_export e;
-  e.party = st.party_name;
-  auto add = [&](const plain::split_table& table,
-                 const std::vector<std::string>& names) {
-    for (const auto& [key, s] : table) {
-      auto f = static_cast<std::size_t>(s.feature);
-      e.splits.push_back({key.first, key.second,
-                          f < names.size() ? names[f] : std::string{},
-                          s.threshold, s.default_left});
-    }
-  };
-  if (st.active)
-    add(st.active->own_splits(), st.active->model().feature_names);
-  else if (st.passive)
-    add(st.passive->splits(), st.passive->train_data().feature_names());
-  return e;
+  return split_table_of(self);
 }
 
 party_actor::behavior_type party_impl(party_pointer self, std::string name) {
@@ -499,6 +576,9 @@ party_actor::behavior_type party_impl(party_pointer self, std::string name) {
         return on_predict(self, r);
       },
       [=](messages::splits_atom) { return on_splits(self); },
+      [=](messages::part_atom, session::part_request& r) {
+        return on_part(self, r);
+      },
       [=](messages::stats_atom) {
         const auto& st = self->state;
         return byte_stats_of(st.party_name, st.bytes, st.links,

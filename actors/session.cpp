@@ -52,7 +52,10 @@ void validate(const session_config& cfg) {
     if (!p.data.id_column.empty())
       ++with_ids;
   }
-  if (labeled.empty())
+  if (cfg.restore && cfg.eval == evaluation::none)
+    throw input_error("a prediction session needs rows to predict");
+  // A prediction session's rows may come without labels (no metrics).
+  if (labeled.empty() && !cfg.restore)
     throw input_error("no party has a label column: exactly one party (the "
                       "active one) must hold the label");
   if (labeled.size() > 1)

@@ -66,6 +66,15 @@ struct session_config {
   /// parties' splits never leave them: the result's split tables are
   /// empty.
   bool export_splits = false;
+  /// Non-empty: after training, each party keeps its part of the model
+  /// where it runs, in protocols::session::part_path(parts, its name) (the
+  /// coordinator's caller keeps the model file `parts` itself).
+  std::string parts;
+  /// A prediction session: no training data and no training; the active
+  /// party restores this model, every other party its part from
+  /// part_path(parts, its name) on its own machine, and the active party
+  /// predicts the test rows (eval must be test).
+  std::optional<learners::model> restore;
 };
 
 /// The session's result, or why it failed.

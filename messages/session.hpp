@@ -92,6 +92,12 @@ typename Inspector::result_type inspect(Inspector& f, split_export& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, part_request& x) {
+  return f(caf::meta::type_name("veil::protocols::session::part_request"),
+           x.save, x.path, x.model);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, byte_stats& x) {
   return f(caf::meta::type_name("veil::protocols::session::byte_stats"),
            x.party, x.types, raw(x.sent), raw(x.received), raw(x.link_peers),

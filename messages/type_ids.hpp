@@ -44,6 +44,7 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::session::byte_stats))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::progress_report))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::session_result))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::session_failure))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::part_request))
 
 // -- FEVERLESS and its baselines (protocols/feverless/wire.hpp) -----------
 
@@ -94,5 +95,6 @@ CAF_ADD_ATOM(veil, veil::messages, tick_atom, "tick")
 CAF_ADD_ATOM(veil, veil::messages, spawn_atom, "spawn")
 CAF_ADD_ATOM(veil, veil::messages, keys_atom, "keys")
 CAF_ADD_ATOM(veil, veil::messages, labels_atom, "labels")
+CAF_ADD_ATOM(veil, veil::messages, part_atom, "part")
 
 CAF_END_TYPE_ID_BLOCK(veil)

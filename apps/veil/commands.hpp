@@ -63,7 +63,7 @@ int run_config_train(const train_options& opts);
 /// --report; returns the exit code (2 for bad input, 1 for other failures).
 /// `where` says where the parties ran ("3 parties in this process").
 int report_federated(const actors::session_outcome& out,
-                     const learners::booster_params& p, const train_options& o,
+                     const actors::session_config& cfg, const train_options& o,
                      const std::string& data_name, bool have_test,
                      const std::string& where);
 
@@ -190,8 +190,23 @@ nlohmann::json party_bytes_json(const protocols::session::byte_stats& b,
                                 bool by_direction,
                                 const std::vector<std::string>& names);
 
+/// The column names in the header of a CSV file (plain or gzipped), without
+/// reading the rows. Fields may be double-quoted.
+std::vector<std::string> csv_header(const std::string& path);
+
+/// What a federated model file of `protocol` holds (`own`: what the
+/// coordinator's file has besides the structure) and how to predict with
+/// it; load_model refuses such a file with this text.
+std::string federated_note(const std::string& protocol, const std::string& own);
+
 struct predict_options {
   std::string model;
+  /// A federated model: the session file whose parties predict (else
+  /// they run in this process, each reading its columns of `data`).
+  std::string config;
+  /// --set KEY=VALUE: predict_on=test|data, and the session's overrides.
+  std::vector<std::string> overrides;
+  std::string report;
   std::string data;
   std::string label; ///< when given, metrics are printed
   std::string id;
@@ -200,6 +215,12 @@ struct predict_options {
 };
 
 int run_predict(const predict_options& opts);
+
+/// `veil predict` on a federated model: a prediction session over the
+/// parties that hold its parts.
+int run_federated_predict(const predict_options& opts);
+/// Whether `path` is a federated session's model file.
+bool is_federated_model(const std::string& path);
 
 struct export_options {
   std::string model;

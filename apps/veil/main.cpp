@@ -163,14 +163,24 @@ int main(int argc, char** argv) {
   p.threads = default_threads();
   auto* predict = app.add_subcommand(
       "predict", "Predict with a saved model; prints metrics when the data "
-                 "has the label column");
+                 "has the label column. A federated model predicts through "
+                 "its parties: --config SESSION, or --data FILE when they "
+                 "all ran in this process");
   predict
       ->add_option("--model", p.model,
                    "Model file (veil train "
                    "--model-out)")
       ->required();
-  predict->add_option("--data", p.data, "Data to predict (CSV or LibSVM)")
-      ->required();
+  predict->add_option("--data", p.data, "Data to predict (CSV or LibSVM)");
+  predict->add_option("--config", p.config,
+                      "A federated model's session file: its parties predict "
+                      "their test files (or data files: --set "
+                      "predict_on=data), each holding its part of the model");
+  predict->add_option("--set", p.overrides,
+                      "KEY=VALUE: predict_on=test|data, or a setting of the "
+                      "session file (timeout, net.*)");
+  predict->add_option("--report", p.report,
+                      "Write a JSON report (federated models)");
   predict->add_option("--label", p.label,
                       "Label column: if present, metrics are printed");
   predict->add_option("--id", p.id, "Id column, copied to the output");

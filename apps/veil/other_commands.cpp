@@ -18,6 +18,13 @@ namespace veil::apps {
 using learners::dataset;
 
 int run_predict(const predict_options& o) {
+  if (!o.config.empty() || is_federated_model(o.model))
+    return run_federated_predict(o);
+  if (o.data.empty())
+    throw input_error("--data: give the rows to predict");
+  if (!o.report.empty() || !o.overrides.empty())
+    throw input_error(std::string(o.report.empty() ? "--set" : "--report") +
+                      ": only for a federated model");
   auto m = learners::load_model(o.model);
   learners::read_options ro;
   ro.label = o.label;

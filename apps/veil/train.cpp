@@ -158,6 +158,16 @@ json party_bytes_json(const protocols::session::byte_stats& b,
           {"busy_seconds", b.busy_seconds}};
 }
 
+std::string federated_note(const std::string& protocol,
+                           const std::string& own) {
+  return "the public part of a " + protocol +
+         " federated model (its structure, leaf values and " + own +
+         "); each other party keeps its part where it runs (this file's "
+         "name + .<party>). Predict through the parties: veil predict "
+         "--model THIS --config SESSION, or --data FILE for a session that "
+         "ran in one process";
+}
+
 void save_federated_part(learners::model model, std::string what,
                          const std::string& path) {
   model.federated = std::move(what);

@@ -82,7 +82,7 @@ int run_config_train(const train_options& o) {
   cfg.timeout = std::chrono::milliseconds(
       std::max<std::int64_t>(1, std::llround(c.timeout_seconds * 1000)));
   cfg.link = c.link;
-  cfg.export_splits = !o.model_out.empty();
+  cfg.parts = o.model_out;
   bool have_test = true;
   std::size_t remote = 0;
   cfg.parties = party_specs(c, remote, have_test);
@@ -113,7 +113,7 @@ int run_config_train(const train_options& o) {
   opts.link = c.link;
   if (!out.ok() && out.error.find(c.source) == std::string::npos)
     out.error = c.source + ": " + out.error;
-  return report_federated(out, p, opts, c.source, have_test, where);
+  return report_federated(out, cfg, opts, c.source, have_test, where);
 }
 
 } // namespace veil::apps

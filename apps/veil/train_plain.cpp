@@ -20,6 +20,7 @@
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
 
@@ -38,8 +39,8 @@ bool is_libsvm(const std::string& path) {
   return false;
 }
 
-/// The column names in the header of a CSV file (plain or gzipped), without
-/// reading the rows. Fields may be double-quoted.
+} // namespace
+
 std::vector<std::string> csv_header(const std::string& path) {
   gzFile in = gzopen(path.c_str(), "rb");
   if (!in)
@@ -94,6 +95,8 @@ std::vector<std::string> csv_header(const std::string& path) {
   }
   return names;
 }
+
+namespace {
 
 /// The feature columns of `path`, in file order: every column but the label
 /// and the id.
@@ -205,7 +208,7 @@ int run_plain_train(const train_options& o) {
   if (cfg.timeout.count() <= 0)
     cfg.timeout = std::chrono::milliseconds(1);
   cfg.link = o.link;
-  cfg.export_splits = !o.model_out.empty();
+  cfg.parts = o.model_out;
   bool have_test = !test_path.empty();
   cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
   std::size_t next = 0;
@@ -234,31 +237,20 @@ int run_plain_train(const train_options& o) {
   auto out = actors::run_local_session(cfg, on_progress);
   if (progress)
     std::cerr << "\r\033[K" << std::flush;
-  return report_federated(out, p, o, data_name, have_test,
+  return report_federated(out, cfg, o, data_name, have_test,
                           std::to_string(n) + " parties in this process");
 }
 
 void write_split_table(const std::string& model_out,
                        const session::split_export& e) {
-  json splits = json::array();
-  for (const auto& s : e.splits)
-    splits.push_back({{"tree", s.tree},
-                      {"node", s.node},
-                      {"feature", s.feature},
-                      {"threshold", s.threshold},
-                      {"default_left", s.default_left}});
-  json table = {{"format", "veil-split-table"},
-                {"version", 1},
-                {"party", e.party},
-                {"splits", splits}};
-  learners::write_file_atomically(model_out + "." + e.party,
-                                  table.dump(2) + "\n");
+  session::save_split_table(e, session::part_path(model_out, e.party));
 }
 
 int report_federated(const actors::session_outcome& out,
-                     const learners::booster_params& p, const train_options& o,
+                     const actors::session_config& cfg, const train_options& o,
                      const std::string& data_name, bool have_test,
                      const std::string& where) {
+  const auto& p = cfg.params;
   if (!out.ok()) {
     std::cerr << "veil: error: " << out.error << "\n";
     return out.code == session::errc::bad_input ? 2 : 1;
@@ -285,18 +277,30 @@ int report_federated(const actors::session_outcome& out,
       !line.empty())
     std::cout << line << "\n";
 
+  // Each passive party kept its split table where it runs (cfg.parts):
+  // this process writes the public model and the session's plan only.
+  json parts = json::object();
   if (!o.model_out.empty()) {
-    std::cerr << "veil: note: --model-out gathers every passive party's "
-                 "split table (features and thresholds) in this process\n";
-    save_federated_part(
-        r.model,
-        "the active party's part of a plain federated model (its own "
-        "splits; each passive party's splits are in its split table, this "
-        "file's name + .<party>). veil predict cannot combine split tables "
-        "yet: predict in the training session (veil train --test)",
-        o.model_out);
-    for (std::size_t q = 1; q < r.splits.size(); ++q)
-      write_split_table(o.model_out, r.splits[q]);
+    session::federated_model fm;
+    fm.model = r.model;
+    fm.model.federated = federated_note("plain", "the active party's splits");
+    fm.protocol = "plain";
+    fm.parties = r.names;
+    fm.features = r.features;
+    for (const auto& s : cfg.parties)
+      if (!s.data.label_column.empty()) {
+        fm.label_column = s.data.label_column;
+        fm.id_column = s.data.id_column;
+      }
+    session::save_federated_model(fm, o.model_out);
+    for (std::size_t q = 1; q < r.names.size(); ++q)
+      parts[r.names[q]] = session::part_path(o.model_out, r.names[q]);
+    std::cerr << "veil: note: each passive party keeps its split table where "
+                 "it runs ("
+              << session::part_path(o.model_out, "<party>")
+              << "); predict with veil predict --model " << o.model_out
+              << (o.config.empty() ? " --data FILE" : " --config " + o.config)
+              << "\n";
   }
   if (!o.report.empty()) {
     json metrics = json::object();
@@ -340,6 +344,7 @@ int report_federated(const actors::session_outcome& out,
         {"network",
          network_json(o.link, r.bytes, r.train_seconds + r.predict_seconds)},
         {"split_tables_exported", exported},
+        {"model_parts", parts},
         {"privacy",
          {{"mechanism", "none"},
           {"note", "plaintext gradients and histograms are exchanged"}}},

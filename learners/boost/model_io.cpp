@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <unistd.h>
 
@@ -63,7 +64,7 @@ T field(const json& j, const char* key, const std::string& where) {
 
 } // namespace
 
-model model_from_json(const json& j) {
+model model_from_json(const json& j, bool federated) {
   model m;
   if (!j.is_object() || j.value("format", "") != "veil-model")
     throw input_error("not a Veil model: field \"format\" is not "
@@ -72,13 +73,16 @@ model model_from_json(const json& j) {
   if (version != 1)
     throw input_error("model version " + std::to_string(version) +
                       " is not supported (expected 1)");
-  if (j.contains("federated") && !(j["federated"].is_string() &&
-                                   j["federated"].get<std::string>().empty()))
+  if (!federated && j.contains("federated") &&
+      !(j["federated"].is_string() &&
+        j["federated"].get<std::string>().empty()))
     throw input_error(
         "this file is part of a federated model and cannot predict on its "
         "own: " +
         (j["federated"].is_string() ? j["federated"].get<std::string>()
                                     : std::string("(no description)")));
+  if (federated)
+    m.federated = j.value("federated", "");
   m.objective = parse_objective(field<std::string>(j, "objective", "model"));
   m.num_class = field<int>(j, "num_class", "model");
   m.base_margin = field<std::vector<double>>(j, "base_margin", "model");
@@ -106,8 +110,9 @@ model model_from_json(const json& j) {
         n.value = field<float>(jn, "leaf", nw);
       } else {
         n.feature = field<std::int32_t>(jn, "feature", nw);
-        if (n.feature == -1 && jn.contains("threshold") &&
-            jn["threshold"].is_null())
+        bool kept_by_owner =
+            jn.contains("threshold") && jn["threshold"].is_null();
+        if (!federated && n.feature == -1 && kept_by_owner)
           throw input_error(
               nw +
               ": this is a federated public model: the split's "
@@ -116,7 +121,9 @@ model model_from_json(const json& j) {
               " (its split table, MODEL.<party>, from veil train "
               "--model-out). veil predict cannot combine split tables yet: "
               "predict in the training session, with test files");
-        n.threshold = field<float>(jn, "threshold", nw);
+        n.threshold = federated && kept_by_owner
+                          ? std::numeric_limits<float>::quiet_NaN()
+                          : field<float>(jn, "threshold", nw);
         n.bin = jn.value("bin", -1);
         n.default_left = field<bool>(jn, "default_left", nw);
         n.left = field<std::int32_t>(jn, "left", nw);
@@ -126,7 +133,8 @@ model model_from_json(const json& j) {
         n.owner = jn.value("owner", 0);
         auto count = static_cast<std::int32_t>(nodes.size());
         auto self = static_cast<std::int32_t>(ni);
-        if (n.feature < 0 || n.feature >= features)
+        if ((n.feature < 0 && !(federated && kept_by_owner)) ||
+            n.feature >= features)
           throw input_error(nw + ": feature index out of range");
         // Children after their parent rules out cycles.
         if (n.left <= self || n.left >= count || n.right <= self ||
@@ -171,17 +179,20 @@ void save_model(const model& m, const std::string& path) {
   write_file_atomically(path, to_json(m).dump(1) + "\n");
 }
 
-model load_model(const std::string& path) {
+json read_json_file(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw input_error("cannot read model " + path + ": " +
+    throw input_error(std::string("cannot read ") + what + " " + path + ": " +
                       std::strerror(errno));
-  json j;
   try {
-    j = json::parse(in);
+    return json::parse(in);
   } catch (const json::parse_error& e) {
     throw input_error(path + ": not valid JSON (" + e.what() + ")");
   }
+}
+
+model load_model(const std::string& path) {
+  auto j = read_json_file(path, "model");
   try {
     return model_from_json(j);
   } catch (const input_error& e) {

@@ -29,7 +29,7 @@ active_party::active_party(const learners::booster_params& p,
                            learners::dataset own,
                            std::vector<party_id> passives)
     : params_(p), objective_(p.objective, p.num_class), own_(std::move(own)),
-      passives_(std::move(passives)) {
+      own_features_(own_.features()), passives_(std::move(passives)) {
   params_.validate();
   if (!own_.has_labels())
     throw input_error("the active party holds no labels");
@@ -80,6 +80,32 @@ std::int32_t active_party::total_features() const {
 std::span<const grad_pair> active_party::class_grads() const {
   auto n = own_.rows();
   return {grads_.data() + static_cast<std::size_t>(class_) * n, n};
+}
+
+active_party active_party::restored(learners::model m, std::size_t own_features,
+                                    std::vector<party_id> passives) {
+  active_party a(m.make_objective());
+  a.own_features_ = own_features;
+  a.passives_ = std::move(passives);
+  a.waiting_.assign(a.passives_.size(), false);
+  for (const auto& t : m.trees)
+    for (const auto& n : t.nodes) {
+      if (n.is_leaf())
+        continue;
+      if (n.owner == 0 ? (n.feature < 0 ||
+                          static_cast<std::size_t>(n.feature) >= own_features ||
+                          std::isnan(n.threshold))
+                       : std::find(a.passives_.begin(), a.passives_.end(),
+                                   n.owner) == a.passives_.end())
+        throw input_error(
+            "the model does not fit this session: a split of party " +
+            std::to_string(n.owner) +
+            (n.owner == 0 ? " on feature " + std::to_string(n.feature)
+                          : std::string(", which is not in it")));
+    }
+  a.model_ = std::move(m);
+  a.phase_ = phase::trained;
+  return a;
 }
 
 outbox active_party::start() {
@@ -420,11 +446,11 @@ outbox active_party::finish_tree() {
 outbox active_party::start_predict(learners::dataset own_eval) {
   if (phase_ != phase::trained && phase_ != phase::predicted)
     throw std::logic_error("active_party: predict before training ended");
-  if (own_eval.features() != own_.features())
+  if (own_eval.features() != own_features_)
     throw input_error("the prediction data of the active party has " +
                       std::to_string(own_eval.features()) +
                       " features, the training data had " +
-                      std::to_string(own_.features()));
+                      std::to_string(own_features_));
   eval_ = std::move(own_eval);
   positions_.assign(model_.trees.size() * eval_.rows(), 0);
   predict_depth_ = 0;

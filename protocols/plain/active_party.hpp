@@ -33,6 +33,14 @@ public:
   active_party(const learners::booster_params& p, learners::dataset own,
                std::vector<party_id> passives);
 
+  /// An active party that only predicts, restored from a trained model of
+  /// this protocol (its own splits hold their thresholds; the passive
+  /// parties' splits are theirs): `own_features` of its columns come first
+  /// in the model's features; `passives` the ids of the passive parties.
+  /// Throws input_error if the model names another party or feature.
+  static active_party restored(learners::model m, std::size_t own_features,
+                               std::vector<party_id> passives);
+
   /// Starts training: setup to every passive party.
   outbox start();
 
@@ -63,6 +71,9 @@ public:
   std::size_t training_rows() const { return own_.rows(); }
 
 private:
+  explicit active_party(learners::objective objective)
+      : objective_(std::move(objective)) {}
+
   enum class phase {
     idle,
     awaiting_setup,
@@ -91,6 +102,7 @@ private:
   learners::booster_params params_;
   learners::objective objective_;
   learners::dataset own_;
+  std::size_t own_features_ = 0;
   std::vector<party_id> passives_;
   learners::quantile_cuts own_cuts_;
   learners::bin_matrix own_bins_;

@@ -30,6 +30,17 @@ std::vector<std::uint8_t> route(const learners::dataset& d,
 passive_party::passive_party(learners::dataset train)
     : train_(std::move(train)) {}
 
+passive_party::passive_party(split_table splits, learners::dataset predict)
+    : predict_(std::move(predict)), splits_(std::move(splits)) {
+  for (const auto& [key, s] : splits_)
+    if (s.feature < 0 ||
+        static_cast<std::size_t>(s.feature) >= predict_.features())
+      throw input_error("split table: tree " + std::to_string(key.first) +
+                        " node " + std::to_string(key.second) +
+                        " names feature " + std::to_string(s.feature) + " of " +
+                        std::to_string(predict_.features()));
+}
+
 outcome<outbox> passive_party::on_message(party_id from, message m) {
   if (from != 0)
     return refuse("message", "only the active party (0) may send to a "

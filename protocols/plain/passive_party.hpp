@@ -40,6 +40,10 @@ public:
   /// `train` holds this party's columns, rows aligned with the active party.
   explicit passive_party(learners::dataset train);
 
+  /// A passive party that only answers prediction queries about `predict`:
+  /// restored from its split table (features are its columns).
+  passive_party(split_table splits, learners::dataset predict);
+
   /// Handles one message from the active party (party 0).
   /// Taken by value: the gradients of a tree_start are moved, not copied.
   outcome<outbox> on_message(party_id from, message m);

@@ -146,6 +146,18 @@ struct split_export {
   std::vector<split_entry> splits;
 };
 
+/// Coordinator -> party: keep this party's part of the trained model where
+/// the party runs (`save`: write it to `path`, a file on the party's own
+/// machine), or read it back from there for a prediction session (the
+/// party then answers predictions as after training). `model` is the
+/// public model the coordinator holds, for the party that predicts (in a
+/// restore; empty otherwise). The answer: how many splits the part holds.
+struct part_request {
+  bool save = true;
+  std::string path;
+  learners::model model;
+};
+
 /// Payload bytes a party sent and received, per protocol message type;
 /// per peer it sent to, the bytes and the turns (runs of messages sent
 /// without one received from that peer in between: the link's rounds as

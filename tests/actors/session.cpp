@@ -183,6 +183,52 @@ BOOST_AUTO_TEST_CASE(split_tables_stay_with_their_parties_unless_exported) {
              boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(a_prediction_session_restores_the_parts_bit_for_bit) {
+  // Training keeps each passive party's split table in its own file; a new
+  // session over new party actors restores the parts (the active party's
+  // from the model) and predicts the same margins as the training session,
+  // with multi-class output and missing values too.
+  temp_dir dir;
+  auto c = small_session(dir, 900, 21);
+  c.export_splits = false;
+  c.parts = dir / "m.json";
+  c.params.objective = learners::objective_kind::multi_softmax;
+  c.params.num_class = 3;
+  {
+    auto d = small_table(900, 21, false);
+    for (std::size_t i = 0; i < d.rows(); ++i) {
+      d.labels()[i] = static_cast<float>(i % 3);
+      if (i % 7 == 0)
+        d.value(i, 1) = std::numeric_limits<float>::quiet_NaN();
+    }
+    learners::write_csv(d, c.parties[0].data.path, "label");
+  }
+  auto trained = run(c);
+  BOOST_REQUIRE_MESSAGE(trained.ok(), trained.error);
+  BOOST_TEST(std::filesystem::exists(dir / "m.json.p1"));
+  BOOST_TEST(std::filesystem::exists(dir / "m.json.p2"));
+  BOOST_TEST(!std::filesystem::exists(dir / "m.json.p0"));
+
+  auto p = c;
+  p.restore = trained.result->model;
+  auto predicted = run(p);
+  BOOST_REQUIRE_MESSAGE(predicted.ok(), predicted.error);
+  BOOST_REQUIRE(!trained.result->margins.empty());
+  BOOST_TEST(predicted.result->margins == trained.result->margins,
+             boost::test_tools::per_element());
+  BOOST_TEST(predicted.result->metric_values == trained.result->metric_values,
+             boost::test_tools::per_element());
+
+  // Another party's table is refused, naming the party and the file.
+  std::filesystem::copy_file(dir / "m.json.p1", dir / "m.json.p2",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto wrong = run(p);
+  BOOST_REQUIRE(!wrong.ok());
+  BOOST_TEST((wrong.code == protocols::session::errc::bad_input));
+  BOOST_TEST(contains(wrong.error, "p2"), wrong.error);
+  BOOST_TEST(contains(wrong.error, "p1's split table"), wrong.error);
+}
+
 BOOST_AUTO_TEST_CASE(emulated_links_delay_every_round_and_change_nothing_else) {
   // Every message on a link arrives latency + bytes/bandwidth after it is
   // sent, behind the earlier ones. The plain protocol is request and

@@ -63,6 +63,67 @@ BOOST_AUTO_TEST_CASE(three_processes_train_and_predict_as_in_one) {
   BOOST_TEST(r["bytes"]["per_party"]["shop"]["received"] ==
              l["bytes"]["per_party"]["shop"]["received"]);
   BOOST_TEST(std::filesystem::exists(dir / "model.json.shop"));
+  BOOST_TEST(r["split_tables_exported"].empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_model_predicts_later_through_parties_on_nodes) {
+  // Trained with two parties on nodes, each keeping its split table on its
+  // node; later, a prediction session over fresh nodes restores the parts
+  // and gives the training session's test metrics exactly (the margins
+  // are the same bit for bit: any difference moves the log loss).
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: " << adult("train") << " is missing");
+    return;
+  }
+  temp_dir dir;
+  auto model = dir / "model.json";
+  {
+    process shop(once_node);
+    process insurer(once_node);
+    auto file =
+        dir.file("train.toml", adult_session(8, 4, 30, node_address(shop),
+                                             node_address(insurer)));
+    auto [rc, out] = run_veil({"train", "--config", file, "--report",
+                               dir / "train.json", "--model-out", model},
+                              120s);
+    BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
+    BOOST_TEST(shop.wait(10s) == 0);
+    BOOST_TEST(insurer.wait(10s) == 0);
+  }
+  // The coordinator's file cannot predict alone, and says how.
+  auto [rc0, out0] =
+      run_veil({"export", "--model", model, "--out", dir / "x.json"}, 30s);
+  BOOST_TEST(rc0 == 2);
+  BOOST_TEST(contains(out0, "--config SESSION"), out0);
+
+  process shop(once_node);
+  process insurer(once_node);
+  auto file =
+      dir.file("predict.toml", adult_session(8, 4, 30, node_address(shop),
+                                             node_address(insurer)));
+  auto [rc, out] =
+      run_veil({"predict", "--model", model, "--config", file, "--report",
+                dir / "predict.json", "--out", dir / "p.csv"},
+               120s);
+  BOOST_REQUIRE_MESSAGE(rc == 0, "veil predict: " << out);
+  BOOST_TEST(contains(out, "2 on other nodes"), out);
+  auto t = read_json(dir / "train.json");
+  auto p = read_json(dir / "predict.json");
+  for (auto metric : {"auc", "logloss", "accuracy"}) {
+    double trained = t["metrics"][metric], predicted = p["metrics"][metric];
+    BOOST_TEST(trained == predicted, metric);
+  }
+  BOOST_TEST(p["rows"] == t["test_rows"]);
+
+  // A party whose part is gone fails the session, naming it and the file.
+  std::filesystem::remove(dir / "model.json.insurer");
+  auto [rc2, out2] = run_veil(
+      {"predict", "--model", model, "--config",
+       dir.file("again.toml", adult_session(8, 4, 30, "local", "local"))},
+      60s);
+  BOOST_TEST(rc2 == 2);
+  BOOST_TEST(contains(out2, "insurer"), out2);
+  BOOST_TEST(contains(out2, "model.json.insurer"), out2);
 }
 
 BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
