@@ -23,6 +23,7 @@
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
 #include "protocols/crypto/random.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::actors {
 
@@ -202,15 +203,21 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, const fvl::roster& r,
   auto at = check_roster(st.me, r.base, peers, self->address());
   if (!at)
     return std::move(at.error());
-  if (r.keys.size() != 32 * n)
+  bool predicting_only = !st.given && !st.loaded.train_loaded;
+  if (r.keys.size() != 32 * n && !(predicting_only && r.keys.empty()))
     return session_error(errc::bad_request, st.me + ": malformed roster");
   if (st.test_seed && *at != st.seed_index)
     return session_error(errc::bad_request,
                          st.me + ": the roster's index differs from the "
                                  "index of its test seed");
-  if (!st.given && !st.loaded.train_loaded)
-    return session_error(errc::bad_request,
-                         st.me + ": roster before its data was loaded");
+  if (!st.given && !st.loaded.train_loaded) {
+    if (!st.loaded.test_loaded)
+      return session_error(errc::bad_request,
+                           st.me + ": roster before its data was loaded");
+    // A prediction session: the role comes from the model part (on_part).
+    st.join(self, r.base, peers, *at);
+    return caf::ok_atom::value;
+  }
   try {
     r.params.validate();
   } catch (const input_error& e) {
@@ -290,6 +297,56 @@ void on_predict(client_actor* self) {
       [&] { return st.role->start_predict(st.eval); }, after_step);
 }
 
+/// Saves this client's split table where it runs, or restores it (with the
+/// public model) for a prediction session over its test rows.
+caf::result<std::uint64_t> on_part(client_actor* self,
+                                   session::part_request& r) {
+  auto& st = self->state;
+  busy_clock working{st.busy_seconds};
+  try {
+    if (r.save) {
+      if (!st.role || !st.role->training_done() || st.predicting)
+        return session_error(errc::bad_request,
+                             st.me + ": save a model part after training");
+      session::split_export t;
+      t.party = st.me;
+      const auto& names = st.role->feature_names();
+      for (const auto& [key, s] : st.role->own_splits())
+        t.splits.push_back({key.first, key.second,
+                            names.at(static_cast<std::size_t>(s.feature)),
+                            s.threshold, s.default_left});
+      session::save_split_table(t, r.path);
+      return std::uint64_t{t.splits.size()};
+    }
+    if (st.role || st.index < 0 || !st.loaded.test_loaded)
+      return session_error(errc::bad_request,
+                           st.me + ": restore a model part after the roster, "
+                                   "into a client without one, with the rows "
+                                   "to predict loaded");
+    auto t = session::load_split_table(r.path, st.me);
+    const auto& columns = st.loaded.test.feature_names();
+    fv::split_table splits;
+    for (const auto& e : t.splits) {
+      auto it = std::find(columns.begin(), columns.end(), e.feature);
+      if (it == columns.end())
+        throw input_error(r.path + ": a split on \"" + e.feature +
+                          "\", which is not one of this client's columns");
+      splits[{e.tree, e.node}] = {
+          static_cast<std::int32_t>(it - columns.begin()), 0, e.threshold,
+          e.default_left};
+    }
+    st.eval = st.loaded.test; // keeps its labels for labels_atom
+    st.eval.labels().clear();
+    st.role = fv::client::restored(
+        st.index, static_cast<std::int32_t>(st.neighbours.size() + 1),
+        std::move(r.model), std::move(splits), st.eval);
+    keep_watch(self); // it answers the others' queries from now on
+    return std::uint64_t{t.splits.size()};
+  } catch (const std::exception& e) {
+    return session_error(errc::bad_input, st.me + ": " + e.what());
+  }
+}
+
 caf::result<fvl::eval_labels> on_labels(client_actor* self) {
   const auto& st = self->state;
   // Test labels go to this session's coordinator only, for the metrics of
@@ -353,6 +410,9 @@ caf::behavior client_impl(client_actor* self, std::string name,
       [=](messages::train_atom) { on_train(self); },
       [=](messages::predict_atom) { on_predict(self); },
       [=](messages::labels_atom) { return on_labels(self); },
+      [=](messages::part_atom, session::part_request& r) {
+        return on_part(self, r);
+      },
       [=](messages::stats_atom) {
         const auto& st = self->state;
         return byte_stats_of(st.me, st.bytes, st.links, st.busy_seconds);
@@ -382,12 +442,33 @@ caf::behavior client_impl(client_actor* self, std::string name,
 using driver = session_driver<feverless_outcome>;
 
 /// Loads and aligns the clients' data; the summaries of the training data.
+/// Label counts are public (key announcements carry them): checks that
+/// they add up; which rows they are stays with the clients.
+void check_counts_of(driver& d, const std::vector<std::uint64_t>& counts,
+                     std::uint64_t rows, const char* what) {
+  std::uint64_t sum = 0;
+  std::string each;
+  for (std::size_t c = 0; c < counts.size(); ++c) {
+    sum += counts[c];
+    each += (c ? ", " : "") + d.name(c) + " " + std::to_string(counts[c]);
+  }
+  if (sum != rows)
+    d.fail(errc::bad_input,
+           "the parties hold " + std::to_string(sum) + " labels for " +
+               std::to_string(rows) + " " + what + " rows (" + each +
+               "): every row's label must be held by exactly one party; "
+               "in a party's file an empty label cell marks another "
+               "party's row");
+}
+
 void load_data(driver& d, const feverless_run& run, feverless_result& result) {
   const auto& specs = run.load;
   auto n = d.size();
   std::vector<session::data_summary> train(n), test(n);
   std::vector<std::uint64_t> labels(n), test_labels(n);
   bool have_test = !specs[0].test_path.empty();
+  // A prediction session loads the rows to predict only.
+  bool have_train = !run.restore;
   auto load = [&](bool is_test, std::vector<session::data_summary>& out,
                   std::vector<std::uint64_t>& counts) {
     d.load_all<fvl::loaded>(is_test, specs, [&](std::size_t c, fvl::loaded& l) {
@@ -395,7 +476,8 @@ void load_data(driver& d, const feverless_run& run, feverless_result& result) {
       counts[c] = l.labels;
     });
   };
-  load(false, train, labels);
+  if (have_train)
+    load(false, train, labels);
   if (have_test)
     load(true, test, test_labels);
   if (d.error)
@@ -404,37 +486,34 @@ void load_data(driver& d, const feverless_run& run, feverless_result& result) {
   row_orders train_orders, test_orders;
   for (auto [what, s, orders] : {std::tuple{"training", &train, &train_orders},
                                  std::tuple{"test", &test, &test_orders}}) {
-    if (std::string(what) == "test" && !have_test)
+    if (std::string(what) == "test" ? !have_test : !have_train)
       continue;
     if (auto msg = align_rows(run.names, *s, ids, what, *orders); !msg.empty())
       return d.fail(errc::bad_input, msg);
+  }
+  if (!have_train) {
+    std::uint64_t held = 0;
+    for (auto k : test_labels)
+      held += k;
+    result.test_rows = test[0].rows;
+    result.labelled = held > 0;
+    if (held > 0)
+      check_counts_of(d, test_labels, test[0].rows, "test");
+    if (d.error)
+      return;
+    d.reorder(true, test_orders);
+    for (auto& s : test)
+      result.features.push_back(std::move(s.feature_names));
+    return;
   }
   for (std::size_t c = 0; have_test && c < n; ++c)
     if (test[c].feature_names != train[c].feature_names)
       return d.fail(errc::bad_input,
                     d.name(c) + "'s test data has other feature columns than "
                                 "its training data");
-  // Label counts are public (key announcements carry them): check that
-  // they add up; which rows they are stays with the clients.
-  auto check_counts = [&](const std::vector<std::uint64_t>& counts,
-                          std::uint64_t rows, const char* what) {
-    std::uint64_t sum = 0;
-    std::string each;
-    for (std::size_t c = 0; c < n; ++c) {
-      sum += counts[c];
-      each += (c ? ", " : "") + d.name(c) + " " + std::to_string(counts[c]);
-    }
-    if (sum != rows)
-      d.fail(errc::bad_input,
-             "the parties hold " + std::to_string(sum) + " labels for " +
-                 std::to_string(rows) + " " + what + " rows (" + each +
-                 "): every row's label must be held by exactly one party; "
-                 "in a party's file an empty label cell marks another "
-                 "party's row");
-  };
-  check_counts(labels, train[0].rows, "training");
+  check_counts_of(d, labels, train[0].rows, "training");
   if (have_test && !d.error)
-    check_counts(test_labels, test[0].rows, "test");
+    check_counts_of(d, test_labels, test[0].rows, "test");
   if (d.error)
     return;
   d.reorder(false, train_orders);
@@ -476,6 +555,65 @@ void gather_labels(driver& d, feverless_result& result) {
              "test row " + std::to_string(i + 1) + " is labeled by no party");
 }
 
+/// Has every client save its split table where it runs.
+void save_parts(driver& d, const feverless_run& run) {
+  d.ask_all<std::uint64_t>(
+      "save model parts",
+      [&](std::size_t c) {
+        session::part_request r;
+        r.path = session::part_path(run.parts, d.name(c));
+        return std::make_tuple(messages::part_atom::value, std::move(r));
+      },
+      [](std::size_t, std::uint64_t) {});
+}
+
+/// A prediction session on loading clients: the rows to predict, a roster,
+/// every client's part restored, client 0's prediction, the labels.
+void predict_restored(driver& d, const feverless_run& run,
+                      feverless_result& result) {
+  load_data(d, run, result);
+  d.ask_all<caf::ok_atom>(
+      "roster",
+      [&](std::size_t c) {
+        fvl::roster r{{static_cast<std::int32_t>(c), run.names,
+                       run.timeout.count(), run.link},
+                      {},
+                      run.params,
+                      false};
+        return std::make_tuple(messages::peers_atom::value, std::move(r),
+                               d.parties);
+      },
+      [](std::size_t, caf::ok_atom) {});
+  d.ask_all<std::uint64_t>(
+      "restore model parts",
+      [&](std::size_t c) {
+        session::part_request r;
+        r.save = false;
+        r.path = session::part_path(run.parts, d.name(c));
+        r.model = *run.restore;
+        return std::make_tuple(messages::part_atom::value, std::move(r));
+      },
+      [](std::size_t, std::uint64_t) {});
+  if (d.error)
+    return;
+  result.model = *run.restore;
+  result.clients.resize(d.size());
+  for (std::size_t c = 0; c < d.size(); ++c)
+    result.clients[c].name = d.name(c);
+  auto t1 = clock_type::now();
+  d.step = "predict";
+  d.self->send(d.parties[0], messages::predict_atom::value);
+  d.template await_each<fvl::predicted>({0},
+                                        [&](std::size_t, fvl::predicted& p) {
+                                          result.margins = std::move(p.margins);
+                                        });
+  if (d.error)
+    return;
+  result.predict_seconds = seconds_since(t1);
+  if (result.labelled)
+    gather_labels(d, result);
+}
+
 } // namespace
 
 caf::actor spawn_feverless_client(caf::actor_system& sys, std::string name) {
@@ -514,6 +652,24 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
     load_data(d, run, result);
   if (d.error)
     return d.finish(std::move(*d.error));
+
+  if (run.restore) {
+    if (run.load.empty())
+      return d.finish(failed<feverless_outcome>(
+          errc::bad_request, "a prediction session loads its rows"));
+    predict_restored(d, run, result);
+    if (d.error)
+      return d.finish(std::move(*d.error));
+    if (auto e = gather_bytes<feverless_outcome>(
+            self, clients, run.names, run.timeout,
+            [&](std::size_t c, session::byte_stats& b) {
+              result.clients[c].bytes = b;
+            }))
+      return d.finish(std::move(*e));
+    feverless_outcome out;
+    out.result = std::move(result);
+    return d.finish(std::move(out));
+  }
 
   // 1. Identity keys, gathered and handed out with the roster.
   // Key c at offset 32 c, whatever order the replies come in.
@@ -595,7 +751,13 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
       return d.finish(std::move(*d.error));
   }
 
-  // 4. Byte counts.
+  // 4. Each client keeps its split table where it runs.
+  if (!run.parts.empty())
+    save_parts(d, run);
+  if (d.error)
+    return d.finish(std::move(*d.error));
+
+  // 5. Byte counts.
   if (auto e = gather_bytes<feverless_outcome>(
           self, clients, run.names, run.timeout,
           [&](std::size_t c, session::byte_stats& b) {

@@ -14,6 +14,7 @@
 //   (train_atom)      then client -> coordinator: fvl::trained
 //   (predict_atom)    client 0;  then client -> coordinator: fvl::predicted
 //   (labels_atom) -> fvl::eval_labels                     [loading clients]
+//   (part_atom, session::part_request) -> std::uint64_t   save or restore
 //   (stats_atom) -> session::byte_stats
 // Client to client: the protocol's wire messages. A client monitors its
 // peers and the coordinator; a refused message, a peer that ends or a
@@ -58,6 +59,13 @@ struct feverless_run {
   /// Every client sends its split table (features and thresholds) with its
   /// model, for --model-out. Off, they never leave their clients.
   bool export_splits = false;
+  /// Non-empty: after training, each client keeps its split table where it
+  /// runs, in protocols::session::part_path(parts, its name).
+  std::string parts;
+  /// A prediction session (with `load`): the clients load only the rows to
+  /// predict, restore this public model and their split tables from
+  /// part_path(parts, name), and client 0 predicts.
+  std::optional<learners::model> restore;
   /// Non-empty: the clients load their data from these specs first (same
   /// order as the actors; the data, id and label columns and test file of
   /// each), and are aligned on the id column like plain parties.

@@ -18,6 +18,7 @@ feverless_outcome run_feverless_session(feverless_config cfg,
   run.link = cfg.link;
   run.predict = cfg.predict && n > 0 && cfg.clients[0].eval.rows() > 0;
   run.export_splits = cfg.export_splits;
+  run.parts = cfg.parts;
   return run_given<feverless_outcome>(
       std::move(cfg.clients), opts, run.names,
       [&](caf::actor_system& sys, feverless_client_spec spec, std::int32_t c) {
@@ -37,6 +38,8 @@ feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
   run.link = cfg.link;
   run.load = cfg.parties;
   run.export_splits = cfg.export_splits;
+  run.parts = cfg.parts;
+  run.restore = cfg.restore;
   for (const auto& p : cfg.parties)
     run.names.push_back(p.name);
   return run_spawned<feverless_outcome>(

@@ -48,6 +48,8 @@ struct feverless_config {
   bool predict = true;
   /// Every client sends its split table with its model (feverless_run).
   bool export_splits = false;
+  /// Non-empty: each client keeps its split table (feverless_run::parts).
+  std::string parts;
   /// Tests only: client c draws from seeded_random(seed * 1000 + c + 1) and
   /// derives its identity from the seed. Unset (production): every client
   /// draws from crypto::system_random and generates a fresh identity.
@@ -73,6 +75,9 @@ struct feverless_result {
   /// The labels of the evaluation rows, gathered from the clients that
   /// loaded their data (empty for data given at spawn: the caller has them).
   std::vector<float> labels;
+  /// Whether any client holds labels of the evaluation rows (the rows of
+  /// a prediction session may have none: then no metrics).
+  bool labelled = true;
   std::vector<feverless_client_result> clients;
   /// Client 0's privacy report (every client counts the same queries).
   protocols::feverless::privacy_report privacy;
@@ -100,6 +105,11 @@ struct feverless_party_config {
   protocols::session::link_model link;
   /// Every client sends its split table with its model (feverless_run).
   bool export_splits = false;
+  /// Non-empty: each client keeps its split table (feverless_run::parts).
+  std::string parts;
+  /// A prediction session (feverless_run::restore): each party's test file
+  /// holds the rows to predict.
+  std::optional<learners::model> restore;
 };
 
 /// Runs it: local parties in this process, remote ones on their `veil

@@ -13,11 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/feverless_session.hpp"
 #include "actors/session.hpp"
 #include "apps/veil/commands.hpp"
 #include "apps/veil/session_config.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/input_error.hpp"
+#include "learners/metrics/metrics.hpp"
 #include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
@@ -44,13 +46,22 @@ rows_from take_predict_on(std::vector<std::string>& overrides) {
   return on;
 }
 
-/// The parties of session file `path` (with `overrides`), checked against
-/// the model's.
-actors::session_config plan_from_file(const predict_options& o,
-                                      const session::federated_model& fm,
-                                      std::vector<std::string> overrides,
-                                      rows_from on, std::size_t& remote,
-                                      actors::tls_files& tls) {
+/// Who predicts where: the parties (in the model's order: its splits name
+/// their owners by index), the session's timeout, links and TLS files.
+struct prediction_plan {
+  std::vector<actors::party_spec> parties;
+  std::size_t remote = 0;
+  std::chrono::milliseconds timeout{60000};
+  protocols::session::link_model link;
+  actors::tls_files tls;
+};
+
+/// The parties of the session file (with `overrides`), checked against the
+/// model's.
+prediction_plan plan_from_file(const predict_options& o,
+                               const session::federated_model& fm,
+                               std::vector<std::string> overrides,
+                               rows_from on) {
   auto c = load_session(o.config);
   for (const auto& kv : overrides)
     apply_override(c, kv);
@@ -71,11 +82,14 @@ actors::session_config plan_from_file(const predict_options& o,
                       want + "; the session file names others");
   }
   check_local_files(c);
-  actors::session_config cfg;
+  prediction_plan plan;
   bool have_test = true;
-  cfg.parties = party_specs(c, remote, have_test);
-  for (std::size_t q = 0; q < cfg.parties.size(); ++q) {
-    auto& s = cfg.parties[q];
+  auto specs = party_specs(c, plan.remote, have_test);
+  for (const auto& name : fm.parties)
+    for (auto& s : specs)
+      if (s.name == name)
+        plan.parties.push_back(std::move(s));
+  for (auto& s : plan.parties) {
     if (on == rows_from::data)
       s.test_path = s.data.path;
     else if (s.test_path.empty())
@@ -83,28 +97,28 @@ actors::session_config plan_from_file(const predict_options& o,
                         "\" has no test file to predict; give it one (test = "
                         "...) or predict its data: --set predict_on=data");
   }
-  cfg.timeout = c.timeout();
-  cfg.link = c.link;
-  tls = {c.tls.certificate, c.tls.key, c.tls.ca};
-  return cfg;
+  plan.timeout = c.timeout();
+  plan.link = c.link;
+  plan.tls = {c.tls.certificate, c.tls.key, c.tls.ca};
+  return plan;
 }
 
-/// Every party in this process, each reading its columns of `o.data`.
-actors::session_config plan_in_process(const predict_options& o,
-                                       const session::federated_model& fm) {
+/// Every party in this process, each reading its columns of `o.data`; the
+/// first holds the labels, if the file has them (they give the metrics).
+prediction_plan plan_in_process(const predict_options& o,
+                                const session::federated_model& fm) {
   if (o.data.empty())
     throw input_error(o.model + " is a federated model: give the rows to "
                                 "predict (--data FILE, every party reads its "
                                 "columns there) or the session file of its "
                                 "parties (--config SESSION)");
-  // The label column is optional here: it gives the metrics.
-  bool labeled = true;
-  if (!fm.label_column.empty()) {
+  bool labeled = !fm.label_column.empty();
+  if (labeled) {
     auto header = csv_header(o.data);
     labeled = std::find(header.begin(), header.end(), fm.label_column) !=
               header.end();
   }
-  actors::session_config cfg;
+  prediction_plan plan;
   for (std::size_t q = 0; q < fm.parties.size(); ++q) {
     actors::party_spec s;
     s.name = fm.parties[q];
@@ -113,9 +127,78 @@ actors::session_config plan_in_process(const predict_options& o,
     s.data.feature_columns = fm.features[q];
     s.data.label_column = q == 0 && labeled ? fm.label_column : "";
     s.test_path = o.data;
-    cfg.parties.push_back(std::move(s));
+    plan.parties.push_back(std::move(s));
   }
-  return cfg;
+  return plan;
+}
+
+/// What a prediction session gave, whatever the protocol.
+struct predicted {
+  std::vector<double> margins;
+  std::map<std::string, double> metrics;
+  std::vector<std::string> names;
+  std::vector<protocols::session::byte_stats> bytes;
+  double seconds = 0;
+};
+
+/// The session's failure as the exit code, after printing it.
+template <class Outcome>
+int failure(const Outcome& out) {
+  std::cerr << "veil: error: " << out.error << "\n";
+  return out.code == session::errc::bad_input ? 2 : 1;
+}
+
+int predict_plain(const prediction_plan& plan, const predict_options& o,
+                  const session::federated_model& fm, predicted& got) {
+  actors::session_config cfg;
+  cfg.parties = plan.parties;
+  cfg.timeout = plan.timeout;
+  cfg.link = plan.link;
+  cfg.params.objective = fm.model.objective;
+  cfg.params.num_class = std::max(2, fm.model.num_class);
+  cfg.params.threads = o.threads;
+  cfg.eval = actors::evaluation::test;
+  cfg.parts = o.model;
+  cfg.restore = fm.model;
+  auto out = plan.remote == 0 && !plan.tls.enabled()
+                 ? actors::run_local_session(cfg)
+                 : actors::run_distributed_session(cfg, plan.tls);
+  if (!out.ok())
+    return failure(out);
+  auto& r = *out.result;
+  got.margins = std::move(r.margins);
+  for (std::size_t i = 0; i < r.metric_names.size(); ++i)
+    got.metrics[r.metric_names[i]] = r.metric_values[i];
+  got.names = std::move(r.names);
+  got.bytes = std::move(r.bytes);
+  got.seconds = r.predict_seconds;
+  return 0;
+}
+
+int predict_feverless(const prediction_plan& plan, const predict_options& o,
+                      const session::federated_model& fm, predicted& got) {
+  actors::feverless_party_config cfg;
+  cfg.parties = plan.parties;
+  cfg.timeout = plan.timeout;
+  cfg.link = plan.link;
+  cfg.parts = o.model;
+  cfg.restore = fm.model;
+  auto out = actors::run_feverless_parties(cfg, plan.tls);
+  if (!out.ok())
+    return failure(out);
+  auto& r = *out.result;
+  got.margins = std::move(r.margins);
+  if (r.labelled) {
+    auto obj = fm.model.make_objective();
+    got.metrics = learners::evaluate(
+        obj, r.labels, obj.transform(got.margins, r.labels.size()));
+  }
+  for (auto& c : r.clients) {
+    got.names.push_back(c.name);
+    got.bytes.push_back(std::move(c.bytes));
+  }
+  got.seconds = r.predict_seconds;
+  return 0;
 }
 
 std::string predictions_csv(const std::vector<double>& preds, std::size_t k) {
@@ -143,71 +226,57 @@ bool is_federated_model(const std::string& path) {
 
 int run_federated_predict(const predict_options& o) {
   auto fm = session::load_federated_model(o.model);
-  if (fm.protocol != "plain")
+  bool feverless = fm.protocol.rfind("feverless", 0) == 0;
+  if (fm.protocol != "plain" && !feverless)
     throw input_error(o.model + ": a " + fm.protocol +
                       " model; veil predict runs federated prediction for "
-                      "plain models in this build (predict " +
+                      "plain and FEVERLESS models in this build (predict " +
                       fm.protocol +
                       " in its training session: veil train with test files)");
   auto overrides = o.overrides;
   auto on = take_predict_on(overrides);
-  std::size_t remote = 0;
-  actors::tls_files tls;
-  actors::session_config cfg;
+  prediction_plan plan;
   if (!o.config.empty()) {
-    cfg = plan_from_file(o, fm, overrides, on, remote, tls);
+    plan = plan_from_file(o, fm, overrides, on);
   } else {
     if (!overrides.empty())
       throw input_error("--set " + overrides.front() +
                         ": without --config, veil predict takes only "
                         "--set predict_on");
-    cfg = plan_in_process(o, fm);
+    plan = plan_in_process(o, fm);
   }
-  cfg.params.objective = fm.model.objective;
-  cfg.params.num_class = std::max(2, fm.model.num_class);
-  cfg.params.threads = o.threads;
-  cfg.eval = actors::evaluation::test;
-  cfg.parts = o.model;
-  cfg.restore = fm.model;
-
-  auto out = remote == 0 && !tls.enabled()
-                 ? actors::run_local_session(cfg)
-                 : actors::run_distributed_session(cfg, tls);
-  if (!out.ok()) {
-    std::cerr << "veil: error: " << out.error << "\n";
-    return out.code == session::errc::bad_input ? 2 : 1;
-  }
-  const auto& r = *out.result;
-  auto obj = fm.model.make_objective();
+  predicted got;
+  if (int rc = feverless ? predict_feverless(plan, o, fm, got)
+                         : predict_plain(plan, o, fm, got))
+    return rc;
   auto k = static_cast<std::size_t>(fm.model.outputs());
-  auto preds = obj.transform(r.margins, r.test_rows);
-  std::cout << "predicted " << r.test_rows << " rows with " << r.names.size()
+  auto rows = got.margins.size() / k;
+  auto preds = fm.model.make_objective().transform(got.margins, rows);
+  std::cout << "predicted " << rows << " rows with " << got.names.size()
             << " parties (" << fm.protocol << ", "
-            << (remote == 0 ? std::string("all in this process")
-                            : std::to_string(remote) + " on other nodes")
+            << (plan.remote == 0
+                    ? std::string("all in this process")
+                    : std::to_string(plan.remote) + " on other nodes")
             << ")\n";
-  std::map<std::string, double> metrics;
-  for (std::size_t i = 0; i < r.metric_names.size(); ++i)
-    metrics[r.metric_names[i]] = r.metric_values[i];
-  if (!metrics.empty())
-    std::cout << format_metrics(metrics) << "\n";
+  if (!got.metrics.empty())
+    std::cout << format_metrics(got.metrics) << "\n";
   if (!o.out.empty())
     learners::write_file_atomically(o.out, predictions_csv(preds, k));
   if (!o.report.empty()) {
     json per_party = json::object();
     std::uint64_t total = 0;
-    for (const auto& b : r.bytes) {
-      per_party[b.party] = party_bytes_json(b, false, r.names);
+    for (const auto& b : got.bytes) {
+      per_party[b.party] = party_bytes_json(b, false, got.names);
       total += b.total_sent();
     }
     json report = {{"veil_version", VEIL_VERSION},
                    {"protocol", fm.protocol},
                    {"model", o.model},
-                   {"rows", r.test_rows},
-                   {"parties", r.names.size()},
-                   {"party_names", r.names},
-                   {"metrics", metrics},
-                   {"predict_seconds", r.predict_seconds},
+                   {"rows", rows},
+                   {"parties", got.names.size()},
+                   {"party_names", got.names},
+                   {"metrics", got.metrics},
+                   {"predict_seconds", got.seconds},
                    {"bytes", {{"total", total}, {"per_party", per_party}}}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }

@@ -23,6 +23,7 @@
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
 #include "protocols/feverless/descriptor.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
 
@@ -242,16 +243,6 @@ void finish_params(fv::params& p, const learners::booster_params& bp,
   }
 }
 
-/// --model-out gathers every client's split table (its features and
-/// thresholds) in this process; without it they never leave their clients.
-bool wants_split_tables(const train_options& o) {
-  if (o.model_out.empty())
-    return false;
-  std::cerr << "veil: note: --model-out gathers every client's split table "
-               "(features and thresholds) in this process\n";
-  return true;
-}
-
 std::chrono::milliseconds timeout_of(double seconds) {
   if (!(seconds > 0) || !std::isfinite(seconds) || seconds > 86400)
     throw input_error("--timeout " + std::to_string(seconds) +
@@ -272,6 +263,10 @@ struct run_info {
   const std::vector<float>* labels = nullptr;
   /// max_delta_step is the noisy modes' default, not the user's.
   bool default_clamp = false;
+  /// For the model file: the label and id columns a prediction session of
+  /// the parties in this process reads (client 0 holds every label).
+  std::string label_column;
+  std::string id_column;
 };
 
 /// Prints a FEVERLESS session's outcome and writes --model-out (the public
@@ -358,27 +353,30 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
                  "near 0; --set max_delta_step=0.5 clamps the weights at no "
                  "privacy cost\n";
 
+  // Each client kept its split table where it runs (cfg.parts): this
+  // process writes the public model (no split's feature or threshold,
+  // spec §8.4) and the session's parties.
+  json parts = json::object();
   if (!o.model_out.empty()) {
-    // The public model holds no feature and no threshold of any split
-    // (spec §8.4): each client's are in its own table.
-    save_federated_part(
-        r.model,
-        "the public model of a FEVERLESS session (the trees' shape, each "
-        "split's owner and the leaf values): each split's feature and "
-        "threshold stay with its owner, in its split table (this file's "
-        "name + .<party>). veil predict cannot combine split tables yet: "
-        "predict in the training session (veil train --test)",
-        o.model_out);
-    for (std::size_t c = 0; c < r.clients.size(); ++c) {
-      session::split_export e;
-      e.party = r.clients[c].name;
-      for (const auto& [key, s] : r.clients[c].splits)
-        e.splits.push_back(
-            {key.first, key.second,
-             r.features[c].at(static_cast<std::size_t>(s.feature)), s.threshold,
-             s.default_left});
-      write_split_table(o.model_out, e);
-    }
+    session::federated_model fm;
+    fm.model = r.model;
+    fm.model.federated =
+        federated_note(info.protocol, "each split's owner, no feature and no "
+                                      "threshold");
+    fm.protocol = info.protocol;
+    fm.parties = client_names;
+    fm.features = r.features;
+    fm.label_column = info.label_column;
+    fm.id_column = info.id_column;
+    session::save_federated_model(fm, o.model_out);
+    for (const auto& c : client_names)
+      parts[c] = session::part_path(o.model_out, c);
+    std::cerr << "veil: note: each client keeps its split table where it "
+                 "runs ("
+              << session::part_path(o.model_out, "<party>")
+              << "); predict with veil predict --model " << o.model_out
+              << (o.config.empty() ? " --data FILE" : " --config " + o.config)
+              << "\n";
   }
   if (!o.report.empty()) {
     json report = {
@@ -418,7 +416,8 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
         {"network",
          network_json(o.link, stats, r.train_seconds + r.predict_seconds)},
-        {"split_tables_exported", o.model_out.empty() ? json::array() : names},
+        {"split_tables_exported", json::array()},
+        {"model_parts", parts},
         {"privacy", privacy_json(p, pr)},
         {"history", json::array()}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
@@ -498,7 +497,7 @@ int run_feverless_train(const train_options& o) {
   cfg.params = p;
   cfg.timeout = timeout;
   cfg.link = o.link;
-  cfg.export_splits = wants_split_tables(o);
+  cfg.parts = o.model_out;
   for (int c = 0; c < n; ++c) {
     actors::feverless_client_spec s;
     s.name = "client" + std::to_string(c);
@@ -517,7 +516,9 @@ int run_feverless_train(const train_options& o) {
                 std::to_string(n) + " clients in this process",
                 have_test ? "test" : "train",
                 &eval_set.labels(),
-                default_clamp(p, fs)};
+                default_clamp(p, fs),
+                o.data.empty() ? "label" : o.label,
+                o.id};
   return report_feverless(out, p, o, info);
 }
 
@@ -545,7 +546,7 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   cfg.params = p;
   cfg.timeout = timeout_of(c.timeout_seconds);
   cfg.link = c.link;
-  cfg.export_splits = wants_split_tables(o);
+  cfg.parts = o.model_out;
   bool have_test = true;
   std::size_t remote = 0;
   cfg.parties = party_specs(c, remote, have_test);
@@ -562,7 +563,9 @@ int run_feverless_config(const session_config& c, const train_options& o) {
                                   (tls.enabled() ? " over TLS" : ""),
                 have_test ? "test" : "",
                 out.ok() ? &out.result->labels : nullptr,
-                default_clamp(p, fs)};
+                default_clamp(p, fs),
+                c.parties[c.active_party()].label,
+                c.parties[c.active_party()].id};
   auto opts = o;
   opts.timeout = c.timeout_seconds;
   return report_feverless(out, p, opts, info);

@@ -2020,6 +2020,51 @@ void client::finish_tree(outbox& out) {
 // ---------------------------------------------------------------------------
 // Federated prediction (spec §9)
 
+client::client(restore_tag, party_id self, party_id parties)
+    : self_(self), n_(parties), fp_(params_.frac_bits) {}
+
+std::unique_ptr<client> client::restored(party_id self, party_id parties,
+                                         learners::model public_model,
+                                         split_table own_splits,
+                                         learners::dataset predict) {
+  if (parties < 1 || static_cast<std::uint32_t>(parties) > max_qid_sources ||
+      self < 0 || self >= parties)
+    throw input_error("feverless: client " + std::to_string(self) + " of " +
+                      std::to_string(parties));
+  for (std::size_t t = 0; t < public_model.trees.size(); ++t) {
+    const auto& nodes = public_model.trees[t].nodes;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const auto& n = nodes[i];
+      if (n.is_leaf())
+        continue;
+      if (n.owner < 0 || n.owner >= parties)
+        throw input_error("the model's tree " + std::to_string(t) + " node " +
+                          std::to_string(i) + " belongs to client " +
+                          std::to_string(n.owner) + ", not one of the " +
+                          std::to_string(parties) + " in this session");
+      auto key =
+          std::pair{static_cast<std::int32_t>(t), static_cast<std::int32_t>(i)};
+      if (n.owner == self && !own_splits.contains(key))
+        throw input_error("the split table has no split at tree " +
+                          std::to_string(t) + " node " + std::to_string(i) +
+                          ", which the model says is this client's");
+    }
+  }
+  for (const auto& [key, s] : own_splits)
+    if (s.feature < 0 ||
+        static_cast<std::size_t>(s.feature) >= predict.features())
+      throw input_error("the split table's split at tree " +
+                        std::to_string(key.first) + " node " +
+                        std::to_string(key.second) + " is on no column");
+  std::unique_ptr<client> c(new client(restore_tag{}, self, parties));
+  c->data_ = predict.select_rows({}); // the columns, for the checks
+  c->model_ = std::move(public_model);
+  c->own_splits_ = std::move(own_splits);
+  c->predict_data_ = std::move(predict);
+  c->phase_ = phase::trained;
+  return c;
+}
+
 void client::set_predict_data(learners::dataset d) {
   if (d.features() != data_.features())
     throw input_error(

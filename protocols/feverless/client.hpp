@@ -4,6 +4,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -109,6 +110,22 @@ public:
   client(const params& p, party_id self, party_id parties,
          learners::dataset features, label_set labels,
          std::optional<credentials> creds, random_engine rng);
+
+  /// A client that only predicts (and answers the others' prediction
+  /// queries), restored after its session from the public model and its
+  /// own split table; `predict` holds its columns of the rows to predict
+  /// (the split table's features index them).
+  /// @throws veil::input_error if the model or the table does not fit
+  static std::unique_ptr<client> restored(party_id self, party_id parties,
+                                          learners::model public_model,
+                                          split_table own_splits,
+                                          learners::dataset predict);
+
+  /// This client's feature columns (its split table's features index
+  /// them).
+  const std::vector<std::string>& feature_names() const {
+    return data_.feature_names();
+  }
 
   /// Starts the session: the key announcement to every other client, then
   /// whatever messages that arrived before start() allow.
@@ -343,6 +360,9 @@ private:
   outcome<outbox> on_predict_query(party_id from, const predict_query& m);
   outcome<outbox> on_predict_answer(party_id from, const predict_answer& m);
   outbox predict_step();
+
+  struct restore_tag {};
+  client(restore_tag, party_id self, party_id parties);
 
   // Configuration.
   params params_;

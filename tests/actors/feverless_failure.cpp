@@ -336,6 +336,35 @@ BOOST_AUTO_TEST_CASE(loading_clients_train_the_model_of_given_data) {
   BOOST_TEST(out.result->rows == 400u);
 }
 
+BOOST_AUTO_TEST_CASE(restored_clients_predict_the_margins_of_their_session) {
+  // FEVERLESS with its noise: every client keeps its split table in its
+  // own file; new client actors that load only the rows to predict and
+  // restore their parts give the training session's margins bit for bit.
+  auto d = synthetic(400, 6);
+  test::temp_dir dir;
+  auto cfg = loading_config(dir, d, 3, SIZE_MAX);
+  cfg.params.protocol = fv::mode::feverless;
+  cfg.params.noise = true;
+  for (auto& p : cfg.parties)
+    p.test_path = p.data.path;
+  cfg.parts = dir / "m.json";
+  auto trained = actors::run_feverless_parties(cfg, actors::tls_files{});
+  BOOST_REQUIRE_MESSAGE(trained.ok(), trained.error);
+  BOOST_REQUIRE_EQUAL(trained.result->margins.size(), 400u);
+  for (std::size_t c = 0; c < 3; ++c)
+    BOOST_TEST(
+        std::filesystem::exists(dir / ("m.json.client" + std::to_string(c))));
+  auto again = cfg;
+  again.restore = trained.result->model;
+  auto predicted = actors::run_feverless_parties(again, actors::tls_files{});
+  BOOST_REQUIRE_MESSAGE(predicted.ok(), predicted.error);
+  BOOST_TEST(predicted.result->margins == trained.result->margins,
+             boost::test_tools::per_element());
+  BOOST_TEST(predicted.result->labels == trained.result->labels,
+             boost::test_tools::per_element());
+  BOOST_TEST(predicted.result->labelled);
+}
+
 BOOST_AUTO_TEST_CASE(label_counts_that_do_not_add_up_are_refused) {
   auto d = synthetic(300, 6);
   test::temp_dir dir;

@@ -129,6 +129,47 @@ BOOST_AUTO_TEST_CASE(two_clients_on_nodes_train_the_model_of_one_process) {
              l["bytes"]["per_party"]["shop"]["received"]);
 }
 
+BOOST_AUTO_TEST_CASE(a_noisy_model_predicts_later_through_clients_on_nodes) {
+  // FEVERLESS with noise, two clients on nodes: each client keeps its
+  // split table where it runs; later, clients on fresh nodes restore them
+  // and predict the test rows as the training session did, exactly.
+  spread_data d;
+  auto model = d.dir / "model.json";
+  {
+    process shop(once_node);
+    process telco(once_node);
+    auto file =
+        d.session("feverless", 3, 20,
+                  {"local", node_address(shop), "local", node_address(telco)},
+                  "train.toml");
+    auto [rc, out] = run_veil({"train", "--config", file, "--report",
+                               d.dir / "train.json", "--model-out", model},
+                              60s);
+    BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
+    BOOST_TEST(shop.wait(10s) == 0);
+    BOOST_TEST(telco.wait(10s) == 0);
+  }
+  auto t = read_json(d.dir / "train.json");
+  BOOST_TEST(t["split_tables_exported"].empty());
+  BOOST_TEST(t["model_parts"].size() == 4u);
+  process shop(once_node);
+  process telco(once_node);
+  auto file =
+      d.session("feverless", 3, 20,
+                {"local", node_address(shop), "local", node_address(telco)},
+                "predict.toml");
+  auto [rc, out] = run_veil({"predict", "--model", model, "--config", file,
+                             "--report", d.dir / "predict.json"},
+                            60s);
+  BOOST_REQUIRE_MESSAGE(rc == 0, "veil predict: " << out);
+  BOOST_TEST(contains(out, "predicted 500 rows with 4 parties"), out);
+  auto p = read_json(d.dir / "predict.json");
+  for (auto metric : {"auc", "logloss", "accuracy"})
+    BOOST_TEST(t["metrics"][metric].get<double>() ==
+                   p["metrics"][metric].get<double>(),
+               metric);
+}
+
 BOOST_AUTO_TEST_CASE(feverless_with_noise_runs_across_processes) {
   spread_data d;
   process shop(once_node);
