@@ -18,7 +18,9 @@
 #include "messages/type_ids.hpp"
 #include "protocols/crypto/random.hpp"
 #include "protocols/opboost/active_party.hpp"
+#include "protocols/opboost/part_file.hpp"
 #include "protocols/opboost/passive_party.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::actors {
 
@@ -36,6 +38,8 @@ struct party_state : data_party_state<opboost_party_spec> {
   std::unique_ptr<op::passive_party> passive; // index > 0
   learners::dataset eval; ///< Party A: its columns of the rows to predict
   std::vector<float> eval_labels; ///< Party A: their labels (loaded)
+  /// A prediction session's settings (the roster's), for Party A.
+  std::optional<op::params> settings;
 
   bool has_role() const { return active || passive; }
 };
@@ -167,9 +171,15 @@ caf::result<caf::ok_atom> on_roster(party_actor* self, const opl::roster& r,
     return session_error(errc::bad_request,
                          st.me + ": the roster's index differs from the "
                                  "index of its test seed");
-  if (!st.given && !st.loaded.train_loaded)
-    return session_error(errc::bad_request,
-                         st.me + ": roster before its data was loaded");
+  if (!st.given && !st.loaded.train_loaded) {
+    if (!st.loaded.test_loaded)
+      return session_error(errc::bad_request,
+                           st.me + ": roster before its data was loaded");
+    // A prediction session: the role comes from the model part (on_part).
+    st.join(self, r.base, peers, *at);
+    st.settings = r.params;
+    return caf::ok_atom::value;
+  }
   st.join(self, r.base, peers, *at);
   try {
     r.params.validate();
@@ -232,6 +242,74 @@ void on_predict(party_actor* self) {
       [&] { return st.active->start_private_predict(st.eval); }, after_step);
 }
 
+/// Keeps this party's part of the trained model where it runs (a Party B:
+/// its columns' public constants and its mechanism; Party A's part is the
+/// model the coordinator holds), or restores it for a prediction session
+/// over the test rows.
+caf::result<std::uint64_t> on_part(party_actor* self,
+                                   session::part_request& r) {
+  auto& st = self->state;
+  busy_clock working{st.busy_seconds};
+  try {
+    if (r.save) {
+      if (st.passive) {
+        const auto& b = *st.passive;
+        op::save_party_part({st.me, b.settings(), b.feature_names(), b.maps()},
+                            r.path);
+        return std::uint64_t{0};
+      }
+      if (!st.active || !st.active->training_done() || st.predicting)
+        return session_error(errc::bad_request,
+                             st.me + ": save a model part after training");
+      return std::uint64_t{st.active->splits().size()};
+    }
+    if (st.has_role() || st.index < 0 || !st.loaded.test_loaded || !st.settings)
+      return session_error(errc::bad_request,
+                           st.me + ": restore a model part after the roster, "
+                                   "into a party without one, with the rows "
+                                   "to predict loaded");
+    auto test = std::move(st.loaded.test);
+    st.loaded.test_loaded = false;
+    if (st.index == 0) {
+      auto n = st.neighbours.size() + 1;
+      if (r.features.size() != n)
+        return session_error(
+            errc::bad_request,
+            st.me + ": the restore names " + std::to_string(r.features.size()) +
+                " parties' columns for " + std::to_string(n) + " parties");
+      std::vector<std::pair<op::party_id, std::vector<std::string>>> bs;
+      for (std::size_t q = 1; q < n; ++q)
+        bs.emplace_back(static_cast<op::party_id>(q), r.features[q]);
+      st.eval_labels = std::move(test.labels());
+      test.labels().clear();
+      // Its own columns are the model's (its rows may hold more: they are
+      // selected by name when it predicts).
+      st.active = op::active_party::restored(*st.settings, std::move(r.model),
+                                             r.features[0], bs);
+      st.eval = std::move(test);
+      keep_watch(self);
+      return std::uint64_t{st.active->splits().size()};
+    }
+    auto part = op::load_party_part(r.path, st.me);
+    if (part.columns != test.feature_names())
+      throw input_error(r.path + ": the part's columns are not the columns " +
+                        "of the rows to predict");
+    auto rng =
+        st.test_seed
+            ? op::random_engine(protocols::crypto::seeded_random(
+                  *st.test_seed * 1000 + static_cast<std::uint64_t>(st.index)))
+            : op::random_engine(system_engine{});
+    test.labels().clear();
+    st.passive = std::make_unique<op::passive_party>(
+        st.index, part.settings, test, std::move(part.maps), std::move(rng));
+    st.passive->set_predict_data(std::move(test));
+    keep_watch(self);
+    return std::uint64_t{0};
+  } catch (const std::exception& e) {
+    return session_error(errc::bad_input, st.me + ": " + e.what());
+  }
+}
+
 caf::behavior party_impl(party_actor* self, std::string name,
                          std::optional<opboost_party_spec> given,
                          std::optional<std::uint64_t> test_seed,
@@ -255,6 +333,9 @@ caf::behavior party_impl(party_actor* self, std::string name,
       },
       [=](messages::train_atom) { on_train(self); },
       [=](messages::predict_atom) { on_predict(self); },
+      [=](messages::part_atom, session::part_request& r) {
+        return on_part(self, r);
+      },
       [=](messages::stats_atom) {
         const auto& st = self->state;
         return byte_stats_of(st.me, st.bytes, st.links, st.busy_seconds);
@@ -274,6 +355,31 @@ caf::behavior party_impl(party_actor* self, std::string name,
 
 using driver = session_driver<opboost_outcome>;
 
+/// A prediction session's rows (loaded as test rows): labels at Party A
+/// only, if anywhere; aligned.
+void load_rows_to_predict(driver& d, const opboost_run& run,
+                          std::vector<session::data_summary>& test,
+                          opboost_result& result) {
+  if (run.load[0].test_path.empty())
+    return d.fail(errc::bad_input, "a prediction session needs rows to "
+                                   "predict: a test file per party");
+  for (std::size_t c = 1; c < d.size(); ++c)
+    if (test[c].has_labels)
+      return d.fail(errc::bad_input, d.name(c) +
+                                         " is a Party B and has labels: only "
+                                         "Party A (" +
+                                         d.name(0) + ") may hold them");
+  row_orders orders;
+  if (auto msg = align_rows(
+          run.names, test, !run.load[0].data.id_column.empty(), "test", orders);
+      !msg.empty())
+    return d.fail(errc::bad_input, msg);
+  d.reorder(true, orders);
+  result.test_rows = test[0].rows;
+  for (auto& s : test)
+    result.features.push_back(std::move(s.feature_names));
+}
+
 /// Loads the parties' data (training, then test) and aligns their rows;
 /// checks who holds labels and that the public bounds name Party B columns.
 void load_data(driver& d, const opboost_run& run, opboost_result& result) {
@@ -282,7 +388,7 @@ void load_data(driver& d, const opboost_run& run, opboost_result& result) {
   std::vector<session::data_summary> train(n), test(n);
   bool have_test = !specs[0].test_path.empty();
   for (bool is_test : {false, true}) {
-    if (is_test && !have_test)
+    if (is_test ? !have_test : bool(run.restore))
       continue;
     d.load_all<session::data_summary>(
         is_test, specs, [&](std::size_t c, session::data_summary& s) {
@@ -291,6 +397,8 @@ void load_data(driver& d, const opboost_run& run, opboost_result& result) {
   }
   if (d.error)
     return;
+  if (run.restore)
+    return load_rows_to_predict(d, run, test, result);
   if (!train[0].has_labels)
     return d.fail(errc::bad_input, d.name(0) + " (Party A) has no labels: "
                                                "name its label column");
@@ -363,6 +471,25 @@ protocols::dp::accountant spent_of(const opl::trained& t) {
   return spent;
 }
 
+/// Training: every Party B sends M0 and M1, Party A trains, asks for the
+/// split values and reports its model.
+void train_parties(driver& d, opboost_result& result) {
+  auto t0 = clock_type::now();
+  d.step = "train";
+  for (auto& c : d.parties)
+    d.self->send(c, messages::train_atom::value);
+  std::optional<opl::trained> done;
+  d.template await_each<opl::trained>(
+      {0}, [&](std::size_t, opl::trained& t) { done = std::move(t); });
+  if (d.error)
+    return;
+  result.train_seconds = seconds_since(t0);
+  result.model = std::move(done->model);
+  result.splits = done->splits;
+  result.privacy_report = std::move(done->report);
+  result.spent = spent_of(*done);
+}
+
 } // namespace
 
 caf::actor spawn_opboost_party(caf::actor_system& sys, std::string name) {
@@ -425,22 +552,30 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
   if (d.error)
     return d.finish(std::move(*d.error));
 
-  // 2. Training: Party B users send M0 and M1, Party A trains, asks for the
-  // split values and reports its model.
-  auto t0 = clock_type::now();
-  d.step = "train";
-  for (auto& c : parties)
-    self->send(c, messages::train_atom::value);
-  std::optional<opl::trained> done;
-  d.await_each<opl::trained>(
-      {0}, [&](std::size_t, opl::trained& t) { done = std::move(t); });
-  if (d.error)
-    return d.finish(std::move(*d.error));
-  result.train_seconds = seconds_since(t0);
-  result.model = std::move(done->model);
-  result.splits = done->splits;
-  result.privacy_report = std::move(done->report);
-  result.spent = spent_of(*done);
+  if (run.restore) {
+    d.ask_all<std::uint64_t>(
+        "restore model parts",
+        [&](std::size_t c) {
+          session::part_request r;
+          r.save = false;
+          r.path = session::part_path(run.parts, d.name(c));
+          if (c == 0) {
+            r.model = *run.restore;
+            r.features = run.features;
+          }
+          return std::make_tuple(messages::part_atom::value, std::move(r));
+        },
+        [](std::size_t, std::uint64_t) {});
+    if (d.error)
+      return d.finish(std::move(*d.error));
+    result.model = *run.restore;
+  } else {
+    // 2. Training: Party B users send M0 and M1, Party A trains, asks for
+    // the split values and reports its model.
+    train_parties(d, result);
+    if (d.error)
+      return d.finish(std::move(*d.error));
+  }
 
   // 3. Private prediction, Party A asking every Party B.
   bool predict = run.predict && (run.load.empty() || result.test_rows > 0);
@@ -457,7 +592,20 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
     result.predict_seconds = seconds_since(t1);
   }
 
-  // 4. Byte counts.
+  // 4. Each Party B keeps its part where it runs.
+  if (!run.parts.empty() && !run.restore)
+    d.ask_all<std::uint64_t>(
+        "save model parts",
+        [&](std::size_t c) {
+          session::part_request r;
+          r.path = session::part_path(run.parts, d.name(c));
+          return std::make_tuple(messages::part_atom::value, std::move(r));
+        },
+        [](std::size_t, std::uint64_t) {});
+  if (d.error)
+    return d.finish(std::move(*d.error));
+
+  // 5. Byte counts.
   result.parties.resize(n);
   for (std::size_t c = 0; c < n; ++c)
     result.parties[c].name = run.names[c];

@@ -61,6 +61,15 @@ struct opboost_run {
   /// Public pre-processing bounds by column, for the Party Bs that load
   /// their data; each must name a column of one of them.
   std::map<std::string, protocols::opboost::feature_map> bounds;
+  /// Non-empty: after training, each Party B keeps its part where it runs,
+  /// in protocols::session::part_path(parts, its name).
+  std::string parts;
+  /// A prediction session (with `load`): the parties load only the rows to
+  /// predict, Party A restores this model (`features`: every party's
+  /// columns, by index), each Party B its part from part_path(parts, name),
+  /// and Party A predicts privately.
+  std::optional<learners::model> restore;
+  std::vector<std::vector<std::string>> features;
   /// Non-empty: the parties load their data from these specs first (same
   /// order as the actors; Party A's names the label column, no other's
   /// does), and are aligned on the id column like plain parties.

@@ -17,6 +17,7 @@ opboost_outcome run_opboost_session(opboost_config cfg,
   run.timeout = cfg.timeout;
   run.link = cfg.link;
   run.predict = cfg.predict && n > 0 && cfg.parties[0].eval.rows() > 0;
+  run.parts = cfg.parts;
   return run_given<opboost_outcome>(
       std::move(cfg.parties), opts, run.names,
       [&](caf::actor_system& sys, opboost_party_spec spec, std::int32_t c) {
@@ -36,6 +37,9 @@ opboost_outcome run_opboost_parties(const opboost_party_config& cfg,
   run.link = cfg.link;
   run.bounds = cfg.bounds;
   run.load = cfg.parties;
+  run.parts = cfg.parts;
+  run.restore = cfg.restore;
+  run.features = cfg.features;
   for (const auto& p : cfg.parties)
     run.names.push_back(p.name);
   return run_spawned<opboost_outcome>(

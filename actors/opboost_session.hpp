@@ -50,6 +50,8 @@ struct opboost_config {
   /// Party A predicts the eval rows privately after training: every Party B
   /// desensitizes its columns of them afresh (M4).
   bool predict = true;
+  /// Non-empty: each Party B keeps its part (opboost_run::parts).
+  std::string parts;
   /// Tests only: Party B q draws from seeded_random(seed * 1000 + q).
   /// Unset (production): crypto::system_random.
   std::optional<std::uint64_t> test_seed;
@@ -102,6 +104,12 @@ struct opboost_party_config {
   std::chrono::milliseconds timeout{60000};
   /// Emulated links between the parties (none by default).
   protocols::session::link_model link;
+  /// Non-empty: each Party B keeps its part (opboost_run::parts).
+  std::string parts;
+  /// A prediction session (opboost_run::restore and features): each
+  /// party's test file holds the rows to predict.
+  std::optional<learners::model> restore;
+  std::vector<std::vector<std::string>> features;
 };
 
 /// Runs it: local parties in this process, remote ones on their `veil

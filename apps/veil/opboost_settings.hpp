@@ -83,6 +83,9 @@ struct opboost_run_info {
   /// {"public": {column: [lo, hi]}, "public_columns": [...], "fitted":
   /// [...], "clamped": {...}}
   nlohmann::json bounds;
+  /// For the model file: Party A's label and id columns.
+  std::string label_column;
+  std::string id_column;
 };
 
 /// Prints an OpBoost session's outcome (model, metrics, privacy) and

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/feverless_session.hpp"
+#include "actors/opboost_session.hpp"
 #include "actors/session.hpp"
 #include "apps/veil/commands.hpp"
 #include "apps/veil/session_config.hpp"
@@ -217,6 +218,34 @@ std::string predictions_csv(const std::vector<double>& preds, std::size_t k) {
   return s.str();
 }
 
+int predict_opboost(const prediction_plan& plan, const predict_options& o,
+                    const session::federated_model& fm, predicted& got) {
+  actors::opboost_party_config cfg;
+  cfg.parties = plan.parties;
+  cfg.timeout = plan.timeout;
+  cfg.link = plan.link;
+  cfg.params.booster.threads = o.threads;
+  cfg.parts = o.model;
+  cfg.restore = fm.model;
+  cfg.features = fm.features;
+  auto out = actors::run_opboost_parties(cfg, plan.tls);
+  if (!out.ok())
+    return failure(out);
+  auto& r = *out.result;
+  got.margins = std::move(r.margins);
+  if (!r.labels.empty()) {
+    auto obj = fm.model.make_objective();
+    got.metrics = learners::evaluate(
+        obj, r.labels, obj.transform(got.margins, r.labels.size()));
+  }
+  for (auto& c : r.parties) {
+    got.names.push_back(c.name);
+    got.bytes.push_back(std::move(c.bytes));
+  }
+  got.seconds = r.predict_seconds;
+  return 0;
+}
+
 } // namespace
 
 bool is_federated_model(const std::string& path) {
@@ -227,12 +256,10 @@ bool is_federated_model(const std::string& path) {
 int run_federated_predict(const predict_options& o) {
   auto fm = session::load_federated_model(o.model);
   bool feverless = fm.protocol.rfind("feverless", 0) == 0;
-  if (fm.protocol != "plain" && !feverless)
+  if (fm.protocol != "plain" && fm.protocol != "opboost" && !feverless)
     throw input_error(o.model + ": a " + fm.protocol +
                       " model; veil predict runs federated prediction for "
-                      "plain and FEVERLESS models in this build (predict " +
-                      fm.protocol +
-                      " in its training session: veil train with test files)");
+                      "plain, FEVERLESS and OpBoost models in this build");
   auto overrides = o.overrides;
   auto on = take_predict_on(overrides);
   prediction_plan plan;
@@ -246,8 +273,9 @@ int run_federated_predict(const predict_options& o) {
     plan = plan_in_process(o, fm);
   }
   predicted got;
-  if (int rc = feverless ? predict_feverless(plan, o, fm, got)
-                         : predict_plain(plan, o, fm, got))
+  if (int rc = feverless                  ? predict_feverless(plan, o, fm, got)
+               : fm.protocol == "opboost" ? predict_opboost(plan, o, fm, got)
+                                          : predict_plain(plan, o, fm, got))
     return rc;
   auto k = static_cast<std::size_t>(fm.model.outputs());
   auto rows = got.margins.size() / k;
@@ -260,6 +288,11 @@ int run_federated_predict(const predict_options& o) {
             << ")\n";
   if (!got.metrics.empty())
     std::cout << format_metrics(got.metrics) << "\n";
+  if (fm.protocol == "opboost")
+    std::cout << "privacy: every Party B desensitized its values of these "
+                 "rows afresh with its mechanism (private prediction): each "
+                 "row's Party B values spend the per-value budget of "
+                 "training once more, and two predictions of a row differ\n";
   if (!o.out.empty())
     learners::write_file_atomically(o.out, predictions_csv(preds, k));
   if (!o.report.empty()) {

@@ -34,12 +34,14 @@
 #include "learners/metrics/metrics.hpp"
 #include "protocols/opboost/preprocess.hpp"
 #include "protocols/opboost/privacy.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
 
 using learners::dataset;
 using nlohmann::json;
 namespace op = protocols::opboost;
+namespace session = protocols::session;
 namespace dp = protocols::dp;
 
 namespace {
@@ -250,6 +252,7 @@ int run_opboost_train(const train_options& o) {
   actors::opboost_config cfg;
   cfg.params = p;
   cfg.predict = private_prediction;
+  cfg.parts = o.model_out;
   cfg.timeout = std::chrono::milliseconds(
       std::max<std::int64_t>(1, std::llround(o.timeout * 1000)));
   cfg.link = o.link;
@@ -346,6 +349,8 @@ int run_opboost_train(const train_options& o) {
   info.margins = &margins;
   info.private_prediction = private_prediction;
   info.bounds = bounds_report;
+  info.label_column = o.data.empty() ? "label" : o.label;
+  info.id_column = o.id;
   return report_opboost(out, p, o, info);
 }
 
@@ -403,14 +408,32 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
     std::cerr << "veil: warning: the identity mechanism gives no protection "
                  "(tests and baselines only)\n";
 
+  // Each Party B kept its part where it runs (cfg.parts): its columns'
+  // public constants and its mechanism. This process writes the model
+  // (Party A's part: Party B thresholds in desensitized units, which raw
+  // values must not meet) and the session's parties.
+  json parts = json::object();
   if (!o.model_out.empty()) {
-    save_federated_part(
-        r.model,
-        "an OpBoost model: Party B's thresholds are in desensitized units "
-        "(the domain opboost.domain), not in its raw values, and veil "
-        "predict cannot desensitize rows: predict in the training session "
-        "(veil train --test: private prediction)",
-        o.model_out);
+    session::federated_model fm;
+    fm.model = r.model;
+    fm.model.federated = federated_note(
+        "opboost", "Party A's splits; Party B thresholds in desensitized "
+                   "units, which new rows reach only through their Party B");
+    fm.protocol = "opboost";
+    for (const auto& q : r.parties)
+      fm.parties.push_back(q.name);
+    fm.features = r.features;
+    fm.label_column = info.label_column;
+    fm.id_column = info.id_column;
+    session::save_federated_model(fm, o.model_out);
+    for (std::size_t q = 1; q < fm.parties.size(); ++q)
+      parts[fm.parties[q]] = session::part_path(o.model_out, fm.parties[q]);
+    std::cerr << "veil: note: each Party B keeps its part (its columns' "
+                 "public bounds and its mechanism) where it runs ("
+              << session::part_path(o.model_out, "<party>")
+              << "); predict with veil predict --model " << o.model_out
+              << (o.config.empty() ? " --data FILE" : " --config " + o.config)
+              << "\n";
   }
   if (!o.report.empty()) {
     bool on_test = info.metrics_on == "test";
@@ -447,6 +470,8 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
         {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
         {"network",
          network_json(o.link, stats, r.train_seconds + r.predict_seconds)},
+        {"split_tables_exported", json::array()},
+        {"model_parts", parts},
         {"privacy",
          privacy_json(p, r, info.private_prediction && !info.metrics_on.empty(),
                       info.bounds)},
@@ -497,6 +522,7 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   cfg.params = p;
   cfg.timeout = c.timeout();
   cfg.link = c.link;
+  cfg.parts = o.model_out;
   bool have_test = true;
   std::size_t remote = 0;
   auto specs = party_specs(c, remote, have_test);
@@ -536,6 +562,8 @@ int run_opboost_config(const session_config& c, const train_options& o) {
     info.margins = &out.result->margins;
   }
   info.bounds = bounds_report;
+  info.label_column = c.parties[a].label;
+  info.id_column = c.parties[a].id;
   auto opts = o;
   opts.timeout = c.timeout_seconds;
   return report_opboost(out, p, opts, info);

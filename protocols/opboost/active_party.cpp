@@ -44,6 +44,36 @@ active_party::active_party(const params& p, learners::dataset own,
   }
 }
 
+std::unique_ptr<active_party> active_party::restored(
+    const params& p, learners::model m, std::vector<std::string> own,
+    const std::vector<std::pair<party_id, std::vector<std::string>>>&
+        passives) {
+  std::unique_ptr<active_party> a(new active_party());
+  a->params_ = p;
+  auto names = own;
+  a->own_ = learners::dataset(0, std::move(own));
+  std::set<party_id> seen;
+  for (const auto& [id, columns] : passives) {
+    if (id <= 0 || !seen.insert(id).second)
+      throw input_error("opboost: Party B ids must be > 0 and distinct");
+    passive_state s;
+    s.id = id;
+    s.columns.names = columns;
+    names.insert(names.end(), columns.begin(), columns.end());
+    a->passives_.push_back(std::move(s));
+  }
+  if (names != m.feature_names)
+    throw input_error("opboost: the parties' columns are not the model's "
+                      "features (" +
+                      std::to_string(names.size()) + " columns, " +
+                      std::to_string(m.feature_names.size()) +
+                      " features): the session's parties must be those "
+                      "that trained it, with the same columns");
+  a->model_ = std::move(m);
+  a->phase_ = phase::trained;
+  return a;
+}
+
 active_party::passive_state* active_party::find(party_id p) {
   for (auto& s : passives_)
     if (s.id == p)

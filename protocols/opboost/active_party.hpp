@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "learners/boost/model.hpp"
@@ -44,6 +46,15 @@ public:
   active_party(const params& p, learners::dataset own,
                std::vector<party_id> passives);
 
+  /// A Party A that only predicts privately, restored after its session:
+  /// `m` the trained model (value-space thresholds), `own` its columns (in
+  /// the model's order, first), `passives` each Party B's id and columns.
+  /// Throws veil::input_error if they do not make up the model's features.
+  static std::unique_ptr<active_party>
+  restored(const params& p, learners::model m, std::vector<std::string> own,
+           const std::vector<std::pair<party_id, std::vector<std::string>>>&
+               passives);
+
   /// Handles one message from a Party B.
   outcome<outbox> on_message(party_id from, const message& m);
 
@@ -84,6 +95,8 @@ public:
   std::string privacy_report() const;
 
 private:
+  active_party() = default;
+
   enum class phase {
     collecting,
     awaiting_values,

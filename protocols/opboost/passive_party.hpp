@@ -41,6 +41,12 @@ public:
   void set_predict_data(learners::dataset d);
 
   party_id id() const { return self_; }
+  const params& settings() const { return params_; }
+  const std::vector<std::string>& feature_names() const {
+    return data_.feature_names();
+  }
+  /// The public pre-processing constants of each column.
+  const std::vector<feature_map>& maps() const { return maps_; }
   std::size_t features() const { return data_.features(); }
   /// The mechanism of feature f (its budget share included).
   const desensitizer& mechanism(std::size_t f) const { return mechs_[f]; }

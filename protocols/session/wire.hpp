@@ -151,11 +151,14 @@ struct split_export {
 /// machine), or read it back from there for a prediction session (the
 /// party then answers predictions as after training). `model` is the
 /// public model the coordinator holds, for the party that predicts (in a
-/// restore; empty otherwise). The answer: how many splits the part holds.
+/// restore; empty otherwise), and `features` every party's columns by
+/// index, as the model file records them (a restore). The answer: how many
+/// splits the part holds.
 struct part_request {
   bool save = true;
   std::string path;
   learners::model model;
+  std::vector<std::vector<std::string>> features;
 };
 
 /// Payload bytes a party sent and received, per protocol message type;

@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -335,6 +336,40 @@ BOOST_AUTO_TEST_CASE(loading_parties_train_the_model_of_given_data) {
   std::vector<std::string> fitted = {d.feature_names()[3], d.feature_names()[4],
                                      d.feature_names()[5]};
   BOOST_TEST(out.result->fitted == fitted);
+}
+
+BOOST_AUTO_TEST_CASE(restored_parties_predict_the_margins_of_their_session) {
+  // Each Party B keeps its part (bounds and mechanism) in its own file;
+  // new party actors that load only the rows to predict restore Party A
+  // from the model and every Party B from its part. With the identity
+  // mechanism, private prediction is deterministic: the training session's
+  // margins bit for bit. A Party B's part that is another's is refused.
+  test::temp_dir dir;
+  auto d = as_written(dir, synthetic(400));
+  auto cfg = loading_config(dir, d);
+  cfg.params.mechanism.kind = op::mechanism_kind::identity;
+  cfg.parts = dir / "m.json";
+  auto trained = actors::run_opboost_parties(cfg, actors::tls_files{});
+  BOOST_REQUIRE_MESSAGE(trained.ok(), trained.error);
+  BOOST_REQUIRE_EQUAL(trained.result->margins.size(), 400u);
+  auto again = cfg;
+  again.restore = trained.result->model;
+  again.features = trained.result->features;
+  auto predicted = actors::run_opboost_parties(again, actors::tls_files{});
+  BOOST_REQUIRE_MESSAGE(predicted.ok(), predicted.error);
+  BOOST_TEST(predicted.result->margins == trained.result->margins,
+             boost::test_tools::per_element());
+  BOOST_TEST(predicted.result->labels == d.labels(),
+             boost::test_tools::per_element());
+
+  std::filesystem::copy_file(dir / ("m.json." + std::string(party_names[1])),
+                             dir / ("m.json." + std::string(party_names[2])),
+                             std::filesystem::copy_options::overwrite_existing);
+  auto wrong = actors::run_opboost_parties(again, actors::tls_files{});
+  BOOST_REQUIRE(!wrong.ok());
+  BOOST_TEST(wrong.error.find(std::string(party_names[1]) + "'s part") !=
+                 std::string::npos,
+             wrong.error);
 }
 
 BOOST_AUTO_TEST_CASE(public_bounds_must_name_a_party_b_column) {

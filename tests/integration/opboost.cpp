@@ -127,6 +127,26 @@ BOOST_AUTO_TEST_CASE(party_bs_on_nodes_train_the_model_of_one_process) {
   BOOST_TEST(r["privacy"]["mechanism"] == "identity");
   BOOST_TEST(r["bytes"]["per_party"]["shop"]["received"] ==
              l["bytes"]["per_party"]["shop"]["received"]);
+  BOOST_TEST(r["model_parts"].size() == 2u);
+
+  // Later, the model predicts through Party B users on fresh nodes, each
+  // restoring its part (bounds and mechanism) from the file it kept; with
+  // the identity mechanism, the training session's metrics exactly.
+  process shop2(once_node);
+  process insurer2(once_node);
+  auto again = d.session("identity", 20,
+                         {"local", node_address(shop2), node_address(insurer2)},
+                         "again.toml");
+  auto [rc3, out3] =
+      run_veil({"predict", "--model", d.dir / "remote-model.json", "--config",
+                again, "--report", d.dir / "predict.json"},
+               60s);
+  BOOST_REQUIRE_MESSAGE(rc3 == 0, "veil predict: " << out3);
+  BOOST_TEST(contains(out3, "predicted 400 rows with 3 parties (opboost, 2 on "
+                            "other nodes)"),
+             out3);
+  auto p = read_json(d.dir / "predict.json");
+  BOOST_TEST(p["metrics"] == r["metrics"]);
 }
 
 BOOST_AUTO_TEST_CASE(a_dldp_mechanism_runs_across_processes) {
