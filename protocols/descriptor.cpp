@@ -157,6 +157,20 @@ std::string describe_values(const setting& s) {
   return "";
 }
 
+void check_number(const setting& s, double x, const std::string& context) {
+  if (!std::isfinite(x) ||
+      (s.type == setting_type::integer && x != std::floor(x)) || x < s.min ||
+      (s.min_open && x == s.min) || x > s.max || (s.max_open && x == s.max))
+    throw input_error(context + ": expected " + describe_values(s));
+}
+
+const setting& session_setting(std::string_view key) {
+  for (const auto& s : session_settings())
+    if (s.key == key)
+      return s;
+  throw std::logic_error("no session setting " + std::string(key));
+}
+
 void check_setting(const setting& s, const std::string& value,
                    const std::string& context) {
   auto fail = [&] {
@@ -170,14 +184,9 @@ void check_setting(const setting& s, const std::string& value,
     double x = 0;
     auto [end, ec] =
         std::from_chars(value.data(), value.data() + value.size(), x);
-    if (ec != std::errc{} || end != value.data() + value.size() ||
-        !std::isfinite(x))
+    if (ec != std::errc{} || end != value.data() + value.size())
       fail();
-    if (s.type == setting_type::integer && x != std::floor(x))
-      fail();
-    if (x < s.min || (s.min_open && x == s.min) || x > s.max ||
-        (s.max_open && x == s.max))
-      fail();
+    check_number(s, x, context);
     return;
   }
   case setting_type::boolean:

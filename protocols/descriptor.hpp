@@ -123,6 +123,14 @@ const descriptor* find_protocol(std::string_view name);
 void check_setting(const setting& s, const std::string& value,
                    const std::string& context);
 
+/// Checks a number against a number or integer setting's range; throws
+/// veil::input_error "CONTEXT: expected ...".
+void check_number(const setting& s, double x, const std::string& context);
+
+/// The session setting called `key` (session_settings()); throws
+/// std::logic_error if there is none.
+const setting& session_setting(std::string_view key);
+
 /// "number in (0, inf)", "true or false", "per_query or per_batch".
 std::string describe_values(const setting& s);
 

@@ -62,9 +62,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The longest timeout a session accepts, in seconds (one day).
-constexpr double max_timeout = 86400;
-
 // -- messages -----------------------------------------------------------------
 
 /// "FILE:LINE: " for a value parsed from the file, "FILE: " otherwise.
@@ -378,12 +375,14 @@ void check_protocol(const session_config& c, const toml::value* at,
                  "separate test file, or none (no metrics)");
 }
 
+/// The timeout's range is the "timeout" session setting's.
 void check_timeout(const std::string& file, const toml::value* at,
                    const std::string& context, double t) {
-  if (!(t > 0 && t <= max_timeout))
-    fail(file, at,
-         context + " is out of range: expected more than 0 and at most " +
-             std::to_string(static_cast<int>(max_timeout)) + " seconds");
+  try {
+    checked_timeout(t, context);
+  } catch (const input_error& e) {
+    fail(file, at, e.what());
+  }
 }
 
 bool valid_name(const std::string& s) {
@@ -676,8 +675,7 @@ std::size_t session_config::active_party() const {
 }
 
 std::chrono::milliseconds session_config::timeout() const {
-  return std::chrono::milliseconds(
-      std::max<std::int64_t>(1, std::llround(timeout_seconds * 1000)));
+  return checked_timeout(timeout_seconds, "timeout_seconds");
 }
 
 session_config load_session(const std::string& path) {

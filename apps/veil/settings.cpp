@@ -139,6 +139,14 @@ void apply_net_setting(protocols::session::link_model& link,
   (key == "net.latency_ms" ? link.latency_ms : link.bandwidth_mbps) = x;
 }
 
+std::chrono::milliseconds checked_timeout(double seconds,
+                                          const std::string& context) {
+  protocols::check_number(protocols::session_setting("timeout"), seconds,
+                          context);
+  return std::chrono::milliseconds(
+      std::max<std::int64_t>(1, std::llround(seconds * 1000)));
+}
+
 void take_net_settings(std::vector<std::string>& settings,
                        protocols::session::link_model& link) {
   std::vector<std::string> rest;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -33,6 +34,12 @@ bool is_net_setting(const std::string& assignment);
 /// protocols::session_settings(); throws input_error naming the setting
 /// for an unknown key or a value that is not a number in range. `context`
 /// prefixes the message ("--set net.latency_ms=x").
+/// A session's silence timeout of `seconds`, checked against the "timeout"
+/// session setting (its range: protocols::session_settings()); throws
+/// input_error "CONTEXT: expected ..."; rounded to milliseconds, at least 1.
+std::chrono::milliseconds checked_timeout(double seconds,
+                                          const std::string& context);
+
 void apply_net_setting(protocols::session::link_model& link,
                        const std::string& assignment,
                        const std::string& context);

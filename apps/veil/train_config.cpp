@@ -79,8 +79,7 @@ int run_config_train(const train_options& o) {
 
   actors::session_config cfg;
   cfg.params = p;
-  cfg.timeout = std::chrono::milliseconds(
-      std::max<std::int64_t>(1, std::llround(c.timeout_seconds * 1000)));
+  cfg.timeout = c.timeout();
   cfg.link = c.link;
   cfg.parts = o.model_out;
   bool have_test = true;

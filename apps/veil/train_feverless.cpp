@@ -243,14 +243,6 @@ void finish_params(fv::params& p, const learners::booster_params& bp,
   }
 }
 
-std::chrono::milliseconds timeout_of(double seconds) {
-  if (!(seconds > 0) || !std::isfinite(seconds) || seconds > 86400)
-    throw input_error("--timeout " + std::to_string(seconds) +
-                      ": expected seconds in (0, 86400]");
-  return std::chrono::milliseconds(
-      std::max<std::int64_t>(1, std::llround(seconds * 1000)));
-}
-
 /// What the printing and the report say about the session's data.
 struct run_info {
   std::string protocol;
@@ -443,7 +435,7 @@ int run_feverless_train(const train_options& o) {
   if (o.params.objective != learners::objective_kind::binary_logistic)
     throw input_error("--protocol " + o.protocol +
                       " trains binary:logistic only");
-  auto timeout = timeout_of(o.timeout);
+  auto timeout = checked_timeout(o.timeout, "--timeout");
 
   // Learner settings: the flags, then --set (learner keys as for plain).
   auto bp = o.params;
@@ -544,7 +536,7 @@ int run_feverless_config(const session_config& c, const train_options& o) {
 
   actors::feverless_party_config cfg;
   cfg.params = p;
-  cfg.timeout = timeout_of(c.timeout_seconds);
+  cfg.timeout = c.timeout();
   cfg.link = c.link;
   cfg.parts = o.model_out;
   bool have_test = true;

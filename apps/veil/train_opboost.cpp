@@ -138,9 +138,7 @@ int run_opboost_train(const train_options& o) {
   if (n > 256)
     throw input_error("--parties " + std::to_string(n) +
                       ": at most 256 parties");
-  if (!(o.timeout > 0) || !std::isfinite(o.timeout) || o.timeout > 86400)
-    throw input_error("--timeout " + std::to_string(o.timeout) +
-                      ": expected seconds in (0, 86400]");
+  auto timeout = checked_timeout(o.timeout, "--timeout");
   if (o.delta > 0)
     throw input_error("--delta: OpBoost's guarantees are pure (dLDP/LDP); "
                       "there is no delta");
@@ -253,8 +251,7 @@ int run_opboost_train(const train_options& o) {
   cfg.params = p;
   cfg.predict = private_prediction;
   cfg.parts = o.model_out;
-  cfg.timeout = std::chrono::milliseconds(
-      std::max<std::int64_t>(1, std::llround(o.timeout * 1000)));
+  cfg.timeout = timeout;
   cfg.link = o.link;
   {
     actors::opboost_party_spec a;

@@ -17,6 +17,7 @@
 
 #include "actors/session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/settings.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
@@ -159,9 +160,7 @@ int run_plain_train(const train_options& o) {
   if (p.early_stopping_rounds > 0)
     throw input_error("--set early_stopping_rounds: not available with "
                       "--protocol plain (no per-round evaluation)");
-  if (!(o.timeout > 0) || !std::isfinite(o.timeout) || o.timeout > 86400)
-    throw input_error("--timeout " + std::to_string(o.timeout) +
-                      ": expected seconds in (0, 86400]");
+  auto timeout = checked_timeout(o.timeout, "--timeout");
 
   // Data files: the given ones, or the built-in data written to a scratch
   // folder (every party reads its own columns from the files).
@@ -203,10 +202,7 @@ int run_plain_train(const train_options& o) {
                       " feature columns; each party needs at least one");
   actors::session_config cfg;
   cfg.params = p;
-  cfg.timeout = std::chrono::milliseconds(
-      static_cast<std::int64_t>(std::llround(o.timeout * 1000)));
-  if (cfg.timeout.count() <= 0)
-    cfg.timeout = std::chrono::milliseconds(1);
+  cfg.timeout = timeout;
   cfg.link = o.link;
   cfg.parts = o.model_out;
   bool have_test = !test_path.empty();

@@ -414,7 +414,9 @@ BOOST_AUTO_TEST_CASE(timeouts) {
                                         "timeout_seconds = ") +
                                 bad,
                             "timeout_seconds");
-      BOOST_TEST(contains(msg, "timeout_seconds is out of range"));
+      BOOST_TEST(
+          contains(msg, "timeout_seconds: expected a number in (0, 86400]"),
+          msg);
     }
   }
 }
