@@ -7,6 +7,7 @@
 
 #include "learners/boost/model_io.hpp"
 #include "learners/input_error.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::protocols::opboost {
 
@@ -49,7 +50,7 @@ void save_party_part(const party_part& part, const std::string& path) {
               {"layout", static_cast<int>(m.layout)}}},
             {"budget", static_cast<int>(p.budget)},
             {"columns", columns}};
-  learners::write_file_atomically(path, j.dump(2) + "\n");
+  session::write_part_file(path, "veil-opboost-part", j.dump(2) + "\n");
 }
 
 party_part load_party_part(const std::string& path, const std::string& party) {

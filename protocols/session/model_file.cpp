@@ -1,6 +1,8 @@
 #include "protocols/session/model_file.hpp"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +57,26 @@ std::string part_path(const std::string& model_path, const std::string& party) {
   return model_path + "." + party;
 }
 
+void write_part_file(const std::string& path, const std::string& format,
+                     const std::string& text) {
+  std::error_code ec;
+  auto status = std::filesystem::symlink_status(path, ec);
+  if (!ec && std::filesystem::exists(status)) {
+    bool same = false;
+    if (std::filesystem::is_regular_file(status)) {
+      std::ifstream in(path, std::ios::binary);
+      auto j = json::parse(in, nullptr, false);
+      same =
+          !j.is_discarded() && j.is_object() && j.value("format", "") == format;
+    }
+    if (!same)
+      throw input_error("refusing to write the model part " + path +
+                        ": the file exists and is not a " + format +
+                        " file (a part is written only over an earlier part)");
+  }
+  learners::write_file_atomically(path, text);
+}
+
 void save_split_table(const split_export& table, const std::string& path) {
   json splits = json::array();
   for (const auto& s : table.splits)
@@ -67,7 +89,7 @@ void save_split_table(const split_export& table, const std::string& path) {
             {"version", 1},
             {"party", table.party},
             {"splits", splits}};
-  learners::write_file_atomically(path, j.dump(2) + "\n");
+  write_part_file(path, "veil-split-table", j.dump(2) + "\n");
 }
 
 split_export load_split_table(const std::string& path,

@@ -42,6 +42,14 @@ federated_model load_federated_model(const std::string& path);
 /// Where party `party` keeps its part of the model saved as `model_path`.
 std::string part_path(const std::string& model_path, const std::string& party);
 
+/// Writes a model part (JSON whose "format" is `format`) to `path`
+/// atomically, where a party runs. The path comes from the session's
+/// coordinator, so an existing file is replaced only if it is a part of the
+/// same format (a model saved again): anything else is refused, naming it.
+/// Throws input_error.
+void write_part_file(const std::string& path, const std::string& format,
+                     const std::string& text);
+
 /// A party's split table file ({"format": "veil-split-table", ...}).
 void save_split_table(const split_export& table, const std::string& path);
 /// Reads one back; throws input_error naming the file (and `party` when the

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "learners/boost/booster.hpp"
@@ -227,6 +228,32 @@ BOOST_AUTO_TEST_CASE(a_prediction_session_restores_the_parts_bit_for_bit) {
   BOOST_TEST((wrong.code == protocols::session::errc::bad_input));
   BOOST_TEST(contains(wrong.error, "p2"), wrong.error);
   BOOST_TEST(contains(wrong.error, "p1's split table"), wrong.error);
+}
+
+BOOST_AUTO_TEST_CASE(a_party_writes_its_part_only_over_an_earlier_part) {
+  // The part's path comes from the coordinator: a party replaces a file
+  // there only if it is a split table (a model saved again), never
+  // another file.
+  temp_dir dir;
+  auto c = small_session(dir, 300, 22);
+  c.parts = dir / "m.json";
+  auto first = run(c);
+  BOOST_REQUIRE_MESSAGE(first.ok(), first.error);
+  auto again = run(c); // over its own parts
+  BOOST_REQUIRE_MESSAGE(again.ok(), again.error);
+  {
+    std::ofstream precious(dir / "m.json.p2");
+    precious << "id,secret\n1,2\n";
+  }
+  auto refused = run(c);
+  BOOST_REQUIRE(!refused.ok());
+  BOOST_TEST(contains(refused.error, "refusing to write the model part"),
+             refused.error);
+  BOOST_TEST(contains(refused.error, "m.json.p2"), refused.error);
+  std::ifstream in(dir / "m.json.p2");
+  std::string line;
+  std::getline(in, line);
+  BOOST_TEST(line == "id,secret");
 }
 
 BOOST_AUTO_TEST_CASE(emulated_links_delay_every_round_and_change_nothing_else) {
