@@ -424,7 +424,8 @@ void run_restore(coordinator_pointer self) {
         auto& st = self->state;
         session::part_request r;
         r.save = false;
-        r.path = session::part_path(st.cfg.parts, st.name_of(i));
+        r.path = session::part_path(st.cfg.parts.path, st.name_of(i));
+        r.model_id = st.cfg.parts.id;
         if (i == 0)
           r.model = *st.cfg.restore;
         return self->request(st.parties[i], st.cfg.timeout,
@@ -443,7 +444,8 @@ void run_save(coordinator_pointer self) {
       [=](std::size_t i) {
         auto& st = self->state;
         session::part_request r;
-        r.path = session::part_path(st.cfg.parts, st.name_of(i));
+        r.path = session::part_path(st.cfg.parts.path, st.name_of(i));
+        r.model_id = st.cfg.parts.id;
         return self->request(st.parties[i], st.cfg.timeout,
                              messages::part_atom::value, std::move(r));
       },

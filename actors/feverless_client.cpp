@@ -43,6 +43,7 @@ struct client_state : data_party_state<feverless_client_spec> {
   std::unique_ptr<fv::client> role;
   learners::dataset eval;     ///< this client's columns of the rows to predict
   bool export_splits = false; ///< the roster's: send the splits with the model
+  bool restored = false;      ///< the role comes from a saved part
 
   bool has_role() const { return role != nullptr; }
 };
@@ -303,45 +304,37 @@ caf::result<std::uint64_t> on_part(client_actor* self,
                                    session::part_request& r) {
   auto& st = self->state;
   busy_clock working{st.busy_seconds};
+  if (auto refused = refuse_part_request(self))
+    return std::move(*refused);
   try {
     if (r.save) {
-      if (!st.role || !st.role->training_done() || st.predicting)
+      if (st.restored || !st.role || !st.role->training_done())
         return session_error(errc::bad_request,
-                             st.me + ": save a model part after training");
-      session::split_export t;
-      t.party = st.me;
-      const auto& names = st.role->feature_names();
-      for (const auto& [key, s] : st.role->own_splits())
-        t.splits.push_back({key.first, key.second,
-                            names.at(static_cast<std::size_t>(s.feature)),
-                            s.threshold, s.default_left});
-      session::save_split_table(t, r.path);
+                             st.me + ": save a model part after training "
+                                     "only");
+      auto t = session::export_splits(st.me, st.role->own_splits(),
+                                      st.role->feature_names());
+      session::save_split_table(t, r.model_id, r.path);
       return std::uint64_t{t.splits.size()};
     }
     if (st.role || st.index < 0 || !st.loaded.test_loaded)
       return session_error(errc::bad_request,
-                           st.me + ": restore a model part after the roster, "
-                                   "into a client without one, with the rows "
-                                   "to predict loaded");
-    auto t = session::load_split_table(r.path, st.me);
-    const auto& columns = st.loaded.test.feature_names();
-    fv::split_table splits;
-    for (const auto& e : t.splits) {
-      auto it = std::find(columns.begin(), columns.end(), e.feature);
-      if (it == columns.end())
-        throw input_error(r.path + ": a split on \"" + e.feature +
-                          "\", which is not one of this client's columns");
-      splits[{e.tree, e.node}] = {
-          static_cast<std::int32_t>(it - columns.begin()), 0, e.threshold,
-          e.default_left};
-    }
-    st.eval = st.loaded.test; // keeps its labels for labels_atom
-    st.eval.labels().clear();
+                           st.me + ": " + restore_precondition);
+    auto part = session::load_split_table(r.path, st.me, r.model_id);
+    auto splits = session::import_splits<fv::split_table>(
+        part, st.loaded.test.feature_names(), r.path,
+        [](std::int32_t f, const auto& e) {
+          return fv::owned_split{f, 0, e.threshold, e.default_left};
+        });
+    auto eval = st.loaded.test; // keeps its labels for labels_atom
+    eval.labels().clear();
     st.role = fv::client::restored(
         st.index, static_cast<std::int32_t>(st.neighbours.size() + 1),
-        std::move(r.model), std::move(splits), st.eval);
+        std::move(r.model), std::move(splits), eval);
+    st.eval = std::move(eval);
+    st.restored = true;
     keep_watch(self); // it answers the others' queries from now on
-    return std::uint64_t{t.splits.size()};
+    return std::uint64_t{part.splits.size()};
   } catch (const std::exception& e) {
     return session_error(errc::bad_input, st.me + ": " + e.what());
   }
@@ -441,11 +434,10 @@ caf::behavior client_impl(client_actor* self, std::string name,
 
 using driver = session_driver<feverless_outcome>;
 
-/// Loads and aligns the clients' data; the summaries of the training data.
 /// Label counts are public (key announcements carry them): checks that
 /// they add up; which rows they are stays with the clients.
-void check_counts_of(driver& d, const std::vector<std::uint64_t>& counts,
-                     std::uint64_t rows, const char* what) {
+void check_label_counts(driver& d, const std::vector<std::uint64_t>& counts,
+                        std::uint64_t rows, const char* what) {
   std::uint64_t sum = 0;
   std::string each;
   for (std::size_t c = 0; c < counts.size(); ++c) {
@@ -461,6 +453,8 @@ void check_counts_of(driver& d, const std::vector<std::uint64_t>& counts,
                "party's row");
 }
 
+/// Loads and aligns the clients' data (a prediction session's: the rows to
+/// predict only).
 void load_data(driver& d, const feverless_run& run, feverless_result& result) {
   const auto& specs = run.load;
   auto n = d.size();
@@ -498,7 +492,7 @@ void load_data(driver& d, const feverless_run& run, feverless_result& result) {
     result.test_rows = test[0].rows;
     result.labelled = held > 0;
     if (held > 0)
-      check_counts_of(d, test_labels, test[0].rows, "test");
+      check_label_counts(d, test_labels, test[0].rows, "test");
     if (d.error)
       return;
     d.reorder(true, test_orders);
@@ -511,9 +505,9 @@ void load_data(driver& d, const feverless_run& run, feverless_result& result) {
       return d.fail(errc::bad_input,
                     d.name(c) + "'s test data has other feature columns than "
                                 "its training data");
-  check_counts_of(d, labels, train[0].rows, "training");
+  check_label_counts(d, labels, train[0].rows, "training");
   if (have_test && !d.error)
-    check_counts_of(d, test_labels, test[0].rows, "test");
+    check_label_counts(d, test_labels, test[0].rows, "test");
   if (d.error)
     return;
   d.reorder(false, train_orders);
@@ -561,7 +555,8 @@ void save_parts(driver& d, const feverless_run& run) {
       "save model parts",
       [&](std::size_t c) {
         session::part_request r;
-        r.path = session::part_path(run.parts, d.name(c));
+        r.path = session::part_path(run.parts.path, d.name(c));
+        r.model_id = run.parts.id;
         return std::make_tuple(messages::part_atom::value, std::move(r));
       },
       [](std::size_t, std::uint64_t) {});
@@ -589,7 +584,8 @@ void predict_restored(driver& d, const feverless_run& run,
       [&](std::size_t c) {
         session::part_request r;
         r.save = false;
-        r.path = session::part_path(run.parts, d.name(c));
+        r.path = session::part_path(run.parts.path, d.name(c));
+        r.model_id = run.parts.id;
         r.model = *run.restore;
         return std::make_tuple(messages::part_atom::value, std::move(r));
       },
@@ -654,9 +650,10 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
     return d.finish(std::move(*d.error));
 
   if (run.restore) {
-    if (run.load.empty())
+    if (run.load.empty() || run.parts.empty() || run.load[0].test_path.empty())
       return d.finish(failed<feverless_outcome>(
-          errc::bad_request, "a prediction session loads its rows"));
+          errc::bad_request, "a prediction session needs the model parts "
+                             "and a file of rows to predict per client"));
     predict_restored(d, run, result);
     if (d.error)
       return d.finish(std::move(*d.error));

@@ -61,7 +61,7 @@ struct feverless_run {
   bool export_splits = false;
   /// Non-empty: after training, each client keeps its split table where it
   /// runs, in protocols::session::part_path(parts, its name).
-  std::string parts;
+  protocols::session::model_parts parts;
   /// A prediction session (with `load`): the clients load only the rows to
   /// predict, restore this public model and their split tables from
   /// part_path(parts, name), and client 0 predicts.

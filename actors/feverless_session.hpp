@@ -49,7 +49,7 @@ struct feverless_config {
   /// Every client sends its split table with its model (feverless_run).
   bool export_splits = false;
   /// Non-empty: each client keeps its split table (feverless_run::parts).
-  std::string parts;
+  protocols::session::model_parts parts;
   /// Tests only: client c draws from seeded_random(seed * 1000 + c + 1) and
   /// derives its identity from the seed. Unset (production): every client
   /// draws from crypto::system_random and generates a fresh identity.
@@ -106,7 +106,7 @@ struct feverless_party_config {
   /// Every client sends its split table with its model (feverless_run).
   bool export_splits = false;
   /// Non-empty: each client keeps its split table (feverless_run::parts).
-  std::string parts;
+  protocols::session::model_parts parts;
   /// A prediction session (feverless_run::restore): each party's test file
   /// holds the rows to predict.
   std::optional<learners::model> restore;

@@ -38,8 +38,9 @@ struct party_state : data_party_state<opboost_party_spec> {
   std::unique_ptr<op::passive_party> passive; // index > 0
   learners::dataset eval; ///< Party A: its columns of the rows to predict
   std::vector<float> eval_labels; ///< Party A: their labels (loaded)
-  /// A prediction session's settings (the roster's), for Party A.
-  std::optional<op::params> settings;
+  /// A prediction session's roster params, for a restored Party A.
+  std::optional<op::params> roster_params;
+  bool restored = false; ///< the role comes from a saved part
 
   bool has_role() const { return active || passive; }
 };
@@ -177,7 +178,7 @@ caf::result<caf::ok_atom> on_roster(party_actor* self, const opl::roster& r,
                            st.me + ": roster before its data was loaded");
     // A prediction session: the role comes from the model part (on_part).
     st.join(self, r.base, peers, *at);
-    st.settings = r.params;
+    st.roster_params = r.params;
     return caf::ok_atom::value;
   }
   st.join(self, r.base, peers, *at);
@@ -250,26 +251,27 @@ caf::result<std::uint64_t> on_part(party_actor* self,
                                    session::part_request& r) {
   auto& st = self->state;
   busy_clock working{st.busy_seconds};
+  if (auto refused = refuse_part_request(self))
+    return std::move(*refused);
   try {
     if (r.save) {
-      if (st.passive) {
-        const auto& b = *st.passive;
-        op::save_party_part({st.me, b.settings(), b.feature_names(), b.maps()},
-                            r.path);
-        return std::uint64_t{0};
-      }
-      if (!st.active || !st.active->training_done() || st.predicting)
+      if (st.restored || (st.passive && !st.passive->answered()) ||
+          (st.active && !st.active->training_done()) || !st.has_role())
         return session_error(errc::bad_request,
-                             st.me + ": save a model part after training");
-      return std::uint64_t{st.active->splits().size()};
+                             st.me + ": save a model part after training "
+                                     "only");
+      if (!st.passive)
+        return std::uint64_t{st.active->splits().size()};
+      const auto& b = *st.passive;
+      op::save_party_part(
+          {st.me, r.model_id, b.settings(), b.feature_names(), b.maps()},
+          r.path);
+      return std::uint64_t{0};
     }
-    if (st.has_role() || st.index < 0 || !st.loaded.test_loaded || !st.settings)
+    if (st.has_role() || st.index < 0 || !st.loaded.test_loaded ||
+        !st.roster_params)
       return session_error(errc::bad_request,
-                           st.me + ": restore a model part after the roster, "
-                                   "into a party without one, with the rows "
-                                   "to predict loaded");
-    auto test = std::move(st.loaded.test);
-    st.loaded.test_loaded = false;
+                           st.me + ": " + restore_precondition);
     if (st.index == 0) {
       auto n = st.neighbours.size() + 1;
       if (r.features.size() != n)
@@ -280,29 +282,32 @@ caf::result<std::uint64_t> on_part(party_actor* self,
       std::vector<std::pair<op::party_id, std::vector<std::string>>> bs;
       for (std::size_t q = 1; q < n; ++q)
         bs.emplace_back(static_cast<op::party_id>(q), r.features[q]);
-      st.eval_labels = std::move(test.labels());
-      test.labels().clear();
       // Its own columns are the model's (its rows may hold more: they are
       // selected by name when it predicts).
-      st.active = op::active_party::restored(*st.settings, std::move(r.model),
-                                             r.features[0], bs);
-      st.eval = std::move(test);
-      keep_watch(self);
-      return std::uint64_t{st.active->splits().size()};
+      st.active = op::active_party::restored(
+          *st.roster_params, std::move(r.model), r.features[0], bs);
+      st.eval = std::move(st.loaded.test);
+      st.loaded.test_loaded = false;
+      st.eval_labels = std::move(st.eval.labels());
+      st.eval.labels().clear();
+    } else {
+      auto part = op::load_party_part(r.path, st.me, r.model_id);
+      if (part.columns != st.loaded.test.feature_names())
+        throw input_error(r.path + ": the part's columns are not the " +
+                          "columns of the rows to predict");
+      auto rng = st.test_seed
+                     ? op::random_engine(protocols::crypto::seeded_random(
+                           *st.test_seed * 1000 +
+                           static_cast<std::uint64_t>(st.index)))
+                     : op::random_engine(system_engine{});
+      auto rows = std::move(st.loaded.test);
+      st.loaded.test_loaded = false;
+      rows.labels().clear();
+      st.passive = std::make_unique<op::passive_party>(
+          st.index, part.settings, rows, std::move(part.maps), std::move(rng));
+      st.passive->set_predict_data(std::move(rows));
     }
-    auto part = op::load_party_part(r.path, st.me);
-    if (part.columns != test.feature_names())
-      throw input_error(r.path + ": the part's columns are not the columns " +
-                        "of the rows to predict");
-    auto rng =
-        st.test_seed
-            ? op::random_engine(protocols::crypto::seeded_random(
-                  *st.test_seed * 1000 + static_cast<std::uint64_t>(st.index)))
-            : op::random_engine(system_engine{});
-    test.labels().clear();
-    st.passive = std::make_unique<op::passive_party>(
-        st.index, part.settings, test, std::move(part.maps), std::move(rng));
-    st.passive->set_predict_data(std::move(test));
+    st.restored = true;
     keep_watch(self);
     return std::uint64_t{0};
   } catch (const std::exception& e) {
@@ -360,9 +365,10 @@ using driver = session_driver<opboost_outcome>;
 void load_rows_to_predict(driver& d, const opboost_run& run,
                           std::vector<session::data_summary>& test,
                           opboost_result& result) {
-  if (run.load[0].test_path.empty())
-    return d.fail(errc::bad_input, "a prediction session needs rows to "
-                                   "predict: a test file per party");
+  if (run.load[0].test_path.empty() || run.parts.empty())
+    return d.fail(errc::bad_input, "a prediction session needs the model "
+                                   "parts and a file of rows to predict per "
+                                   "party");
   for (std::size_t c = 1; c < d.size(); ++c)
     if (test[c].has_labels)
       return d.fail(errc::bad_input, d.name(c) +
@@ -558,7 +564,8 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
         [&](std::size_t c) {
           session::part_request r;
           r.save = false;
-          r.path = session::part_path(run.parts, d.name(c));
+          r.path = session::part_path(run.parts.path, d.name(c));
+          r.model_id = run.parts.id;
           if (c == 0) {
             r.model = *run.restore;
             r.features = run.features;
@@ -598,7 +605,8 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
         "save model parts",
         [&](std::size_t c) {
           session::part_request r;
-          r.path = session::part_path(run.parts, d.name(c));
+          r.path = session::part_path(run.parts.path, d.name(c));
+          r.model_id = run.parts.id;
           return std::make_tuple(messages::part_atom::value, std::move(r));
         },
         [](std::size_t, std::uint64_t) {});

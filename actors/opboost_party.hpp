@@ -63,7 +63,7 @@ struct opboost_run {
   std::map<std::string, protocols::opboost::feature_map> bounds;
   /// Non-empty: after training, each Party B keeps its part where it runs,
   /// in protocols::session::part_path(parts, its name).
-  std::string parts;
+  protocols::session::model_parts parts;
   /// A prediction session (with `load`): the parties load only the rows to
   /// predict, Party A restores this model (`features`: every party's
   /// columns, by index), each Party B its part from part_path(parts, name),

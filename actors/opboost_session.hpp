@@ -51,7 +51,7 @@ struct opboost_config {
   /// desensitizes its columns of them afresh (M4).
   bool predict = true;
   /// Non-empty: each Party B keeps its part (opboost_run::parts).
-  std::string parts;
+  protocols::session::model_parts parts;
   /// Tests only: Party B q draws from seeded_random(seed * 1000 + q).
   /// Unset (production): crypto::system_random.
   std::optional<std::uint64_t> test_seed;
@@ -105,7 +105,7 @@ struct opboost_party_config {
   /// Emulated links between the parties (none by default).
   protocols::session::link_model link;
   /// Non-empty: each Party B keeps its part (opboost_run::parts).
-  std::string parts;
+  protocols::session::model_parts parts;
   /// A prediction session (opboost_run::restore and features): each
   /// party's test file holds the rows to predict.
   std::optional<learners::model> restore;

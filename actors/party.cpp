@@ -62,6 +62,8 @@ struct party_state {
   // -- role ------------------------------------------------------------------
   std::optional<plain::active_party> active;
   std::optional<plain::passive_party> passive;
+  /// The role was restored from a saved part (a prediction session).
+  bool restored = false;
 
   // -- requests in progress (active party) ------------------------------------
   caf::typed_response_promise<session::training_outcome> train_promise;
@@ -353,22 +355,21 @@ caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
 /// This party's split table, its features by name.
 session::split_export split_table_of(party_pointer self) {
   auto& st = self->state;
-  session::split_export e;
-  e.party = st.party_name;
-  auto add = [&](const plain::split_table& table,
-                 const std::vector<std::string>& names) {
-    for (const auto& [key, s] : table) {
-      auto f = static_cast<std::size_t>(s.feature);
-      e.splits.push_back({key.first, key.second,
-                          f < names.size() ? names[f] : std::string{},
-                          s.threshold, s.default_left});
-    }
-  };
   if (st.active)
-    add(st.active->own_splits(), st.active->model().feature_names);
-  else if (st.passive)
-    add(st.passive->splits(), st.passive->train_data().feature_names());
-  return e;
+    return session::export_splits(st.party_name, st.active->own_splits(),
+                                  st.active->model().feature_names);
+  if (st.passive)
+    return session::export_splits(st.party_name, st.passive->splits(),
+                                  st.passive->train_data().feature_names());
+  return {st.party_name, {}};
+}
+
+/// Whether the current message comes from this session's coordinator.
+bool from_coordinator(party_pointer self) {
+  const auto& st = self->state;
+  return st.coordinator &&
+         caf::actor_cast<caf::actor_addr>(self->current_sender()) ==
+             st.coordinator.address();
 }
 
 /// Saves this party's part of the trained model where it runs (a passive
@@ -379,24 +380,25 @@ caf::result<std::uint64_t> on_part(party_pointer self,
                                    session::part_request& r) {
   auto& st = self->state;
   busy_clock working{st.busy_seconds};
-  if (st.busy())
+  if (!from_coordinator(self) || st.busy())
     return session_error(errc::bad_request,
-                         st.party_name + ": model part request while busy");
+                         st.party_name + ": a model part request from the "
+                                         "coordinator, between steps only");
   try {
     if (r.save) {
-      if (!st.active && !st.passive)
-        return session_error(errc::bad_request,
-                             st.party_name + ": no model to save");
+      // Not busy (checked above): training has ended at the active party.
+      if (st.restored || (!st.active && !st.passive))
+        return session_error(errc::bad_request, st.party_name +
+                                                    ": save a model part after "
+                                                    "training only");
       auto table = split_table_of(self);
       if (st.passive)
-        protocols::session::save_split_table(table, r.path);
+        session::save_split_table(table, r.model_id, r.path);
       return std::uint64_t{table.splits.size()};
     }
     if (st.active || st.passive || st.self_id < 0 || !st.data.test_loaded)
       return session_error(errc::bad_request,
-                           st.party_name + ": restore a model part after the "
-                                           "roster, into a party without one, "
-                                           "with the rows to predict loaded");
+                           st.party_name + ": " + restore_precondition);
     const auto& columns = st.data.test.feature_names();
     if (st.self_id == 0) {
       std::vector<plain::party_id> passives;
@@ -417,22 +419,18 @@ caf::result<std::uint64_t> on_part(party_pointer self,
           own += !n.is_leaf() && n.owner == 0;
       st.active = plain::active_party::restored(
           std::move(r.model), columns.size(), std::move(passives));
+      st.restored = true;
       return own;
     }
-    auto table = protocols::session::load_split_table(r.path, st.party_name);
-    plain::split_table splits;
-    for (const auto& e : table.splits) {
-      auto it = std::find(columns.begin(), columns.end(), e.feature);
-      if (it == columns.end())
-        throw input_error(r.path + ": a split on \"" + e.feature +
-                          "\", which is not one of this party's columns");
-      splits[{e.tree, e.node}] = {
-          static_cast<std::int32_t>(it - columns.begin()), e.threshold,
-          e.default_left};
-    }
+    auto part = session::load_split_table(r.path, st.party_name, r.model_id);
+    auto splits = session::import_splits<plain::split_table>(
+        part, columns, r.path, [](std::int32_t f, const auto& e) {
+          return plain::owned_split{f, e.threshold, e.default_left};
+        });
     st.data.test_loaded = false;
     st.passive.emplace(std::move(splits), std::move(st.data.test));
-    return std::uint64_t{table.splits.size()};
+    st.restored = true;
+    return std::uint64_t{part.splits.size()};
   } catch (const std::exception& e) {
     return session_error(errc::bad_input, st.party_name + ": " + e.what());
   }
@@ -501,7 +499,13 @@ caf::result<session::prediction> on_predict(party_pointer self,
   return st.predict_promise;
 }
 
-session::split_export on_splits(party_pointer self) {
+caf::result<session::split_export> on_splits(party_pointer self) {
+  // Only the session's coordinator may ask (an explicit export).
+  if (!from_coordinator(self))
+    return session_error(errc::bad_request,
+                         self->state.party_name +
+                             ": a split table goes to the session's "
+                             "coordinator only");
   return split_table_of(self);
 }
 

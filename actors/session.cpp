@@ -52,8 +52,9 @@ void validate(const session_config& cfg) {
     if (!p.data.id_column.empty())
       ++with_ids;
   }
-  if (cfg.restore && cfg.eval == evaluation::none)
-    throw input_error("a prediction session needs rows to predict");
+  if (cfg.restore && (cfg.eval == evaluation::none || cfg.parts.empty()))
+    throw input_error("a prediction session needs rows to predict and the "
+                      "model parts");
   // A prediction session's rows may come without labels (no metrics).
   if (labeled.empty() && !cfg.restore)
     throw input_error("no party has a label column: exactly one party (the "

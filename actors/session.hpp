@@ -69,11 +69,12 @@ struct session_config {
   /// Non-empty: after training, each party keeps its part of the model
   /// where it runs, in protocols::session::part_path(parts, its name) (the
   /// coordinator's caller keeps the model file `parts` itself).
-  std::string parts;
+  protocols::session::model_parts parts;
   /// A prediction session: no training data and no training; the active
   /// party restores this model, every other party its part from
-  /// part_path(parts, its name) on its own machine, and the active party
-  /// predicts the test rows (eval must be test).
+  /// part_path(parts.path, its name) on its own machine, and the active
+  /// party predicts the test rows (eval test: the test files; eval train:
+  /// the data files).
   std::optional<learners::model> restore;
 };
 

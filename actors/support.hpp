@@ -645,6 +645,37 @@ void on_tick(Actor* self, std::uint64_t epoch) {
   arm_ticks(self);
 }
 
+// -- model parts
+// ------------------------------------------------------------
+
+/// Why a restore request is refused (a party with its role already, before
+/// the roster, or without the rows to predict).
+inline constexpr const char* restore_precondition =
+    "restore a model part after the roster, into a party without a role, "
+    "with the rows to predict loaded";
+
+/// Whether the actor's current message comes from its session's
+/// coordinator (the roster's sender).
+template <class Actor>
+bool from_coordinator(Actor* self) {
+  const auto& st = self->state;
+  return st.coordinator &&
+         caf::actor_cast<caf::actor_addr>(self->current_sender()) ==
+             st.coordinator.address();
+}
+
+/// Refuses a model part request that does not come from the coordinator
+/// or comes while the party works; none if it may be served.
+template <class Actor>
+std::optional<caf::error> refuse_part_request(Actor* self) {
+  const auto& st = self->state;
+  if (!from_coordinator(self) || st.busy())
+    return session_error(protocols::session::errc::bad_request,
+                         st.me + ": a model part request from the "
+                                 "coordinator, between steps only");
+  return std::nullopt;
+}
+
 // -- a party's data
 // ------------------------------------------------------------
 

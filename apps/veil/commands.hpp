@@ -10,6 +10,7 @@
 #include "learners/boost/booster.hpp"
 #include "learners/boost/model.hpp"
 #include "learners/data/dataset.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
 
@@ -67,17 +68,21 @@ int report_federated(const actors::session_outcome& out,
                      const std::string& data_name, bool have_test,
                      const std::string& where);
 
-/// Saves `model` to `path` as a federated session's part, with `what`: what
-/// it holds and how to predict with it (veil predict and veil export
-/// refuse such a file and print it).
-void save_federated_part(learners::model model, std::string what,
-                         const std::string& path);
+/// Where a session's parties keep their parts for --model-out `model_out`
+/// (none without it), under a fresh model id.
+protocols::session::model_parts parts_for(const std::string& model_out);
 
-/// Writes a party's split table (each (tree, node) it owns: feature name,
-/// threshold, default direction) as JSON to MODEL_OUT.<party>, beside the
-/// model file that holds the public part.
-void write_split_table(const std::string& model_out,
-                       const protocols::session::split_export& e);
+/// Writes --model-out's file: `fm` (the public model, the protocol, the
+/// parties and their columns, the label and id columns), its note saying it
+/// holds `own` besides the structure, and the model id of `parts`; prints
+/// that `holders` keep their parts (`what`) where they run and how to
+/// predict. Returns the report's model_parts object (party -> part file).
+nlohmann::json save_session_model(const train_options& o,
+                                  protocols::session::federated_model fm,
+                                  const protocols::session::model_parts& parts,
+                                  const std::string& own,
+                                  const std::vector<std::string>& holders,
+                                  const std::string& what);
 
 struct session_config;
 

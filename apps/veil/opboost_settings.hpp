@@ -83,9 +83,11 @@ struct opboost_run_info {
   /// {"public": {column: [lo, hi]}, "public_columns": [...], "fitted":
   /// [...], "clamped": {...}}
   nlohmann::json bounds;
-  /// For the model file: Party A's label and id columns.
+  /// For the model file: Party A's label and id columns, and where the
+  /// Party Bs kept their parts (none without --model-out).
   std::string label_column;
   std::string id_column;
+  protocols::session::model_parts parts;
 };
 
 /// Prints an OpBoost session's outcome (model, metrics, privacy) and

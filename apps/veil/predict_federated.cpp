@@ -82,6 +82,17 @@ prediction_plan plan_from_file(const predict_options& o,
     throw input_error(o.config + ": the model was trained by the parties " +
                       want + "; the session file names others");
   }
+  // The party that predicts is the model's first (the plain active party,
+  // FEVERLESS's client 0, OpBoost's Party A): it alone gets the model. With
+  // a protocol that spreads labels (FEVERLESS) any party may hold some.
+  if (fm.protocol.rfind("feverless", 0) != 0)
+    for (const auto& q : c.parties)
+      if (!q.label.empty() && q.name != fm.parties[0])
+        throw input_error(o.config + ": party \"" + q.name +
+                          "\" names a label column, but " + fm.parties[0] +
+                          " holds the labels in this model: the labels (and "
+                          "the model) go to " +
+                          fm.parties[0] + " only");
   check_local_files(c);
   prediction_plan plan;
   bool have_test = true;
@@ -159,7 +170,7 @@ int predict_plain(const prediction_plan& plan, const predict_options& o,
   cfg.params.num_class = std::max(2, fm.model.num_class);
   cfg.params.threads = o.threads;
   cfg.eval = actors::evaluation::test;
-  cfg.parts = o.model;
+  cfg.parts = {o.model, fm.model_id};
   cfg.restore = fm.model;
   auto out = plan.remote == 0 && !plan.tls.enabled()
                  ? actors::run_local_session(cfg)
@@ -182,7 +193,7 @@ int predict_feverless(const prediction_plan& plan, const predict_options& o,
   cfg.parties = plan.parties;
   cfg.timeout = plan.timeout;
   cfg.link = plan.link;
-  cfg.parts = o.model;
+  cfg.parts = {o.model, fm.model_id};
   cfg.restore = fm.model;
   auto out = actors::run_feverless_parties(cfg, plan.tls);
   if (!out.ok())
@@ -225,7 +236,7 @@ int predict_opboost(const prediction_plan& plan, const predict_options& o,
   cfg.timeout = plan.timeout;
   cfg.link = plan.link;
   cfg.params.booster.threads = o.threads;
-  cfg.parts = o.model;
+  cfg.parts = {o.model, fm.model_id};
   cfg.restore = fm.model;
   cfg.features = fm.features;
   auto out = actors::run_opboost_parties(cfg, plan.tls);
@@ -264,12 +275,22 @@ int run_federated_predict(const predict_options& o) {
   auto on = take_predict_on(overrides);
   prediction_plan plan;
   if (!o.config.empty()) {
+    for (const auto& [flag, value] :
+         {std::pair{"--data", o.data}, {"--label", o.label}, {"--id", o.id}})
+      if (!value.empty())
+        throw input_error(std::string(flag) + ": not with --config (the "
+                                              "session file names each "
+                                              "party's rows and columns)");
     plan = plan_from_file(o, fm, overrides, on);
   } else {
     if (!overrides.empty())
       throw input_error("--set " + overrides.front() +
                         ": without --config, veil predict takes only "
                         "--set predict_on");
+    if (!o.label.empty() || !o.id.empty())
+      throw input_error(std::string(o.label.empty() ? "--id" : "--label") +
+                        ": a federated model reads the label and id columns "
+                        "it was trained with");
     plan = plan_in_process(o, fm);
   }
   predicted got;

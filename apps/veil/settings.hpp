@@ -30,16 +30,16 @@ std::vector<std::string> net_setting_keys();
 /// Whether `assignment` (KEY=VALUE) sets a net_setting_keys() key.
 bool is_net_setting(const std::string& assignment);
 
-/// Applies a net.* assignment to `link`, checked against its entry in
-/// protocols::session_settings(); throws input_error naming the setting
-/// for an unknown key or a value that is not a number in range. `context`
-/// prefixes the message ("--set net.latency_ms=x").
 /// A session's silence timeout of `seconds`, checked against the "timeout"
 /// session setting (its range: protocols::session_settings()); throws
 /// input_error "CONTEXT: expected ..."; rounded to milliseconds, at least 1.
 std::chrono::milliseconds checked_timeout(double seconds,
                                           const std::string& context);
 
+/// Applies a net.* assignment to `link`, checked against its entry in
+/// protocols::session_settings(); throws input_error naming the setting
+/// for an unknown key or a value that is not a number in range. `context`
+/// prefixes the message ("--set net.latency_ms=x").
 void apply_net_setting(protocols::session::link_model& link,
                        const std::string& assignment,
                        const std::string& context);

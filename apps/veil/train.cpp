@@ -162,16 +162,37 @@ std::string federated_note(const std::string& protocol,
                            const std::string& own) {
   return "the public part of a " + protocol +
          " federated model (its structure, leaf values and " + own +
-         "); each other party keeps its part where it runs (this file's "
+         "); the parties keep their parts where they run (this file's "
          "name + .<party>). Predict through the parties: veil predict "
          "--model THIS --config SESSION, or --data FILE for a session that "
          "ran in one process";
 }
 
-void save_federated_part(learners::model model, std::string what,
-                         const std::string& path) {
-  model.federated = std::move(what);
-  learners::save_model(model, path);
+protocols::session::model_parts parts_for(const std::string& model_out) {
+  if (model_out.empty())
+    return {};
+  return {model_out, protocols::session::new_model_id()};
+}
+
+json save_session_model(const train_options& o,
+                        protocols::session::federated_model fm,
+                        const protocols::session::model_parts& parts,
+                        const std::string& own,
+                        const std::vector<std::string>& holders,
+                        const std::string& what) {
+  namespace session = protocols::session;
+  fm.model.federated = federated_note(fm.protocol, own);
+  fm.model_id = parts.id;
+  session::save_federated_model(fm, parts.path);
+  json out = json::object();
+  for (const auto& h : holders)
+    out[h] = session::part_path(parts.path, h);
+  std::cerr << "veil: note: " << what << " where it runs ("
+            << session::part_path(parts.path, "<party>")
+            << "); predict with veil predict --model " << parts.path
+            << (o.config.empty() ? " --data FILE" : " --config " + o.config)
+            << "\n";
+  return out;
 }
 
 namespace {

@@ -81,7 +81,7 @@ int run_config_train(const train_options& o) {
   cfg.params = p;
   cfg.timeout = c.timeout();
   cfg.link = c.link;
-  cfg.parts = o.model_out;
+  cfg.parts = parts_for(o.model_out);
   bool have_test = true;
   std::size_t remote = 0;
   cfg.parties = party_specs(c, remote, have_test);

@@ -259,6 +259,8 @@ struct run_info {
   /// the parties in this process reads (client 0 holds every label).
   std::string label_column;
   std::string id_column;
+  /// Where the clients kept their parts (none without --model-out).
+  protocols::session::model_parts parts;
 };
 
 /// Prints a FEVERLESS session's outcome and writes --model-out (the public
@@ -349,26 +351,19 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   // process writes the public model (no split's feature or threshold,
   // spec §8.4) and the session's parties.
   json parts = json::object();
-  if (!o.model_out.empty()) {
+  if (!info.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
-    fm.model.federated =
-        federated_note(info.protocol, "each split's owner, no feature and no "
-                                      "threshold");
     fm.protocol = info.protocol;
     fm.parties = client_names;
     fm.features = r.features;
     fm.label_column = info.label_column;
     fm.id_column = info.id_column;
-    session::save_federated_model(fm, o.model_out);
-    for (const auto& c : client_names)
-      parts[c] = session::part_path(o.model_out, c);
-    std::cerr << "veil: note: each client keeps its split table where it "
-                 "runs ("
-              << session::part_path(o.model_out, "<party>")
-              << "); predict with veil predict --model " << o.model_out
-              << (o.config.empty() ? " --data FILE" : " --config " + o.config)
-              << "\n";
+    parts =
+        save_session_model(o, std::move(fm), info.parts,
+                           "each split's owner, no feature and no "
+                           "threshold",
+                           client_names, "each client keeps its split table");
   }
   if (!o.report.empty()) {
     json report = {
@@ -489,7 +484,8 @@ int run_feverless_train(const train_options& o) {
   cfg.params = p;
   cfg.timeout = timeout;
   cfg.link = o.link;
-  cfg.parts = o.model_out;
+  cfg.parts = parts_for(o.model_out);
+  auto parts = cfg.parts;
   for (int c = 0; c < n; ++c) {
     actors::feverless_client_spec s;
     s.name = "client" + std::to_string(c);
@@ -510,7 +506,8 @@ int run_feverless_train(const train_options& o) {
                 &eval_set.labels(),
                 default_clamp(p, fs),
                 o.data.empty() ? "label" : o.label,
-                o.id};
+                o.id,
+                parts};
   return report_feverless(out, p, o, info);
 }
 
@@ -538,7 +535,7 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   cfg.params = p;
   cfg.timeout = c.timeout();
   cfg.link = c.link;
-  cfg.parts = o.model_out;
+  cfg.parts = parts_for(o.model_out);
   bool have_test = true;
   std::size_t remote = 0;
   cfg.parties = party_specs(c, remote, have_test);
@@ -557,7 +554,8 @@ int run_feverless_config(const session_config& c, const train_options& o) {
                 out.ok() ? &out.result->labels : nullptr,
                 default_clamp(p, fs),
                 c.parties[c.active_party()].label,
-                c.parties[c.active_party()].id};
+                c.parties[c.active_party()].id,
+                cfg.parts};
   auto opts = o;
   opts.timeout = c.timeout_seconds;
   return report_feverless(out, p, opts, info);

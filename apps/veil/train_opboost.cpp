@@ -250,7 +250,8 @@ int run_opboost_train(const train_options& o) {
   actors::opboost_config cfg;
   cfg.params = p;
   cfg.predict = private_prediction;
-  cfg.parts = o.model_out;
+  cfg.parts = parts_for(o.model_out);
+  auto parts = cfg.parts; // cfg moves into the session
   cfg.timeout = timeout;
   cfg.link = o.link;
   {
@@ -348,6 +349,7 @@ int run_opboost_train(const train_options& o) {
   info.bounds = bounds_report;
   info.label_column = o.data.empty() ? "label" : o.label;
   info.id_column = o.id;
+  info.parts = parts;
   return report_opboost(out, p, o, info);
 }
 
@@ -410,27 +412,23 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
   // (Party A's part: Party B thresholds in desensitized units, which raw
   // values must not meet) and the session's parties.
   json parts = json::object();
-  if (!o.model_out.empty()) {
+  if (!info.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
-    fm.model.federated = federated_note(
-        "opboost", "Party A's splits; Party B thresholds in desensitized "
-                   "units, which new rows reach only through their Party B");
     fm.protocol = "opboost";
     for (const auto& q : r.parties)
       fm.parties.push_back(q.name);
     fm.features = r.features;
     fm.label_column = info.label_column;
     fm.id_column = info.id_column;
-    session::save_federated_model(fm, o.model_out);
-    for (std::size_t q = 1; q < fm.parties.size(); ++q)
-      parts[fm.parties[q]] = session::part_path(o.model_out, fm.parties[q]);
-    std::cerr << "veil: note: each Party B keeps its part (its columns' "
-                 "public bounds and its mechanism) where it runs ("
-              << session::part_path(o.model_out, "<party>")
-              << "); predict with veil predict --model " << o.model_out
-              << (o.config.empty() ? " --data FILE" : " --config " + o.config)
-              << "\n";
+    std::vector<std::string> bs(fm.parties.begin() + 1, fm.parties.end());
+    parts = save_session_model(
+        o, std::move(fm), info.parts,
+        "Party A's splits; Party B thresholds in desensitized units, which "
+        "new rows reach only through their Party B",
+        bs,
+        "each Party B keeps its part (its columns' public bounds and its "
+        "mechanism)");
   }
   if (!o.report.empty()) {
     bool on_test = info.metrics_on == "test";
@@ -519,7 +517,7 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   cfg.params = p;
   cfg.timeout = c.timeout();
   cfg.link = c.link;
-  cfg.parts = o.model_out;
+  cfg.parts = parts_for(o.model_out);
   bool have_test = true;
   std::size_t remote = 0;
   auto specs = party_specs(c, remote, have_test);
@@ -561,6 +559,7 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   info.bounds = bounds_report;
   info.label_column = c.parties[a].label;
   info.id_column = c.parties[a].id;
+  info.parts = cfg.parts;
   auto opts = o;
   opts.timeout = c.timeout_seconds;
   return report_opboost(out, p, opts, info);

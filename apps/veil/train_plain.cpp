@@ -204,7 +204,7 @@ int run_plain_train(const train_options& o) {
   cfg.params = p;
   cfg.timeout = timeout;
   cfg.link = o.link;
-  cfg.parts = o.model_out;
+  cfg.parts = parts_for(o.model_out);
   bool have_test = !test_path.empty();
   cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
   std::size_t next = 0;
@@ -235,11 +235,6 @@ int run_plain_train(const train_options& o) {
     std::cerr << "\r\033[K" << std::flush;
   return report_federated(out, cfg, o, data_name, have_test,
                           std::to_string(n) + " parties in this process");
-}
-
-void write_split_table(const std::string& model_out,
-                       const session::split_export& e) {
-  session::save_split_table(e, session::part_path(model_out, e.party));
 }
 
 int report_federated(const actors::session_outcome& out,
@@ -276,10 +271,9 @@ int report_federated(const actors::session_outcome& out,
   // Each passive party kept its split table where it runs (cfg.parts):
   // this process writes the public model and the session's plan only.
   json parts = json::object();
-  if (!o.model_out.empty()) {
+  if (!cfg.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
-    fm.model.federated = federated_note("plain", "the active party's splits");
     fm.protocol = "plain";
     fm.parties = r.names;
     fm.features = r.features;
@@ -288,15 +282,10 @@ int report_federated(const actors::session_outcome& out,
         fm.label_column = s.data.label_column;
         fm.id_column = s.data.id_column;
       }
-    session::save_federated_model(fm, o.model_out);
-    for (std::size_t q = 1; q < r.names.size(); ++q)
-      parts[r.names[q]] = session::part_path(o.model_out, r.names[q]);
-    std::cerr << "veil: note: each passive party keeps its split table where "
-                 "it runs ("
-              << session::part_path(o.model_out, "<party>")
-              << "); predict with veil predict --model " << o.model_out
-              << (o.config.empty() ? " --data FILE" : " --config " + o.config)
-              << "\n";
+    parts = save_session_model(
+        o, std::move(fm), cfg.parts, "the active party's splits",
+        std::vector<std::string>(r.names.begin() + 1, r.names.end()),
+        "each passive party keeps its split table");
   }
   if (!o.report.empty()) {
     json metrics = json::object();

@@ -118,9 +118,8 @@ model model_from_json(const json& j, bool federated) {
               ": this is a federated public model: the split's "
               "feature and threshold stay with party " +
               std::to_string(jn.value("owner", 0)) +
-              " (its split table, MODEL.<party>, from veil train "
-              "--model-out). veil predict cannot combine split tables yet: "
-              "predict in the training session, with test files");
+              " (its part, MODEL.<party>, where it runs). Predict through "
+              "the parties: veil predict --model MODEL --config SESSION");
         n.threshold = federated && kept_by_owner
                           ? std::numeric_limits<float>::quiet_NaN()
                           : field<float>(jn, "threshold", nw);
@@ -187,7 +186,10 @@ json read_json_file(const std::string& path, const char* what) {
   try {
     return json::parse(in);
   } catch (const json::parse_error& e) {
-    throw input_error(path + ": not valid JSON (" + e.what() + ")");
+    // The byte only: the message quotes what it read, and a party's error
+    // goes to the coordinator.
+    throw input_error(path + ": not valid JSON (at byte " +
+                      std::to_string(e.byte) + ")");
   }
 }
 

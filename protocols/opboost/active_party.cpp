@@ -69,8 +69,17 @@ std::unique_ptr<active_party> active_party::restored(
                       std::to_string(m.feature_names.size()) +
                       " features): the session's parties must be those "
                       "that trained it, with the same columns");
+  for (const auto& t : m.trees)
+    for (const auto& n : t.nodes)
+      if (!n.is_leaf() &&
+          (n.feature < 0 ||
+           static_cast<std::size_t>(n.feature) >= names.size() ||
+           !std::isfinite(n.threshold)))
+        throw input_error("opboost: the model has a split without a feature "
+                          "or a finite threshold: not an OpBoost model");
   a->model_ = std::move(m);
   a->phase_ = phase::trained;
+  a->restored_ = true;
   return a;
 }
 
@@ -273,6 +282,9 @@ std::vector<double>
 active_party::predict_margin_plain(const learners::dataset& eval) const {
   if (!training_done())
     throw std::logic_error("opboost: predict before training is done");
+  if (restored_)
+    throw input_error("opboost: a restored Party A predicts privately only "
+                      "(it holds no Party B's pre-processing constants)");
   // Party B's raw columns -> D⊥ with the announced constants (spec §5.6).
   auto mapped = model_.align(eval);
   for (const auto& s : passives_) {

@@ -139,6 +139,8 @@ private:
   learners::dataset predict_own_;
   learners::dataset predict_matrix_;
   std::vector<double> predicted_;
+  /// Restored for private prediction: no Party B schema (bounds) here.
+  bool restored_ = false;
 };
 
 } // namespace veil::protocols::opboost

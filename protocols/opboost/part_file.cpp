@@ -39,6 +39,7 @@ void save_party_part(const party_part& part, const std::string& path) {
   json j = {{"format", "veil-opboost-part"},
             {"version", 1},
             {"party", part.party},
+            {"model", part.model_id},
             {"domain", {p.dom.lo, p.dom.hi}},
             {"mechanism",
              {{"kind", to_string(m.kind)},
@@ -53,7 +54,8 @@ void save_party_part(const party_part& part, const std::string& path) {
   session::write_part_file(path, "veil-opboost-part", j.dump(2) + "\n");
 }
 
-party_part load_party_part(const std::string& path, const std::string& party) {
+party_part load_party_part(const std::string& path, const std::string& party,
+                           const std::string& model_id) {
   auto j = learners::read_json_file(path, "model part");
   party_part part;
   try {
@@ -65,9 +67,8 @@ party_part load_party_part(const std::string& path, const std::string& party) {
                         std::to_string(j.value("version", 0)) +
                         " is not supported (expected 1)");
     part.party = j.at("party").get<std::string>();
-    if (part.party != party)
-      throw input_error("this is " + part.party + "'s part, not " + party +
-                        "'s");
+    part.model_id = j.value("model", "");
+    session::check_part_owner(part.party, part.model_id, party, model_id);
     auto& p = part.settings;
     p.dom.lo = j.at("domain").at(0).get<std::int64_t>();
     p.dom.hi = j.at("domain").at(1).get<std::int64_t>();

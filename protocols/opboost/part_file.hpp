@@ -16,6 +16,8 @@ namespace veil::protocols::opboost {
 
 struct party_part {
   std::string party;
+  /// The trained model's id (session::model_parts::id).
+  std::string model_id;
   /// The domain, the mechanism and the budget rule (the booster is not
   /// Party B's).
   params settings;
@@ -28,6 +30,7 @@ void save_party_part(const party_part& part, const std::string& path);
 
 /// Reads one back; throws input_error naming the file (and `party` when it
 /// is another party's).
-party_part load_party_part(const std::string& path, const std::string& party);
+party_part load_party_part(const std::string& path, const std::string& party,
+                           const std::string& model_id);
 
 } // namespace veil::protocols::opboost

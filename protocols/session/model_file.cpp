@@ -1,6 +1,7 @@
 #include "protocols/session/model_file.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -9,6 +10,7 @@
 
 #include "learners/boost/model_io.hpp"
 #include "learners/input_error.hpp"
+#include "protocols/crypto/random.hpp"
 
 namespace veil::protocols::session {
 
@@ -16,11 +18,9 @@ using nlohmann::json;
 
 void save_federated_model(const federated_model& m, const std::string& path) {
   auto j = learners::to_json(m.model);
-  j["session"] = {{"protocol", m.protocol},
-                  {"parties", m.parties},
-                  {"features", m.features},
-                  {"label_column", m.label_column},
-                  {"id_column", m.id_column}};
+  j["session"] = {{"protocol", m.protocol},   {"parties", m.parties},
+                  {"features", m.features},   {"label_column", m.label_column},
+                  {"id_column", m.id_column}, {"model_id", m.model_id}};
   learners::write_file_atomically(path, j.dump(1) + "\n");
 }
 
@@ -40,6 +40,7 @@ federated_model load_federated_model(const std::string& path) {
     m.features = s.at("features").get<std::vector<std::vector<std::string>>>();
     m.label_column = s.value("label_column", "");
     m.id_column = s.value("id_column", "");
+    m.model_id = s.value("model_id", "");
   } catch (const json::exception& e) {
     throw input_error(path + ": field \"session\" is malformed (" +
                       std::string(e.what()) + ")");
@@ -51,6 +52,28 @@ federated_model load_federated_model(const std::string& path) {
                       std::to_string(m.parties.size()) + " parties and " +
                       std::to_string(m.features.size()) + " column lists");
   return m;
+}
+
+std::string new_model_id() {
+  crypto::system_random rng;
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx",
+                static_cast<unsigned long long>(rng()),
+                static_cast<unsigned long long>(rng()));
+  return buf;
+}
+
+void check_part_owner(const std::string& party, const std::string& model_id,
+                      const std::string& expected_party,
+                      const std::string& expected_model) {
+  if (party != expected_party)
+    throw input_error("this is " + party + "'s part, not " + expected_party +
+                      "'s");
+  if (model_id != expected_model)
+    throw input_error("this part belongs to model " +
+                      (model_id.empty() ? std::string("(none)") : model_id) +
+                      ", not to model " + expected_model +
+                      " (the model file was trained again or replaced)");
 }
 
 std::string part_path(const std::string& model_path, const std::string& party) {
@@ -77,23 +100,49 @@ void write_part_file(const std::string& path, const std::string& format,
   learners::write_file_atomically(path, text);
 }
 
-void save_split_table(const split_export& table, const std::string& path) {
+namespace {
+
+json threshold_json(float x, const std::string& path, const split_entry& s) {
+  if (std::isnan(x))
+    throw input_error(path + ": the split at tree " + std::to_string(s.tree) +
+                      ", node " + std::to_string(s.node) +
+                      " has no threshold (NaN)");
+  if (std::isinf(x))
+    return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+float threshold_of(const json& j) {
+  if (j.is_number())
+    return j.get<float>();
+  if (j.is_string() && j.get<std::string>() == "inf")
+    return std::numeric_limits<float>::infinity();
+  if (j.is_string() && j.get<std::string>() == "-inf")
+    return -std::numeric_limits<float>::infinity();
+  throw input_error("a threshold that is not a number");
+}
+
+} // namespace
+
+void save_split_table(const split_export& table, const std::string& model_id,
+                      const std::string& path) {
   json splits = json::array();
   for (const auto& s : table.splits)
     splits.push_back({{"tree", s.tree},
                       {"node", s.node},
                       {"feature", s.feature},
-                      {"threshold", s.threshold},
+                      {"threshold", threshold_json(s.threshold, path, s)},
                       {"default_left", s.default_left}});
   json j = {{"format", "veil-split-table"},
             {"version", 1},
             {"party", table.party},
+            {"model", model_id},
             {"splits", splits}};
   write_part_file(path, "veil-split-table", j.dump(2) + "\n");
 }
 
-split_export load_split_table(const std::string& path,
-                              const std::string& party) {
+split_export load_split_table(const std::string& path, const std::string& party,
+                              const std::string& model_id) {
   auto j = learners::read_json_file(path, "split table");
   split_export t;
   try {
@@ -105,17 +154,13 @@ split_export load_split_table(const std::string& path,
                         std::to_string(j.value("version", 0)) +
                         " is not supported (expected 1)");
     t.party = j.at("party").get<std::string>();
-    if (t.party != party)
-      throw input_error("this is " + t.party + "'s split table, not " + party +
-                        "'s");
+    check_part_owner(t.party, j.value("model", ""), party, model_id);
     for (const auto& s : j.at("splits")) {
       split_entry e;
       e.tree = s.at("tree").get<std::int32_t>();
       e.node = s.at("node").get<std::int32_t>();
       e.feature = s.at("feature").get<std::string>();
-      e.threshold = s.at("threshold").is_null()
-                        ? std::numeric_limits<float>::quiet_NaN()
-                        : s.at("threshold").get<float>();
+      e.threshold = threshold_of(s.at("threshold"));
       e.default_left = s.at("default_left").get<bool>();
       if (e.tree < 0 || e.node < 0)
         throw input_error("a split at tree " + std::to_string(e.tree) +

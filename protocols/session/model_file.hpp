@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "learners/boost/model.hpp"
+#include "learners/input_error.hpp"
 #include "protocols/session/wire.hpp"
 
 namespace veil::protocols::session {
@@ -29,7 +30,12 @@ struct federated_model {
   /// session's, empty when rows were aligned by position).
   std::string label_column;
   std::string id_column;
+  /// Every party's part carries it (model_parts::id).
+  std::string model_id;
 };
+
+/// A fresh random model id (128 bits, hex).
+std::string new_model_id();
 
 /// Writes it atomically; throws input_error naming the file.
 void save_federated_model(const federated_model& m, const std::string& path);
@@ -50,11 +56,58 @@ std::string part_path(const std::string& model_path, const std::string& party);
 void write_part_file(const std::string& path, const std::string& format,
                      const std::string& text);
 
-/// A party's split table file ({"format": "veil-split-table", ...}).
-void save_split_table(const split_export& table, const std::string& path);
+/// A party's split table file ({"format": "veil-split-table", ...}) of
+/// model `model_id`. An infinite threshold is written as "inf" or "-inf"
+/// (JSON has no infinity); a NaN one is refused.
+void save_split_table(const split_export& table, const std::string& model_id,
+                      const std::string& path);
 /// Reads one back; throws input_error naming the file (and `party` when the
-/// file is another party's).
-split_export load_split_table(const std::string& path,
-                              const std::string& party);
+/// file is another party's, the model when it is another model's).
+split_export load_split_table(const std::string& path, const std::string& party,
+                              const std::string& model_id);
+
+/// Checks a part's "party" and "model" fields against the expected ones;
+/// throws input_error.
+void check_part_owner(const std::string& party, const std::string& model_id,
+                      const std::string& expected_party,
+                      const std::string& expected_model);
+
+/// A role's split table ((tree, node) -> a split with a column index
+/// `feature`, `threshold` and `default_left`) as a part, its features named
+/// by `columns`.
+template <class Table>
+split_export export_splits(const std::string& party, const Table& table,
+                           const std::vector<std::string>& columns) {
+  split_export e;
+  e.party = party;
+  for (const auto& [key, s] : table) {
+    auto f = static_cast<std::size_t>(s.feature);
+    e.splits.push_back({key.first, key.second,
+                        f < columns.size() ? columns[f] : std::string{},
+                        s.threshold, s.default_left});
+  }
+  return e;
+}
+
+/// A part's splits as a role's table: each feature found by name among
+/// `columns` (the party's rows to predict); `make(column, entry)` builds
+/// the role's split. Throws input_error naming `path` for a feature that is
+/// not one of `columns`.
+template <class Table, class Make>
+Table import_splits(const split_export& part,
+                    const std::vector<std::string>& columns,
+                    const std::string& path, Make make) {
+  Table table;
+  for (const auto& e : part.splits) {
+    std::size_t k = 0;
+    while (k < columns.size() && columns[k] != e.feature)
+      ++k;
+    if (k == columns.size())
+      throw veil::input_error(path + ": a split on \"" + e.feature +
+                              "\", which is not one of this party's columns");
+    table[{e.tree, e.node}] = make(static_cast<std::int32_t>(k), e);
+  }
+  return table;
+}
 
 } // namespace veil::protocols::session

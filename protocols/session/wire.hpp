@@ -146,6 +146,17 @@ struct split_export {
   std::vector<split_entry> splits;
 };
 
+/// Where a session's parties keep their parts of a trained model: each
+/// party p in part_path(path, p) where it runs (model_file.hpp), every part
+/// carrying the model's id, fixed before training (new_model_id), so that
+/// a part of another model is refused instead of answering for it.
+struct model_parts {
+  std::string path; ///< the coordinator's model file; empty: none kept
+  std::string id;
+
+  bool empty() const { return path.empty(); }
+};
+
 /// Coordinator -> party: keep this party's part of the trained model where
 /// the party runs (`save`: write it to `path`, a file on the party's own
 /// machine), or read it back from there for a prediction session (the
@@ -157,6 +168,9 @@ struct split_export {
 struct part_request {
   bool save = true;
   std::string path;
+  /// The trained model's id (model_parts::id): saved in the part, and a
+  /// restore refuses a part that carries another.
+  std::string model_id;
   learners::model model;
   std::vector<std::vector<std::string>> features;
 };

@@ -347,7 +347,7 @@ BOOST_AUTO_TEST_CASE(restored_clients_predict_the_margins_of_their_session) {
   cfg.params.noise = true;
   for (auto& p : cfg.parties)
     p.test_path = p.data.path;
-  cfg.parts = dir / "m.json";
+  cfg.parts = {dir / "m.json", "model-1"};
   auto trained = actors::run_feverless_parties(cfg, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(trained.ok(), trained.error);
   BOOST_REQUIRE_EQUAL(trained.result->margins.size(), 400u);

@@ -348,7 +348,7 @@ BOOST_AUTO_TEST_CASE(restored_parties_predict_the_margins_of_their_session) {
   auto d = as_written(dir, synthetic(400));
   auto cfg = loading_config(dir, d);
   cfg.params.mechanism.kind = op::mechanism_kind::identity;
-  cfg.parts = dir / "m.json";
+  cfg.parts = {dir / "m.json", "model-1"};
   auto trained = actors::run_opboost_parties(cfg, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(trained.ok(), trained.error);
   BOOST_REQUIRE_EQUAL(trained.result->margins.size(), 400u);

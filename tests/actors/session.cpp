@@ -192,7 +192,7 @@ BOOST_AUTO_TEST_CASE(a_prediction_session_restores_the_parts_bit_for_bit) {
   temp_dir dir;
   auto c = small_session(dir, 900, 21);
   c.export_splits = false;
-  c.parts = dir / "m.json";
+  c.parts = {dir / "m.json", "model-1"};
   c.params.objective = learners::objective_kind::multi_softmax;
   c.params.num_class = 3;
   {
@@ -220,6 +220,16 @@ BOOST_AUTO_TEST_CASE(a_prediction_session_restores_the_parts_bit_for_bit) {
   BOOST_TEST(predicted.result->metric_values == trained.result->metric_values,
              boost::test_tools::per_element());
 
+  // A part of another model (trained again to the same file, say) is
+  // refused instead of answering for this one.
+  auto stale = p;
+  stale.parts.id = "model-2";
+  auto refused = run(stale);
+  BOOST_REQUIRE(!refused.ok());
+  BOOST_TEST(contains(refused.error, "belongs to model model-1, not to model "
+                                     "model-2"),
+             refused.error);
+
   // Another party's table is refused, naming the party and the file.
   std::filesystem::copy_file(dir / "m.json.p1", dir / "m.json.p2",
                              std::filesystem::copy_options::overwrite_existing);
@@ -227,7 +237,7 @@ BOOST_AUTO_TEST_CASE(a_prediction_session_restores_the_parts_bit_for_bit) {
   BOOST_REQUIRE(!wrong.ok());
   BOOST_TEST((wrong.code == protocols::session::errc::bad_input));
   BOOST_TEST(contains(wrong.error, "p2"), wrong.error);
-  BOOST_TEST(contains(wrong.error, "p1's split table"), wrong.error);
+  BOOST_TEST(contains(wrong.error, "p1's part"), wrong.error);
 }
 
 BOOST_AUTO_TEST_CASE(a_party_writes_its_part_only_over_an_earlier_part) {
@@ -236,7 +246,7 @@ BOOST_AUTO_TEST_CASE(a_party_writes_its_part_only_over_an_earlier_part) {
   // another file.
   temp_dir dir;
   auto c = small_session(dir, 300, 22);
-  c.parts = dir / "m.json";
+  c.parts = {dir / "m.json", "model-1"};
   auto first = run(c);
   BOOST_REQUIRE_MESSAGE(first.ok(), first.error);
   auto again = run(c); // over its own parts

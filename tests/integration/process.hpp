@@ -197,6 +197,14 @@ inline std::string adult(const char* part) {
 
 /// A session file over Adult: bank (label, local), shop and insurer at the
 /// given locations ("local" or "127.0.0.1:PORT").
+/// A model file or part without its model id (each session draws one).
+inline nlohmann::json without_model_id(nlohmann::json j) {
+  j.erase("model");
+  if (j.contains("session"))
+    j["session"].erase("model_id");
+  return j;
+}
+
 inline std::string adult_session(int trees, int depth, double timeout,
                                  const std::string& shop,
                                  const std::string& insurer,
