@@ -328,9 +328,11 @@ void after_load(coordinator_pointer self) {
     }
   st.result.rows = st.train_data.empty() ? 0 : st.train_data[0].rows;
   st.result.test_rows = st.test_data.empty() ? 0 : st.test_data[0].rows;
-  if (st.cfg.restore)
+  if (st.cfg.restore) {
     for (auto& s : st.test_data)
       st.result.features.push_back(s.feature_names);
+    st.result.ids = st.test_data[0].ids; // party 0's order is the session's
+  }
   for (auto& s : st.train_data) {
     st.result.features.push_back(s.feature_names);
     std::vector<std::string>().swap(s.ids);

@@ -496,6 +496,7 @@ void load_data(driver& d, const feverless_run& run, feverless_result& result) {
     if (d.error)
       return;
     d.reorder(true, test_orders);
+    result.ids = std::move(test[0].ids); // client 0's order is the session's
     for (auto& s : test)
       result.features.push_back(std::move(s.feature_names));
     return;

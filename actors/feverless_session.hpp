@@ -75,6 +75,8 @@ struct feverless_result {
   /// The labels of the evaluation rows, gathered from the clients that
   /// loaded their data (empty for data given at spawn: the caller has them).
   std::vector<float> labels;
+  /// A prediction session's rows by id (client 0's order), with ids.
+  std::vector<std::string> ids;
   /// Whether any client holds labels of the evaluation rows (the rows of
   /// a prediction session may have none: then no metrics).
   bool labelled = true;

@@ -382,6 +382,7 @@ void load_rows_to_predict(driver& d, const opboost_run& run,
     return d.fail(errc::bad_input, msg);
   d.reorder(true, orders);
   result.test_rows = test[0].rows;
+  result.ids = std::move(test[0].ids); // Party A's order is the session's
   for (auto& s : test)
     result.features.push_back(std::move(s.feature_names));
 }

@@ -73,6 +73,8 @@ struct opboost_result {
   /// The labels of the predicted rows, from Party A's test file (empty for
   /// data given at spawn: the caller has them).
   std::vector<float> labels;
+  /// A prediction session's rows by id (Party A's order), with ids.
+  std::vector<std::string> ids;
   /// Party B columns mapped with their data's min and max (no public
   /// bounds given), by party then column (loading parties only).
   std::vector<std::string> fitted;

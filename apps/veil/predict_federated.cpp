@@ -147,6 +147,7 @@ prediction_plan plan_in_process(const predict_options& o,
 /// What a prediction session gave, whatever the protocol.
 struct predicted {
   std::vector<double> margins;
+  std::vector<std::string> ids; ///< by row, when the parties have ids
   std::map<std::string, double> metrics;
   std::vector<std::string> names;
   std::vector<protocols::session::byte_stats> bytes;
@@ -179,6 +180,7 @@ int predict_plain(const prediction_plan& plan, const predict_options& o,
     return failure(out);
   auto& r = *out.result;
   got.margins = std::move(r.margins);
+  got.ids = std::move(r.ids);
   for (std::size_t i = 0; i < r.metric_names.size(); ++i)
     got.metrics[r.metric_names[i]] = r.metric_values[i];
   got.names = std::move(r.names);
@@ -200,6 +202,7 @@ int predict_feverless(const prediction_plan& plan, const predict_options& o,
     return failure(out);
   auto& r = *out.result;
   got.margins = std::move(r.margins);
+  got.ids = std::move(r.ids);
   if (r.labelled) {
     auto obj = fm.model.make_objective();
     got.metrics = learners::evaluate(
@@ -213,19 +216,28 @@ int predict_feverless(const prediction_plan& plan, const predict_options& o,
   return 0;
 }
 
-std::string predictions_csv(const std::vector<double>& preds, std::size_t k) {
+/// One row per prediction (the session's order), with its id first when
+/// the parties have ids.
+std::string predictions_csv(const std::vector<double>& preds, std::size_t k,
+                            const std::vector<std::string>& ids) {
   auto n = k == 0 ? 0 : preds.size() / k;
+  bool with_ids = ids.size() == n && n > 0;
   std::ostringstream s;
   s << std::setprecision(17);
+  if (with_ids)
+    s << "id,";
   if (k == 1) {
     s << "prediction\n";
   } else {
     for (std::size_t c = 0; c < k; ++c)
       s << "p" << c << (c + 1 < k ? "," : "\n");
   }
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < n; ++i) {
+    if (with_ids)
+      s << ids[i] << ",";
     for (std::size_t c = 0; c < k; ++c)
       s << preds[c * n + i] << (c + 1 < k ? "," : "\n");
+  }
   return s.str();
 }
 
@@ -244,6 +256,7 @@ int predict_opboost(const prediction_plan& plan, const predict_options& o,
     return failure(out);
   auto& r = *out.result;
   got.margins = std::move(r.margins);
+  got.ids = std::move(r.ids);
   if (!r.labels.empty()) {
     auto obj = fm.model.make_objective();
     got.metrics = learners::evaluate(
@@ -315,7 +328,7 @@ int run_federated_predict(const predict_options& o) {
                  "row's Party B values spend the per-value budget of "
                  "training once more, and two predictions of a row differ\n";
   if (!o.out.empty())
-    learners::write_file_atomically(o.out, predictions_csv(preds, k));
+    learners::write_file_atomically(o.out, predictions_csv(preds, k, got.ids));
   if (!o.report.empty()) {
     json per_party = json::object();
     std::uint64_t total = 0;

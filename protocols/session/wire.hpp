@@ -217,6 +217,9 @@ struct session_result {
   /// Empty when no prediction was asked for.
   std::string metrics_on;
   std::vector<double> margins;
+  /// A prediction session's rows by id (party 0's order, the session's),
+  /// when the parties have an id column.
+  std::vector<std::string> ids;
   std::vector<std::string> metric_names;
   std::vector<double> metric_values;
   double load_seconds = 0;

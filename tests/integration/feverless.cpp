@@ -159,11 +159,15 @@ BOOST_AUTO_TEST_CASE(a_noisy_model_predicts_later_through_clients_on_nodes) {
       d.session("feverless", 3, 20,
                 {"local", node_address(shop), "local", node_address(telco)},
                 "predict.toml");
-  auto [rc, out] = run_veil({"predict", "--model", model, "--config", file,
-                             "--report", d.dir / "predict.json"},
-                            60s);
+  auto [rc, out] =
+      run_veil({"predict", "--model", model, "--config", file, "--report",
+                d.dir / "predict.json", "--out", d.dir / "p.csv"},
+               60s);
   BOOST_REQUIRE_MESSAGE(rc == 0, "veil predict: " << out);
   BOOST_TEST(contains(out, "predicted 500 rows with 4 parties"), out);
+  // One row per prediction, by id, in client 0's order.
+  auto csv = read_text(d.dir / "p.csv");
+  BOOST_TEST(csv.rfind("id,prediction\ntest0,", 0) == 0, csv.substr(0, 40));
   auto p = read_json(d.dir / "predict.json");
   for (auto metric : {"auc", "logloss", "accuracy"})
     BOOST_TEST(t["metrics"][metric].get<double>() ==
