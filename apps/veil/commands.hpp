@@ -195,6 +195,9 @@ nlohmann::json party_bytes_json(const protocols::session::byte_stats& b,
                                 bool by_direction,
                                 const std::vector<std::string>& names);
 
+/// Whether `path` names a LibSVM file (.libsvm, .svm, optionally .gz).
+bool is_libsvm_path(const std::string& path);
+
 /// The column names in the header of a CSV file (plain or gzipped), without
 /// reading the rows. Fields may be double-quoted.
 std::vector<std::string> csv_header(const std::string& path);

@@ -28,9 +28,7 @@ namespace veil::apps {
 using nlohmann::json;
 namespace session = protocols::session;
 
-namespace {
-
-bool is_libsvm(const std::string& path) {
+bool is_libsvm_path(const std::string& path) {
   for (auto ext : {".libsvm", ".svm", ".libsvm.gz", ".svm.gz"}) {
     std::string e = ext;
     if (path.size() >= e.size() &&
@@ -39,8 +37,6 @@ bool is_libsvm(const std::string& path) {
   }
   return false;
 }
-
-} // namespace
 
 std::vector<std::string> csv_header(const std::string& path) {
   gzFile in = gzopen(path.c_str(), "rb");
@@ -104,7 +100,7 @@ namespace {
 std::vector<std::string> feature_columns(const std::string& path,
                                          const std::string& label,
                                          const std::string& id) {
-  if (is_libsvm(path)) { // no header: the reader names the columns
+  if (is_libsvm_path(path)) { // no header: the reader names the columns
     learners::read_options ro;
     ro.label = label;
     return learners::read_table(path, ro).feature_names();

@@ -115,6 +115,22 @@ BOOST_AUTO_TEST_CASE(a_model_predicts_later_through_parties_on_nodes) {
   }
   BOOST_TEST(p["rows"] == t["test_rows"]);
 
+  // The labels (and with them the model) go to the model's active party
+  // only: a session file that moves the label to another party is refused
+  // before anything is sent.
+  auto moved = adult_session(8, 4, 30, "local", "local");
+  auto at = moved.find("label = \"label\"\n");
+  BOOST_REQUIRE(at != std::string::npos);
+  moved.erase(at, 16);
+  auto shop_at = moved.find("name = \"shop\"\n");
+  BOOST_REQUIRE(shop_at != std::string::npos);
+  moved.insert(shop_at + 14, "label = \"label\"\n");
+  auto [rc4, out4] = run_veil(
+      {"predict", "--model", model, "--config", dir.file("moved.toml", moved)},
+      60s);
+  BOOST_TEST(rc4 == 2);
+  BOOST_TEST(contains(out4, "bank holds the labels in this model"), out4);
+
   // A party whose part is gone fails the session, naming it and the file.
   std::filesystem::remove(dir / "model.json.insurer");
   auto [rc2, out2] = run_veil(
