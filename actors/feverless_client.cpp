@@ -550,17 +550,21 @@ void gather_labels(driver& d, feverless_result& result) {
              "test row " + std::to_string(i + 1) + " is labeled by no party");
 }
 
-/// Has every client save its split table where it runs.
-void save_parts(driver& d, const feverless_run& run) {
-  d.ask_all<std::uint64_t>(
-      "save model parts",
-      [&](std::size_t c) {
-        session::part_request r;
-        r.path = session::part_path(run.parts.path, d.name(c));
-        r.model_id = run.parts.id;
-        return std::make_tuple(messages::part_atom::value, std::move(r));
-      },
-      [](std::size_t, std::uint64_t) {});
+/// The session's end: every client's byte counts into `result`, then
+/// every client ended.
+feverless_outcome finish_with_bytes(driver& d,
+                                    const std::vector<caf::actor>& clients,
+                                    const feverless_run& run,
+                                    feverless_result result) {
+  if (auto e = gather_bytes<feverless_outcome>(
+          d.self, clients, run.names, run.timeout,
+          [&](std::size_t c, session::byte_stats& b) {
+            result.clients[c].bytes = b;
+          }))
+    return d.finish(std::move(*e));
+  feverless_outcome out;
+  out.result = std::move(result);
+  return d.finish(std::move(out));
 }
 
 /// A prediction session on loading clients: the rows to predict, a roster,
@@ -580,17 +584,10 @@ void predict_restored(driver& d, const feverless_run& run,
                                d.parties);
       },
       [](std::size_t, caf::ok_atom) {});
-  d.ask_all<std::uint64_t>(
-      "restore model parts",
-      [&](std::size_t c) {
-        session::part_request r;
-        r.save = false;
-        r.path = session::part_path(run.parts.path, d.name(c));
-        r.model_id = run.parts.id;
-        r.model = *run.restore;
-        return std::make_tuple(messages::part_atom::value, std::move(r));
-      },
-      [](std::size_t, std::uint64_t) {});
+  // Every client gets the public model.
+  d.ask_parts(true, run.parts, [&](std::size_t, session::part_request& r) {
+    r.model = *run.restore;
+  });
   if (d.error)
     return;
   result.model = *run.restore;
@@ -658,15 +655,7 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
     predict_restored(d, run, result);
     if (d.error)
       return d.finish(std::move(*d.error));
-    if (auto e = gather_bytes<feverless_outcome>(
-            self, clients, run.names, run.timeout,
-            [&](std::size_t c, session::byte_stats& b) {
-              result.clients[c].bytes = b;
-            }))
-      return d.finish(std::move(*e));
-    feverless_outcome out;
-    out.result = std::move(result);
-    return d.finish(std::move(out));
+    return finish_with_bytes(d, clients, run, std::move(result));
   }
 
   // 1. Identity keys, gathered and handed out with the roster.
@@ -751,20 +740,10 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
 
   // 4. Each client keeps its split table where it runs.
   if (!run.parts.empty())
-    save_parts(d, run);
+    d.ask_parts(false, run.parts, [](std::size_t, session::part_request&) {});
   if (d.error)
     return d.finish(std::move(*d.error));
-
-  // 5. Byte counts.
-  if (auto e = gather_bytes<feverless_outcome>(
-          self, clients, run.names, run.timeout,
-          [&](std::size_t c, session::byte_stats& b) {
-            result.clients[c].bytes = b;
-          }))
-    return d.finish(std::move(*e));
-  feverless_outcome out;
-  out.result = std::move(result);
-  return d.finish(std::move(out));
+  return finish_with_bytes(d, clients, run, std::move(result));
 }
 
 } // namespace veil::actors

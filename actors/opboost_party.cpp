@@ -560,20 +560,13 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
     return d.finish(std::move(*d.error));
 
   if (run.restore) {
-    d.ask_all<std::uint64_t>(
-        "restore model parts",
-        [&](std::size_t c) {
-          session::part_request r;
-          r.save = false;
-          r.path = session::part_path(run.parts.path, d.name(c));
-          r.model_id = run.parts.id;
-          if (c == 0) {
-            r.model = *run.restore;
-            r.features = run.features;
-          }
-          return std::make_tuple(messages::part_atom::value, std::move(r));
-        },
-        [](std::size_t, std::uint64_t) {});
+    // Party A gets the model and every party's columns.
+    d.ask_parts(true, run.parts, [&](std::size_t c, session::part_request& r) {
+      if (c == 0) {
+        r.model = *run.restore;
+        r.features = run.features;
+      }
+    });
     if (d.error)
       return d.finish(std::move(*d.error));
     result.model = *run.restore;
@@ -602,15 +595,7 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
 
   // 4. Each Party B keeps its part where it runs.
   if (!run.parts.empty() && !run.restore)
-    d.ask_all<std::uint64_t>(
-        "save model parts",
-        [&](std::size_t c) {
-          session::part_request r;
-          r.path = session::part_path(run.parts.path, d.name(c));
-          r.model_id = run.parts.id;
-          return std::make_tuple(messages::part_atom::value, std::move(r));
-        },
-        [](std::size_t, std::uint64_t) {});
+    d.ask_parts(false, run.parts, [](std::size_t, session::part_request&) {});
   if (d.error)
     return d.finish(std::move(*d.error));
 

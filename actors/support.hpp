@@ -37,6 +37,7 @@
 #include "messages/type_ids.hpp"
 #include "messages/wire_size.hpp"
 #include "protocols/descriptor.hpp"
+#include "protocols/session/model_file.hpp"
 #include "protocols/session/wire.hpp"
 
 namespace veil::actors {
@@ -968,6 +969,26 @@ struct session_driver {
           return std::make_tuple(messages::load_atom::value, std::move(r));
         },
         std::move(on_reply));
+  }
+
+  /// Has every party keep its part of the trained model where it runs
+  /// (`restore` false), or restore it for a prediction session; `fill(c,
+  /// r)` adds what party c's request carries besides (the model, the
+  /// columns).
+  template <class Fill>
+  void ask_parts(bool restore, const protocols::session::model_parts& parts,
+                 Fill fill) {
+    ask_all<std::uint64_t>(
+        restore ? "restore model parts" : "save model parts",
+        [&](std::size_t c) {
+          protocols::session::part_request r;
+          r.save = !restore;
+          r.path = protocols::session::part_path(parts.path, name(c));
+          r.model_id = parts.id;
+          fill(c, r);
+          return std::make_tuple(messages::part_atom::value, std::move(r));
+        },
+        [](std::size_t, std::uint64_t) {});
   }
 
   /// Has every party with an order in `orders` (align_rows; none: its rows

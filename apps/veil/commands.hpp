@@ -224,11 +224,17 @@ struct predict_options {
 
 int run_predict(const predict_options& opts);
 
+/// Predictions as CSV, one row per prediction (`preds` output-major, `k`
+/// outputs: "prediction", or p0..p(k-1)), each row's id first when `ids`
+/// has one per row.
+std::string predictions_csv(const std::vector<double>& preds, std::size_t k,
+                            const std::vector<std::string>& ids);
+
 /// `veil predict` on a federated model: a prediction session over the
 /// parties that hold its parts.
-int run_federated_predict(const predict_options& opts);
-/// Whether `path` is a federated session's model file.
-bool is_federated_model(const std::string& path);
+/// `model`: the model file's JSON, read once by run_predict.
+int run_federated_predict(const predict_options& opts,
+                          const nlohmann::json& model);
 
 struct export_options {
   std::string model;

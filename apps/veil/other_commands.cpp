@@ -12,20 +12,50 @@
 #include "learners/metrics/metrics.hpp"
 #include "learners/model/xgboost_export.hpp"
 #include "protocols/descriptor.hpp"
+#include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
 
 using learners::dataset;
 
+std::string predictions_csv(const std::vector<double>& preds, std::size_t k,
+                            const std::vector<std::string>& ids) {
+  auto n = k == 0 ? 0 : preds.size() / k;
+  bool with_ids = ids.size() == n && n > 0;
+  std::ostringstream s;
+  s.precision(9);
+  if (with_ids)
+    s << "id,";
+  if (k == 1) {
+    s << "prediction\n";
+  } else {
+    for (std::size_t c = 0; c < k; ++c)
+      s << "p" << c << (c + 1 < k ? "," : "\n");
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (with_ids)
+      s << ids[i] << ",";
+    for (std::size_t c = 0; c < k; ++c)
+      s << preds[c * n + i] << (c + 1 < k ? "," : "\n");
+  }
+  return s.str();
+}
+
 int run_predict(const predict_options& o) {
-  if (!o.config.empty() || is_federated_model(o.model))
-    return run_federated_predict(o);
+  auto json = learners::read_json_file(o.model, "model");
+  if (!o.config.empty() || protocols::session::is_federated_model(json))
+    return run_federated_predict(o, json);
   if (o.data.empty())
     throw input_error("--data: give the rows to predict");
   if (!o.report.empty() || !o.overrides.empty())
     throw input_error(std::string(o.report.empty() ? "--set" : "--report") +
                       ": only for a federated model");
-  auto m = learners::load_model(o.model);
+  learners::model m;
+  try {
+    m = learners::model_from_json(json);
+  } catch (const input_error& e) {
+    throw input_error(o.model + ": " + e.what());
+  }
   learners::read_options ro;
   ro.label = o.label;
   ro.id = o.id;
@@ -37,27 +67,11 @@ int run_predict(const predict_options& o) {
     for (auto& [k, v] : learners::evaluate(obj, d.labels(), preds))
       std::cout << k << " " << v << "\n";
   }
-  if (!o.out.empty()) {
-    auto n = d.rows();
-    auto k = static_cast<std::size_t>(m.outputs());
-    std::ostringstream s;
-    s.precision(9);
-    if (d.has_ids())
-      s << "id,";
-    if (k == 1) {
-      s << "prediction\n";
-    } else {
-      for (std::size_t c = 0; c < k; ++c)
-        s << "p" << c << (c + 1 < k ? "," : "\n");
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      if (d.has_ids())
-        s << d.ids()[i] << ",";
-      for (std::size_t c = 0; c < k; ++c)
-        s << preds[c * n + i] << (c + 1 < k ? "," : "\n");
-    }
-    learners::write_file_atomically(o.out, s.str());
-  }
+  if (!o.out.empty())
+    learners::write_file_atomically(
+        o.out,
+        predictions_csv(preds, static_cast<std::size_t>(m.outputs()),
+                        d.has_ids() ? d.ids() : std::vector<std::string>{}));
   return 0;
 }
 

@@ -198,6 +198,25 @@ int predict_plain(const prediction_plan& plan, const predict_options& o,
   return 0;
 }
 
+/// A FEVERLESS or OpBoost result (their labels gathered from the label
+/// holders; metrics only with labels) as what veil predict prints.
+template <class Result, class Parties>
+void take_result(Result& r, Parties& parties, bool labelled,
+                 const session::federated_model& fm, predicted& got) {
+  got.margins = std::move(r.margins);
+  got.ids = std::move(r.ids);
+  if (labelled) {
+    auto obj = fm.model.make_objective();
+    got.metrics = learners::evaluate(
+        obj, r.labels, obj.transform(got.margins, r.labels.size()));
+  }
+  for (auto& c : parties) {
+    got.names.push_back(c.name);
+    got.bytes.push_back(std::move(c.bytes));
+  }
+  got.seconds = r.predict_seconds;
+}
+
 int predict_feverless(const prediction_plan& plan, const predict_options& o,
                       const session::federated_model& fm, predicted& got) {
   actors::feverless_party_config cfg;
@@ -210,44 +229,8 @@ int predict_feverless(const prediction_plan& plan, const predict_options& o,
   if (!out.ok())
     return failure(out);
   auto& r = *out.result;
-  got.margins = std::move(r.margins);
-  got.ids = std::move(r.ids);
-  if (r.labelled) {
-    auto obj = fm.model.make_objective();
-    got.metrics = learners::evaluate(
-        obj, r.labels, obj.transform(got.margins, r.labels.size()));
-  }
-  for (auto& c : r.clients) {
-    got.names.push_back(c.name);
-    got.bytes.push_back(std::move(c.bytes));
-  }
-  got.seconds = r.predict_seconds;
+  take_result(r, r.clients, r.labelled, fm, got);
   return 0;
-}
-
-/// One row per prediction (the session's order), with its id first when
-/// the parties have ids.
-std::string predictions_csv(const std::vector<double>& preds, std::size_t k,
-                            const std::vector<std::string>& ids) {
-  auto n = k == 0 ? 0 : preds.size() / k;
-  bool with_ids = ids.size() == n && n > 0;
-  std::ostringstream s;
-  s << std::setprecision(17);
-  if (with_ids)
-    s << "id,";
-  if (k == 1) {
-    s << "prediction\n";
-  } else {
-    for (std::size_t c = 0; c < k; ++c)
-      s << "p" << c << (c + 1 < k ? "," : "\n");
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    if (with_ids)
-      s << ids[i] << ",";
-    for (std::size_t c = 0; c < k; ++c)
-      s << preds[c * n + i] << (c + 1 < k ? "," : "\n");
-  }
-  return s.str();
 }
 
 int predict_opboost(const prediction_plan& plan, const predict_options& o,
@@ -264,30 +247,15 @@ int predict_opboost(const prediction_plan& plan, const predict_options& o,
   if (!out.ok())
     return failure(out);
   auto& r = *out.result;
-  got.margins = std::move(r.margins);
-  got.ids = std::move(r.ids);
-  if (!r.labels.empty()) {
-    auto obj = fm.model.make_objective();
-    got.metrics = learners::evaluate(
-        obj, r.labels, obj.transform(got.margins, r.labels.size()));
-  }
-  for (auto& c : r.parties) {
-    got.names.push_back(c.name);
-    got.bytes.push_back(std::move(c.bytes));
-  }
-  got.seconds = r.predict_seconds;
+  take_result(r, r.parties, !r.labels.empty(), fm, got);
   return 0;
 }
 
 } // namespace
 
-bool is_federated_model(const std::string& path) {
-  auto j = learners::read_json_file(path, "model");
-  return j.is_object() && j.contains("session") && j.contains("federated");
-}
-
-int run_federated_predict(const predict_options& o) {
-  auto fm = session::load_federated_model(o.model);
+int run_federated_predict(const predict_options& o,
+                          const nlohmann::json& model) {
+  auto fm = session::federated_model_from_json(model, o.model);
   bool feverless = fm.protocol.rfind("feverless", 0) == 0;
   if (fm.protocol != "plain" && fm.protocol != "opboost" && !feverless)
     throw input_error(o.model + ": a " + fm.protocol +

@@ -24,12 +24,21 @@ void save_federated_model(const federated_model& m, const std::string& path) {
   learners::write_file_atomically(path, j.dump(1) + "\n");
 }
 
+bool is_federated_model(const json& j) {
+  return j.is_object() && j.contains("session") && j["session"].is_object() &&
+         j.contains("federated");
+}
+
 federated_model load_federated_model(const std::string& path) {
-  auto j = learners::read_json_file(path, "model");
+  return federated_model_from_json(learners::read_json_file(path, "model"),
+                                   path);
+}
+
+federated_model federated_model_from_json(const json& j,
+                                          const std::string& path) {
   federated_model m;
   try {
-    if (!j.is_object() || !j.contains("session") || !j["session"].is_object() ||
-        !j.contains("federated"))
+    if (!is_federated_model(j))
       throw input_error("not a federated session's model file: predict it "
                         "with veil predict --model " +
                         path + " --data FILE (no --config)");

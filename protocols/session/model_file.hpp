@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "learners/boost/model.hpp"
 #include "learners/input_error.hpp"
 #include "protocols/session/wire.hpp"
@@ -44,6 +46,11 @@ void save_federated_model(const federated_model& m, const std::string& path);
 /// file that is not a federated session's is refused with a message saying
 /// to predict it without --config.
 federated_model load_federated_model(const std::string& path);
+/// The same from the file's JSON, read already (`path` names it in errors).
+federated_model federated_model_from_json(const nlohmann::json& j,
+                                          const std::string& path);
+/// Whether `j` is a federated session's model file.
+bool is_federated_model(const nlohmann::json& j);
 
 /// Where party `party` keeps its part of the model saved as `model_path`.
 std::string part_path(const std::string& model_path, const std::string& party);
