@@ -15,6 +15,7 @@
 
 #include "actors/alignment.hpp"
 #include "actors/errors.hpp"
+#include "actors/live_session_impl.hpp"
 #include "actors/local_system.hpp"
 #include "actors/support.hpp"
 #include "learners/data/csv_reader.hpp"
@@ -550,65 +551,182 @@ void gather_labels(driver& d, feverless_result& result) {
              "test row " + std::to_string(i + 1) + " is labeled by no party");
 }
 
-/// The session's end: every client's byte counts into `result`, then
-/// every client ended.
-feverless_outcome finish_with_bytes(driver& d,
-                                    const std::vector<caf::actor>& clients,
-                                    const feverless_run& run,
-                                    feverless_result result) {
-  if (auto e = gather_bytes<feverless_outcome>(
-          d.self, clients, run.names, run.timeout,
-          [&](std::size_t c, session::byte_stats& b) {
-            result.clients[c].bytes = b;
-          }))
-    return d.finish(std::move(*e));
-  feverless_outcome out;
-  out.result = std::move(result);
-  return d.finish(std::move(out));
-}
-
-/// A prediction session on loading clients: the rows to predict, a roster,
-/// every client's part restored, client 0's prediction, the labels.
-void predict_restored(driver& d, const feverless_run& run,
-                      feverless_result& result) {
-  load_data(d, run, result);
+/// The roster every client gets (with the identity keys, none in a
+/// prediction session).
+void hand_out_roster(driver& d, const feverless_run& run,
+                     const std::vector<std::uint8_t>& keys) {
   d.ask_all<caf::ok_atom>(
       "roster",
       [&](std::size_t c) {
         fvl::roster r{{static_cast<std::int32_t>(c), run.names,
                        run.timeout.count(), run.link},
-                      {},
+                      keys,
                       run.params,
-                      false};
+                      run.export_splits && !run.restore};
         return std::make_tuple(messages::peers_atom::value, std::move(r),
                                d.parties);
       },
       [](std::size_t, caf::ok_atom) {});
-  // Every client gets the public model.
-  d.ask_parts(true, run.parts, [&](std::size_t, session::part_request& r) {
-    r.model = *run.restore;
-  });
-  if (d.error)
+}
+
+/// The split tables the clients sent with their models (export_splits).
+void take_split_tables(driver& d, std::vector<fvl::trained>& done,
+                       feverless_result& result) {
+  for (std::size_t c = 0; c < done.size() && !d.error; ++c) {
+    auto& t = done[c];
+    auto& cr = result.clients[c];
+    auto k_splits = t.split_trees.size();
+    if (t.split_nodes.size() != k_splits ||
+        t.split_features.size() != k_splits ||
+        t.split_buckets.size() != k_splits ||
+        t.split_thresholds.size() != k_splits ||
+        t.split_default_left.size() != k_splits)
+      return d.fail(errc::protocol_error,
+                    cr.name + " sent a split table whose fields differ in "
+                              "length");
+    for (std::size_t k = 0; k < k_splits; ++k)
+      cr.splits[{t.split_trees[k], t.split_nodes[k]}] =
+          fv::owned_split{t.split_features[k], t.split_buckets[k],
+                          t.split_thresholds[k], t.split_default_left[k] != 0};
+  }
+}
+
+/// Every client by name in the result (their byte counts and split tables
+/// go there).
+void name_clients(const feverless_run& run, feverless_result& result) {
+  if (result.clients.size() == run.names.size())
     return;
-  result.model = *run.restore;
-  result.clients.resize(d.size());
-  for (std::size_t c = 0; c < d.size(); ++c)
-    result.clients[c].name = d.name(c);
-  auto t1 = clock_type::now();
-  d.step = "predict";
-  d.self->send(d.parties[0], messages::predict_atom::value);
-  d.template await_each<fvl::predicted>({0},
-                                        [&](std::size_t, fvl::predicted& p) {
-                                          result.margins = std::move(p.margins);
-                                        });
-  if (d.error)
-    return;
-  result.predict_seconds = seconds_since(t1);
-  if (result.labelled)
-    gather_labels(d, result);
+  result.clients.resize(run.names.size());
+  for (std::size_t c = 0; c < run.names.size(); ++c)
+    result.clients[c].name = run.names[c];
 }
 
 } // namespace
+
+template <>
+struct session_hooks<feverless_protocol> {
+  using run = feverless_run;
+  static constexpr const char* kind = "feverless";
+
+  static run from_parties(const feverless_party_config& cfg) {
+    run r;
+    r.params = cfg.params;
+    r.timeout = cfg.timeout;
+    r.link = cfg.link;
+    r.load = cfg.parties;
+    r.export_splits = cfg.export_splits;
+    r.parts = cfg.parts;
+    r.restore = cfg.restore;
+    for (const auto& p : cfg.parties)
+      r.names.push_back(p.name);
+    return r;
+  }
+
+  static run from_given(const feverless_config& cfg) {
+    run r;
+    r.params = cfg.params;
+    r.timeout = cfg.timeout;
+    r.link = cfg.link;
+    r.predict =
+        cfg.predict && !cfg.clients.empty() && cfg.clients[0].eval.rows() > 0;
+    r.export_splits = cfg.export_splits;
+    r.parts = cfg.parts;
+    for (const auto& c : cfg.clients)
+      r.names.push_back(c.name);
+    return r;
+  }
+
+  static auto& given_specs(feverless_config& cfg) { return cfg.clients; }
+
+  static caf::actor spawn_given(caf::actor_system& sys,
+                                feverless_client_spec spec,
+                                const feverless_config& cfg, std::int32_t c) {
+    return spawn_feverless_client(sys, std::move(spec), cfg.test_seed, c);
+  }
+
+  static void check(const run& r, std::size_t n) {
+    check_actors("FEVERLESS", "clients", "labels spread over them", n,
+                 r.names.size(), r.load.size(), r.timeout);
+    r.params.validate();
+    if (r.restore &&
+        (r.load.empty() || r.parts.empty() || r.load[0].test_path.empty()))
+      throw input_error("a prediction session needs the model parts and a "
+                        "file of rows to predict per client");
+  }
+
+  /// Loads and aligns the clients' rows, exchanges the identity keys and
+  /// hands out the roster; a prediction session's clients restore their
+  /// parts (every client gets the public model) instead.
+  static void open(driver& d, const run& r, feverless_result& result) {
+    if (!r.load.empty())
+      load_data(d, r, result);
+    if (r.restore) {
+      hand_out_roster(d, r, {});
+      d.ask_parts(true, r.parts, [&](std::size_t, session::part_request& p) {
+        p.model = *r.restore;
+      });
+      if (d.error)
+        return;
+      result.model = *r.restore;
+      name_clients(r, result);
+      return;
+    }
+    // Key c at offset 32 c, whatever order the replies come in.
+    std::vector<std::uint8_t> keys(32 * d.size());
+    d.ask_all<fvl::identity_key>(
+        "exchange identity keys",
+        [](std::size_t) { return std::make_tuple(messages::keys_atom::value); },
+        [&](std::size_t c, fvl::identity_key& k) {
+          std::copy(k.key.begin(), k.key.end(),
+                    keys.begin() + static_cast<std::ptrdiff_t>(32 * c));
+        });
+    hand_out_roster(d, r, keys);
+  }
+
+  /// Every client trains and reports its model when done.
+  static void train(driver& d, const run& r, feverless_result& result) {
+    std::vector<std::size_t> all(d.size());
+    std::iota(all.begin(), all.end(), 0);
+    std::vector<fvl::trained> done(d.size());
+    auto t0 = clock_type::now();
+    d.step = "train";
+    for (auto& c : d.parties)
+      d.self->send(c, messages::train_atom::value);
+    d.await_each<fvl::trained>(
+        all, [&](std::size_t c, fvl::trained& t) { done[c] = std::move(t); });
+    if (d.error)
+      return;
+    result.train_seconds = seconds_since(t0);
+    result.model = done[0].model;
+    result.privacy = done[0].privacy;
+    name_clients(r, result);
+    take_split_tables(d, done, result);
+  }
+
+  /// Client 0 predicts federatedly; the clients' test labels are gathered
+  /// for the metrics when they loaded their own.
+  static void predict(driver& d, const run& r, feverless_result& result) {
+    auto t1 = clock_type::now();
+    d.step = "predict";
+    d.self->send(d.parties[0], messages::predict_atom::value);
+    d.await_each<fvl::predicted>({0}, [&](std::size_t, fvl::predicted& p) {
+      result.margins = std::move(p.margins);
+    });
+    if (d.error)
+      return;
+    result.predict_seconds = seconds_since(t1);
+    if (!r.load.empty() && result.labelled)
+      gather_labels(d, result);
+  }
+
+  static void store_bytes(feverless_result& result, const run& r, std::size_t c,
+                          session::byte_stats& b) {
+    name_clients(r, result);
+    result.clients[c].bytes = std::move(b);
+  }
+};
+
+template class live_session<feverless_protocol>;
 
 caf::actor spawn_feverless_client(caf::actor_system& sys, std::string name) {
   return sys.spawn(client_impl, std::move(name),
@@ -629,121 +747,22 @@ caf::actor spawn_feverless_client(caf::actor_system& sys,
 feverless_outcome run_feverless_clients(caf::actor_system& sys,
                                         std::vector<caf::actor> clients,
                                         const feverless_run& run) {
-  auto n = clients.size();
-  caf::scoped_actor self{sys};
-  driver d{self, clients, run.names, run.timeout, std::nullopt};
-  try {
-    check_actors("FEVERLESS", "clients", "labels spread over them", n,
-                 run.names.size(), run.load.size(), run.timeout);
-    run.params.validate();
-  } catch (const input_error& e) {
-    return d.finish(failed<feverless_outcome>(errc::bad_input, e.what()));
-  }
-  for (auto& c : clients)
-    self->monitor(c);
-  feverless_result result;
-  if (!run.load.empty())
-    load_data(d, run, result);
-  if (d.error)
-    return d.finish(std::move(*d.error));
+  return run_on_actors<feverless_protocol>(sys, std::move(clients), run);
+}
 
-  if (run.restore) {
-    if (run.load.empty() || run.parts.empty() || run.load[0].test_path.empty())
-      return d.finish(failed<feverless_outcome>(
-          errc::bad_request, "a prediction session needs the model parts "
-                             "and a file of rows to predict per client"));
-    predict_restored(d, run, result);
-    if (d.error)
-      return d.finish(std::move(*d.error));
-    return finish_with_bytes(d, clients, run, std::move(result));
-  }
+feverless_outcome run_feverless_session(feverless_config cfg,
+                                        const local_options& opts) {
+  live_session<feverless_protocol> s;
+  s.open(std::move(cfg), opts);
+  return s.run_to_end();
+}
 
-  // 1. Identity keys, gathered and handed out with the roster.
-  // Key c at offset 32 c, whatever order the replies come in.
-  std::vector<std::uint8_t> keys(32 * n);
-  d.ask_all<fvl::identity_key>(
-      "exchange identity keys",
-      [](std::size_t) { return std::make_tuple(messages::keys_atom::value); },
-      [&](std::size_t c, fvl::identity_key& k) {
-        std::copy(k.key.begin(), k.key.end(),
-                  keys.begin() + static_cast<std::ptrdiff_t>(32 * c));
-      });
-  d.ask_all<caf::ok_atom>(
-      "roster",
-      [&](std::size_t c) {
-        fvl::roster r{{static_cast<std::int32_t>(c), run.names,
-                       run.timeout.count(), run.link},
-                      keys,
-                      run.params,
-                      run.export_splits};
-        return std::make_tuple(messages::peers_atom::value, std::move(r),
-                               clients);
-      },
-      [](std::size_t, caf::ok_atom) {});
-  if (d.error)
-    return d.finish(std::move(*d.error));
-
-  // 2. Training: every client reports its model when done.
-  std::vector<std::size_t> all(n);
-  std::iota(all.begin(), all.end(), 0);
-  std::vector<fvl::trained> done(n);
-  auto t0 = clock_type::now();
-  d.step = "train";
-  for (auto& c : clients)
-    self->send(c, messages::train_atom::value);
-  d.await_each<fvl::trained>(
-      all, [&](std::size_t c, fvl::trained& t) { done[c] = std::move(t); });
-  if (d.error)
-    return d.finish(std::move(*d.error));
-  result.train_seconds = seconds_since(t0);
-  const auto& first = done[0];
-  result.model = first.model;
-  result.privacy = first.privacy;
-  result.clients.resize(n);
-  for (std::size_t c = 0; c < n; ++c) {
-    auto& t = done[c];
-    auto& cr = result.clients[c];
-    cr.name = run.names[c];
-    auto k_splits = t.split_trees.size();
-    if (t.split_nodes.size() != k_splits ||
-        t.split_features.size() != k_splits ||
-        t.split_buckets.size() != k_splits ||
-        t.split_thresholds.size() != k_splits ||
-        t.split_default_left.size() != k_splits) {
-      d.fail(protocols::session::errc::protocol_error,
-             cr.name + " sent a split table whose fields differ in length");
-      return d.finish(std::move(*d.error));
-    }
-    for (std::size_t k = 0; k < k_splits; ++k)
-      cr.splits[{t.split_trees[k], t.split_nodes[k]}] =
-          fv::owned_split{t.split_features[k], t.split_buckets[k],
-                          t.split_thresholds[k], t.split_default_left[k] != 0};
-  }
-
-  // 3. Federated prediction, client 0 asking.
-  bool predict = run.predict && (run.load.empty() || result.test_rows > 0);
-  if (predict) {
-    auto t1 = clock_type::now();
-    d.step = "predict";
-    self->send(clients[0], messages::predict_atom::value);
-    d.await_each<fvl::predicted>({0}, [&](std::size_t, fvl::predicted& p) {
-      result.margins = std::move(p.margins);
-    });
-    if (d.error)
-      return d.finish(std::move(*d.error));
-    result.predict_seconds = seconds_since(t1);
-    if (!run.load.empty())
-      gather_labels(d, result);
-    if (d.error)
-      return d.finish(std::move(*d.error));
-  }
-
-  // 4. Each client keeps its split table where it runs.
-  if (!run.parts.empty())
-    d.ask_parts(false, run.parts, [](std::size_t, session::part_request&) {});
-  if (d.error)
-    return d.finish(std::move(*d.error));
-  return finish_with_bytes(d, clients, run, std::move(result));
+feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
+                                        const tls_files& tls,
+                                        const local_options& opts) {
+  live_session<feverless_protocol> s;
+  s.open(cfg, tls, opts);
+  return s.run_to_end();
 }
 
 } // namespace veil::actors

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/live_session.hpp"
 #include "actors/session.hpp"
 #include "learners/boost/model.hpp"
 #include "learners/data/dataset.hpp"
@@ -86,6 +87,8 @@ struct feverless_result {
   std::vector<double> margins; ///< of the eval rows (predict only)
   double train_seconds = 0;
   double predict_seconds = 0;
+  /// Predictions made so far (a live session may predict many times).
+  std::uint32_t predictions = 0;
 };
 
 struct feverless_outcome {
@@ -112,6 +115,15 @@ struct feverless_party_config {
   /// A prediction session (feverless_run::restore): each party's test file
   /// holds the rows to predict.
   std::optional<learners::model> restore;
+};
+
+/// feverless's plug into live_session (actors/live_session.hpp): a long-lived
+/// session over its parties, e.g. live_session<feverless_protocol>.
+struct feverless_protocol {
+  using given_config = feverless_config;
+  using party_config = feverless_party_config;
+  using result = feverless_result;
+  using outcome = feverless_outcome;
 };
 
 /// Runs it: local parties in this process, remote ones on their `veil

@@ -71,20 +71,4 @@ from_down(const caf::down_msg& dm, const std::vector<caf::actor>& actors,
                                      who + " ended early");
 }
 
-/// Asks every actor for its byte counts, in order, and hands them to
-/// `store(index, stats)`; the first error ends the round.
-template <class Outcome, class Store>
-std::optional<Outcome>
-gather_bytes(caf::scoped_actor& self, const std::vector<caf::actor>& actors,
-             const std::vector<std::string>& names,
-             std::chrono::milliseconds timeout, Store store) {
-  std::optional<Outcome> error;
-  for (std::size_t c = 0; c < actors.size() && !error; ++c)
-    self->request(actors[c], timeout, messages::stats_atom::value)
-        .receive(
-            [&](protocols::session::byte_stats& b) { store(c, b); },
-            [&](caf::error& e) { error = from_error<Outcome>(e, names[c]); });
-  return error;
-}
-
 } // namespace veil::actors

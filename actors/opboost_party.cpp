@@ -10,6 +10,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/live_session_impl.hpp"
 #include "actors/local_system.hpp"
 #include "actors/support.hpp"
 #include "learners/input_error.hpp"
@@ -499,6 +500,117 @@ void train_parties(driver& d, opboost_result& result) {
 
 } // namespace
 
+template <>
+struct session_hooks<opboost_protocol> {
+  using run = opboost_run;
+  static constexpr const char* kind = "opboost";
+
+  static run from_parties(const opboost_party_config& cfg) {
+    run r;
+    r.params = cfg.params;
+    r.timeout = cfg.timeout;
+    r.link = cfg.link;
+    r.bounds = cfg.bounds;
+    r.load = cfg.parties;
+    r.parts = cfg.parts;
+    r.restore = cfg.restore;
+    r.features = cfg.features;
+    for (const auto& p : cfg.parties)
+      r.names.push_back(p.name);
+    return r;
+  }
+
+  static run from_given(const opboost_config& cfg) {
+    run r;
+    r.params = cfg.params;
+    r.timeout = cfg.timeout;
+    r.link = cfg.link;
+    r.predict =
+        cfg.predict && !cfg.parties.empty() && cfg.parties[0].eval.rows() > 0;
+    r.parts = cfg.parts;
+    for (const auto& p : cfg.parties)
+      r.names.push_back(p.name);
+    return r;
+  }
+
+  static auto& given_specs(opboost_config& cfg) { return cfg.parties; }
+
+  static caf::actor spawn_given(caf::actor_system& sys, opboost_party_spec spec,
+                                const opboost_config& cfg, std::int32_t c) {
+    return spawn_opboost_party(sys, std::move(spec), cfg.test_seed, c);
+  }
+
+  static void check(const run& r, std::size_t n) {
+    check_actors("OpBoost", "parties",
+                 "Party A with the labels and at least one Party B", n,
+                 r.names.size(), r.load.size(), r.timeout, max_star_parties);
+    r.params.validate();
+    for (const auto& [column, m] : r.bounds)
+      m.validate(column);
+  }
+
+  /// Loads and aligns the parties' rows and hands out the roster: a star
+  /// around Party A, one message for all (each finds itself in it). In a
+  /// prediction session Party A restores the model with every party's
+  /// columns, each Party B its part.
+  static void open(driver& d, const run& r, opboost_result& result) {
+    if (!r.load.empty())
+      load_data(d, r, result);
+    opl::roster roster{
+        {-1, r.names, r.timeout.count(), r.link, 0}, r.params, {}, {}, {}};
+    for (const auto& [column, m] : r.bounds) {
+      roster.bound_columns.push_back(column);
+      roster.bound_lower.push_back(m.lower);
+      roster.bound_upper.push_back(m.upper);
+    }
+    auto roster_message = caf::make_message(messages::peers_atom::value,
+                                            std::move(roster), d.parties);
+    d.ask_all<caf::ok_atom>(
+        "roster", [&](std::size_t) { return roster_message; },
+        [](std::size_t, caf::ok_atom) {});
+    if (!r.restore)
+      return;
+    d.ask_parts(true, r.parts, [&](std::size_t c, session::part_request& p) {
+      if (c == 0) {
+        p.model = *r.restore;
+        p.features = r.features;
+      }
+    });
+    if (!d.error)
+      result.model = *r.restore;
+  }
+
+  static void train(driver& d, const run&, opboost_result& result) {
+    train_parties(d, result);
+  }
+
+  /// Party A predicts privately: every Party B desensitizes its columns of
+  /// the rows afresh.
+  static void predict(driver& d, const run&, opboost_result& result) {
+    auto t1 = clock_type::now();
+    d.step = "predict";
+    d.self->send(d.parties[0], messages::predict_atom::value);
+    d.await_each<opl::predicted>({0}, [&](std::size_t, opl::predicted& p) {
+      result.margins = std::move(p.margins);
+      result.labels = std::move(p.labels);
+    });
+    if (!d.error)
+      result.predict_seconds = seconds_since(t1);
+  }
+
+  static void store_bytes(opboost_result& result, const run& r, std::size_t c,
+                          session::byte_stats& b) {
+    if (result.parties.size() != r.names.size()) {
+      result.parties.resize(r.names.size());
+      for (std::size_t q = 0; q < r.names.size(); ++q)
+        result.parties[q].name = r.names[q];
+    }
+    result.parties[c].bytes = std::move(b);
+  }
+};
+
+template class live_session<opboost_protocol>;
+
 caf::actor spawn_opboost_party(caf::actor_system& sys, std::string name) {
   return sys.spawn(party_impl, std::move(name),
                    std::optional<opboost_party_spec>{},
@@ -517,101 +629,22 @@ caf::actor spawn_opboost_party(caf::actor_system& sys, opboost_party_spec spec,
 opboost_outcome run_opboost_actors(caf::actor_system& sys,
                                    std::vector<caf::actor> parties,
                                    const opboost_run& run) {
-  auto n = parties.size();
-  caf::scoped_actor self{sys};
-  driver d{self, parties, run.names, run.timeout, std::nullopt};
-  try {
-    check_actors("OpBoost", "parties",
-                 "Party A with the labels and at least one Party B", n,
-                 run.names.size(), run.load.size(), run.timeout,
-                 max_star_parties);
-    run.params.validate();
-    for (const auto& [column, m] : run.bounds)
-      m.validate(column);
-  } catch (const input_error& e) {
-    return d.finish(failed<opboost_outcome>(errc::bad_input, e.what()));
-  }
-  for (auto& c : parties)
-    self->monitor(c);
-  opboost_result result;
-  if (!run.load.empty())
-    load_data(d, run, result);
-  if (d.error)
-    return d.finish(std::move(*d.error));
+  return run_on_actors<opboost_protocol>(sys, std::move(parties), run);
+}
 
-  // 1. The roster: every party learns its peers and sets up its role. A
-  // star around Party A; one message for all (each finds itself in it).
-  opl::roster roster{{-1, run.names, run.timeout.count(), run.link, 0},
-                     run.params,
-                     {},
-                     {},
-                     {}};
-  for (const auto& [column, m] : run.bounds) {
-    roster.bound_columns.push_back(column);
-    roster.bound_lower.push_back(m.lower);
-    roster.bound_upper.push_back(m.upper);
-  }
-  auto roster_message = caf::make_message(messages::peers_atom::value,
-                                          std::move(roster), parties);
-  d.ask_all<caf::ok_atom>(
-      "roster", [&](std::size_t) { return roster_message; },
-      [](std::size_t, caf::ok_atom) {});
-  if (d.error)
-    return d.finish(std::move(*d.error));
+opboost_outcome run_opboost_session(opboost_config cfg,
+                                    const local_options& opts) {
+  live_session<opboost_protocol> s;
+  s.open(std::move(cfg), opts);
+  return s.run_to_end();
+}
 
-  if (run.restore) {
-    // Party A gets the model and every party's columns.
-    d.ask_parts(true, run.parts, [&](std::size_t c, session::part_request& r) {
-      if (c == 0) {
-        r.model = *run.restore;
-        r.features = run.features;
-      }
-    });
-    if (d.error)
-      return d.finish(std::move(*d.error));
-    result.model = *run.restore;
-  } else {
-    // 2. Training: Party B users send M0 and M1, Party A trains, asks for
-    // the split values and reports its model.
-    train_parties(d, result);
-    if (d.error)
-      return d.finish(std::move(*d.error));
-  }
-
-  // 3. Private prediction, Party A asking every Party B.
-  bool predict = run.predict && (run.load.empty() || result.test_rows > 0);
-  if (predict) {
-    auto t1 = clock_type::now();
-    d.step = "predict";
-    self->send(parties[0], messages::predict_atom::value);
-    d.await_each<opl::predicted>({0}, [&](std::size_t, opl::predicted& p) {
-      result.margins = std::move(p.margins);
-      result.labels = std::move(p.labels);
-    });
-    if (d.error)
-      return d.finish(std::move(*d.error));
-    result.predict_seconds = seconds_since(t1);
-  }
-
-  // 4. Each Party B keeps its part where it runs.
-  if (!run.parts.empty() && !run.restore)
-    d.ask_parts(false, run.parts, [](std::size_t, session::part_request&) {});
-  if (d.error)
-    return d.finish(std::move(*d.error));
-
-  // 5. Byte counts.
-  result.parties.resize(n);
-  for (std::size_t c = 0; c < n; ++c)
-    result.parties[c].name = run.names[c];
-  if (auto e = gather_bytes<opboost_outcome>(
-          self, parties, run.names, run.timeout,
-          [&](std::size_t c, session::byte_stats& b) {
-            result.parties[c].bytes = b;
-          }))
-    return d.finish(std::move(*e));
-  opboost_outcome out;
-  out.result = std::move(result);
-  return d.finish(std::move(out));
+opboost_outcome run_opboost_parties(const opboost_party_config& cfg,
+                                    const tls_files& tls,
+                                    const local_options& opts) {
+  live_session<opboost_protocol> s;
+  s.open(cfg, tls, opts);
+  return s.run_to_end();
 }
 
 } // namespace veil::actors

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/live_session.hpp"
 #include "actors/session.hpp"
 #include "learners/boost/model.hpp"
 #include "learners/data/dataset.hpp"
@@ -86,6 +87,8 @@ struct opboost_result {
   std::vector<double> margins; ///< of the eval rows (predict only)
   double train_seconds = 0;
   double predict_seconds = 0;
+  /// Predictions made so far (a live session may predict many times).
+  std::uint32_t predictions = 0;
 };
 
 struct opboost_outcome {
@@ -112,6 +115,15 @@ struct opboost_party_config {
   /// party's test file holds the rows to predict.
   std::optional<learners::model> restore;
   std::vector<std::vector<std::string>> features;
+};
+
+/// opboost's plug into live_session (actors/live_session.hpp): a long-lived
+/// session over its parties, e.g. live_session<opboost_protocol>.
+struct opboost_protocol {
+  using given_config = opboost_config;
+  using party_config = opboost_party_config;
+  using result = opboost_result;
+  using outcome = opboost_outcome;
 };
 
 /// Runs it: local parties in this process, remote ones on their `veil

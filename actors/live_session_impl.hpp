@@ -1,0 +1,318 @@
+#pragma once
+
+// The machinery of live_session (actors/live_session.hpp): the actor
+// system, the scoped actor that drives the parties, the parties, and the
+// steps every protocol shares. A protocol supplies session_hooks<P> (its
+// steps as functions on a session_driver, not an actor) and instantiates
+// live_session<P> in its own source file:
+//
+//   template <> struct session_hooks<my_protocol> {
+//     using run = my_run;                       // what the driver needs
+//     static constexpr const char* kind = "my"; // spawn_kind's name
+//     static run from_parties(const my_party_config&);
+//     static run from_given(const my_config&);
+//     static auto& given_specs(my_config&);     // the specs given at spawn
+//     static caf::actor spawn_given(caf::actor_system&, spec,
+//                                   const my_config&, std::int32_t index);
+//     static void check(const run&, std::size_t parties); // throws input_error
+//     static void open(driver&, const run&, result&);     // load, roster
+//     static void train(driver&, const run&, result&);
+//     static void predict(driver&, const run&, result&);
+//     static void store_bytes(result&, const run&, std::size_t party,
+//                             protocols::session::byte_stats&);
+//   };
+//   template class live_session<my_protocol>;
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include "actors/live_session.hpp"
+#include "actors/local_system.hpp"
+#include "actors/remote.hpp"
+#include "actors/support.hpp"
+#include "learners/input_error.hpp"
+
+namespace veil::actors {
+
+template <class Protocol>
+struct session_hooks;
+
+template <class Protocol>
+struct live_session<Protocol>::impl {
+  using hooks = session_hooks<Protocol>;
+  using outcome = typename Protocol::outcome;
+  using driver = session_driver<outcome>;
+
+  // Destroyed in reverse order: the driver and the scoped actor before the
+  // actor system, the system before its configuration.
+  std::unique_ptr<caf::actor_system_config> sys_cfg;
+  std::unique_ptr<caf::actor_system> own_sys;
+  std::optional<caf::scoped_actor> self;
+  std::vector<caf::actor> parties;
+  typename hooks::run run;
+  typename Protocol::result result;
+  std::optional<driver> d;
+  /// The failure that ended the session (kept for close()).
+  std::optional<outcome> failure;
+  bool given = false; ///< data given at spawn (no load step)
+  bool closed = false;
+  bool trained = false;
+
+  ~impl() {
+    if (!closed)
+      close();
+  }
+
+  /// A system of this process only, or one that talks to other nodes.
+  void make_system(bool remote, const local_options& opts,
+                   const tls_files& tls) {
+    if (remote)
+      sys_cfg = std::make_unique<net_config>(opts.threads, tls);
+    else
+      sys_cfg = std::make_unique<local_config>(opts);
+    own_sys = std::make_unique<caf::actor_system>(*sys_cfg);
+    self.emplace(*own_sys);
+  }
+
+  /// Ends the session now: every party ends with `out`'s error.
+  bool fail_now(outcome out) {
+    if (d)
+      d->finish(out);
+    else if (self)
+      send_exits(*self, parties);
+    failure = std::move(out);
+    closed = true;
+    return false;
+  }
+
+  /// After a step: whether it went well; if not, the session ends.
+  bool settle() {
+    if (!d->error)
+      return true;
+    return fail_now(std::move(*d->error));
+  }
+
+  /// Takes the spawned parties (in `sys`, driven by `self`), checks the
+  /// run, monitors them and opens the session.
+  bool start(std::vector<caf::actor> ps) {
+    parties = std::move(ps);
+    d.emplace(driver{*self, parties, run.names, run.timeout, std::nullopt});
+    try {
+      hooks::check(run, parties.size());
+    } catch (const input_error& e) {
+      return fail_now(
+          failed<outcome>(protocols::session::errc::bad_input, e.what()));
+    }
+    for (auto& c : parties)
+      (*self)->monitor(c);
+    hooks::open(*d, run, result);
+    return settle();
+  }
+
+  /// Whether a step may run; a refused step (closed, or out of order)
+  /// ends the session with `why`.
+  bool ready(bool in_order, const char* why) {
+    if (closed)
+      return false;
+    if (in_order)
+      return true;
+    return fail_now(
+        failed<outcome>(protocols::session::errc::bad_request, why));
+  }
+
+  bool train() {
+    if (!ready(!trained && !run.restore,
+               "train once per session, and not in a prediction session"))
+      return false;
+    hooks::train(*d, run, result);
+    trained = true;
+    return settle();
+  }
+
+  bool predict() {
+    if (!ready(trained || run.restore,
+               "predict after training, or in a prediction session"))
+      return false;
+    hooks::predict(*d, run, result);
+    if (!settle())
+      return false;
+    ++result.predictions;
+    if (given)
+      result.test_rows = result.margins.size();
+    return true;
+  }
+
+  bool save_parts(const protocols::session::model_parts& parts) {
+    if (!ready(trained && !parts.empty(),
+               "save model parts after training, to a named model"))
+      return false;
+    d->ask_parts(false, parts,
+                 [](std::size_t, protocols::session::part_request&) {});
+    return settle();
+  }
+
+  bool collect_stats() {
+    if (!ready(true, ""))
+      return false;
+    d->template ask_all<protocols::session::byte_stats>(
+        "collect byte counts",
+        [](std::size_t) {
+          return std::make_tuple(messages::stats_atom::value);
+        },
+        [&](std::size_t c, protocols::session::byte_stats& b) {
+          hooks::store_bytes(result, run, c, b);
+        });
+    return settle();
+  }
+
+  outcome close() {
+    if (closed) {
+      if (failure)
+        return *failure;
+      return failed<outcome>(protocols::session::errc::bad_request,
+                             "the session is closed");
+    }
+    closed = true;
+    if (!d) {
+      failure = failed<outcome>(protocols::session::errc::bad_request,
+                                "the session was never opened");
+      return *failure;
+    }
+    outcome out;
+    out.result = result;
+    d->finish(out);
+    failure = failed<outcome>(protocols::session::errc::bad_request,
+                              "the session is closed");
+    return out;
+  }
+
+  /// A whole one-shot session: train (unless it is a prediction session),
+  /// predict when the run asks and there are rows, keep the model parts
+  /// when the run names them, the byte counts, close.
+  outcome run_to_end() {
+    bool ok = !closed && (run.restore || train());
+    if (ok && run.predict && (run.load.empty() || result.test_rows > 0))
+      ok = predict();
+    if (ok && !run.restore && !run.parts.empty())
+      ok = save_parts(run.parts);
+    if (ok)
+      collect_stats();
+    return close();
+  }
+};
+
+template <class P>
+live_session<P>::live_session() = default;
+template <class P>
+live_session<P>::~live_session() = default;
+template <class P>
+live_session<P>::live_session(live_session&&) noexcept = default;
+template <class P>
+live_session<P>& live_session<P>::operator=(live_session&&) noexcept = default;
+
+template <class P>
+bool live_session<P>::open(const typename P::party_config& cfg,
+                           const tls_files& tls, const local_options& opts) {
+  impl_ = std::make_unique<impl>();
+  auto& s = *impl_;
+  s.run = impl::hooks::from_parties(cfg);
+  bool remote = tls.enabled();
+  for (const auto& p : cfg.parties)
+    remote = remote || p.is_remote();
+  s.make_system(remote, opts, tls);
+  std::vector<caf::actor> parties;
+  if (auto f = spawn_parties(*s.own_sys, *s.self, cfg.parties, tls, cfg.timeout,
+                             impl::hooks::kind, parties))
+    return s.fail_now(failed<outcome_type>(f->code, std::move(f->error)));
+  return s.start(std::move(parties));
+}
+
+template <class P>
+bool live_session<P>::open(typename P::given_config cfg,
+                           const local_options& opts) {
+  impl_ = std::make_unique<impl>();
+  auto& s = *impl_;
+  s.given = true;
+  s.run = impl::hooks::from_given(cfg);
+  s.make_system(false, opts, {});
+  auto& specs = impl::hooks::given_specs(cfg);
+  // The rows and columns of data given at spawn are the caller's: the
+  // parties never report them.
+  s.result.rows = specs.empty() ? 0 : specs[0].features.rows();
+  std::vector<caf::actor> parties;
+  for (std::size_t c = 0; c < specs.size(); ++c) {
+    s.result.features.push_back(specs[c].features.feature_names());
+    parties.push_back(impl::hooks::spawn_given(
+        *s.own_sys, std::move(specs[c]), cfg, static_cast<std::int32_t>(c)));
+  }
+  return s.start(std::move(parties));
+}
+
+template <class P>
+bool live_session<P>::train() {
+  return impl_ && impl_->train();
+}
+
+template <class P>
+bool live_session<P>::predict() {
+  return impl_ && impl_->predict();
+}
+
+template <class P>
+bool live_session<P>::save_parts(const protocols::session::model_parts& parts) {
+  return impl_ && impl_->save_parts(parts);
+}
+
+template <class P>
+bool live_session<P>::collect_stats() {
+  return impl_ && impl_->collect_stats();
+}
+
+template <class P>
+bool live_session<P>::ok() const {
+  return impl_ && !impl_->closed;
+}
+
+template <class P>
+const typename live_session<P>::result_type& live_session<P>::result() const {
+  return impl_->result;
+}
+
+template <class P>
+typename live_session<P>::outcome_type live_session<P>::close() {
+  if (!impl_)
+    return failed<outcome_type>(protocols::session::errc::bad_request,
+                                "the session was never opened");
+  return impl_->close();
+}
+
+template <class P>
+typename live_session<P>::outcome_type live_session<P>::run_to_end() {
+  if (!impl_)
+    return close();
+  return impl_->run_to_end();
+}
+
+/// The one-shot session on `parties`, already spawned in `sys` (here or on
+/// other nodes; or test doubles that speak the same steps), with `run`.
+template <class P>
+typename P::outcome run_on_actors(caf::actor_system& sys,
+                                  std::vector<caf::actor> parties,
+                                  typename session_hooks<P>::run run) {
+  typename live_session<P>::impl s;
+  s.run = std::move(run);
+  s.self.emplace(sys);
+  s.start(std::move(parties));
+  return s.run_to_end();
+}
+
+} // namespace veil::actors
