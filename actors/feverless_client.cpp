@@ -719,6 +719,9 @@ struct session_hooks<feverless_protocol> {
       gather_labels(d, result);
   }
 
+  /// Nothing to gather besides the byte counts.
+  static void collect(driver&, const run&, feverless_result&) {}
+
   static void store_bytes(feverless_result& result, const run& r, std::size_t c,
                           session::byte_stats& b) {
     name_clients(r, result);
@@ -727,6 +730,9 @@ struct session_hooks<feverless_protocol> {
 };
 
 template class live_session<feverless_protocol>;
+template bool
+live_session<feverless_protocol>::open<feverless_config>(feverless_config,
+                                                         const local_options&);
 
 caf::actor spawn_feverless_client(caf::actor_system& sys, std::string name) {
   return sys.spawn(client_impl, std::move(name),

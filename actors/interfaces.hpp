@@ -55,14 +55,6 @@ using party_actor = caf::typed_actor<
     caf::reacts_to<protocols::plain::predict_answer>,
     caf::reacts_to<protocols::plain::failure>>;
 
-/// The session coordinator: `run` starts the session it was spawned with;
-/// the active party reports its progress to it. The result goes to the
-/// listener given at spawn time.
-using coordinator_actor =
-    caf::typed_actor<caf::reacts_to<messages::run_atom>,
-                     caf::reacts_to<protocols::session::progress_report>,
-                     caf::reacts_to<messages::tick_atom, std::uint64_t>>;
-
 /// A party daemon (`veil node`): on request from a coordinator it spawns a
 /// party of the given name and protocol kind ("plain": a party_actor,
 /// "feverless": a FEVERLESS client, "opboost": an OpBoost party; see

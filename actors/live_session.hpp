@@ -14,6 +14,7 @@
 // The first failure ends the session on every party at once, with its
 // reason; later calls return false, and close() returns that failure.
 
+#include <concepts>
 #include <cstdint>
 #include <memory>
 
@@ -40,9 +41,14 @@ public:
   /// `restore`) each restores its part of the model.
   bool open(const typename Protocol::party_config& cfg, const tls_files& tls,
             const local_options& opts = {});
-  /// Parties given their data at spawn, all in this process.
-  bool open(typename Protocol::given_config cfg,
-            const local_options& opts = {});
+  /// Parties given their data at spawn, all in this process (protocols
+  /// that have such a configuration).
+  template <class Given>
+  requires std::same_as<Given, typename Protocol::given_config>
+  bool open(Given cfg, const local_options& opts = {});
+  /// Called on the caller's thread with each progress report a party sends
+  /// while a step waits for it (before open(), or between steps).
+  void on_progress(progress_fn f);
 
   /// Trains once; the model and the privacy report go to result().
   bool train();

@@ -63,6 +63,7 @@ struct live_session<Protocol>::impl {
   std::optional<driver> d;
   /// The failure that ended the session (kept for close()).
   std::optional<outcome> failure;
+  progress_fn progress;
   bool given = false; ///< data given at spawn (no load step)
   bool closed = false;
   bool trained = false;
@@ -101,17 +102,23 @@ struct live_session<Protocol>::impl {
     return fail_now(std::move(*d->error));
   }
 
-  /// Takes the spawned parties (in `sys`, driven by `self`), checks the
-  /// run, monitors them and opens the session.
-  bool start(std::vector<caf::actor> ps) {
-    parties = std::move(ps);
-    d.emplace(driver{*self, parties, run.names, run.timeout, std::nullopt});
+  /// Checks the run for `n` parties before any is contacted.
+  bool check(std::size_t n) {
     try {
-      hooks::check(run, parties.size());
+      hooks::check(run, n);
+      return true;
     } catch (const input_error& e) {
       return fail_now(
           failed<outcome>(protocols::session::errc::bad_input, e.what()));
     }
+  }
+
+  /// Takes the spawned parties (in `sys`, driven by `self`), monitors them
+  /// and opens the session.
+  bool start(std::vector<caf::actor> ps) {
+    parties = std::move(ps);
+    d.emplace(driver{*self, parties, run.names, run.timeout, std::nullopt});
+    d->on_progress = progress;
     for (auto& c : parties)
       (*self)->monitor(c);
     hooks::open(*d, run, result);
@@ -163,6 +170,7 @@ struct live_session<Protocol>::impl {
   bool collect_stats() {
     if (!ready(true, ""))
       return false;
+    hooks::collect(*d, run, result);
     d->template ask_all<protocols::session::byte_stats>(
         "collect byte counts",
         [](std::size_t) {
@@ -210,6 +218,16 @@ struct live_session<Protocol>::impl {
   }
 };
 
+/// A new session's state, keeping the progress callback of `old` (set
+/// before open); `old`, if open, is closed.
+template <class Impl>
+std::unique_ptr<Impl> fresh_impl(std::unique_ptr<Impl> old) {
+  auto s = std::make_unique<Impl>();
+  if (old)
+    s->progress = std::move(old->progress);
+  return s;
+}
+
 template <class P>
 live_session<P>::live_session() = default;
 template <class P>
@@ -222,9 +240,11 @@ live_session<P>& live_session<P>::operator=(live_session&&) noexcept = default;
 template <class P>
 bool live_session<P>::open(const typename P::party_config& cfg,
                            const tls_files& tls, const local_options& opts) {
-  impl_ = std::make_unique<impl>();
+  impl_ = fresh_impl(std::move(impl_));
   auto& s = *impl_;
   s.run = impl::hooks::from_parties(cfg);
+  if (!s.check(s.run.names.size()))
+    return false;
   bool remote = tls.enabled();
   for (const auto& p : cfg.parties)
     remote = remote || p.is_remote();
@@ -237,12 +257,15 @@ bool live_session<P>::open(const typename P::party_config& cfg,
 }
 
 template <class P>
-bool live_session<P>::open(typename P::given_config cfg,
-                           const local_options& opts) {
-  impl_ = std::make_unique<impl>();
+template <class Given>
+requires std::same_as<Given, typename P::given_config>
+bool live_session<P>::open(Given cfg, const local_options& opts) {
+  impl_ = fresh_impl(std::move(impl_));
   auto& s = *impl_;
   s.given = true;
   s.run = impl::hooks::from_given(cfg);
+  if (!s.check(s.run.names.size()))
+    return false;
   s.make_system(false, opts, {});
   auto& specs = impl::hooks::given_specs(cfg);
   // The rows and columns of data given at spawn are the caller's: the
@@ -255,6 +278,15 @@ bool live_session<P>::open(typename P::given_config cfg,
         *s.own_sys, std::move(specs[c]), cfg, static_cast<std::int32_t>(c)));
   }
   return s.start(std::move(parties));
+}
+
+template <class P>
+void live_session<P>::on_progress(progress_fn f) {
+  if (!impl_)
+    impl_ = std::make_unique<impl>();
+  impl_->progress = f;
+  if (impl_->d)
+    impl_->d->on_progress = std::move(f);
 }
 
 template <class P>
@@ -305,13 +337,17 @@ typename live_session<P>::outcome_type live_session<P>::run_to_end() {
 /// The one-shot session on `parties`, already spawned in `sys` (here or on
 /// other nodes; or test doubles that speak the same steps), with `run`.
 template <class P>
-typename P::outcome run_on_actors(caf::actor_system& sys,
-                                  std::vector<caf::actor> parties,
-                                  typename session_hooks<P>::run run) {
+typename P::outcome
+run_on_actors(caf::actor_system& sys, std::vector<caf::actor> parties,
+              typename session_hooks<P>::run run, progress_fn progress = {}) {
   typename live_session<P>::impl s;
   s.run = std::move(run);
+  s.progress = std::move(progress);
   s.self.emplace(sys);
-  s.start(std::move(parties));
+  if (s.check(parties.size()))
+    s.start(std::move(parties));
+  else
+    send_exits(*s.self, parties);
   return s.run_to_end();
 }
 

@@ -20,7 +20,6 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/coordinator.hpp"
 #include "actors/errors.hpp"
 #include "actors/feverless_client.hpp"
 #include "actors/opboost_party.hpp"
@@ -307,35 +306,6 @@ spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
       return failure;
   }
   return std::nullopt;
-}
-
-session_outcome run_distributed_session(const session_config& cfg,
-                                        const tls_files& tls,
-                                        const progress_fn& on_progress,
-                                        const local_options& opts) {
-  session_outcome out;
-  try {
-    validate(cfg);
-  } catch (const input_error& e) {
-    out.code = errc::bad_input;
-    out.error = e.what();
-    return out;
-  }
-  net_config sys_cfg(opts.threads, tls);
-  caf::actor_system sys{sys_cfg};
-  // The requester the nodes monitor: it lives until the session ended.
-  caf::scoped_actor self{sys};
-  std::vector<caf::actor> started;
-  if (auto f = spawn_parties(sys, self, cfg.parties, tls, cfg.timeout, "plain",
-                             started)) {
-    out.code = f->code;
-    out.error = std::move(f->error);
-    return out;
-  }
-  std::vector<party_actor> parties;
-  for (auto& a : started)
-    parties.push_back(caf::actor_cast<party_actor>(a));
-  return run_session(sys, parties, cfg, on_progress);
 }
 
 } // namespace veil::actors

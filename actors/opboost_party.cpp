@@ -598,6 +598,9 @@ struct session_hooks<opboost_protocol> {
       result.predict_seconds = seconds_since(t1);
   }
 
+  /// Nothing to gather besides the byte counts.
+  static void collect(driver&, const run&, opboost_result&) {}
+
   static void store_bytes(opboost_result& result, const run& r, std::size_t c,
                           session::byte_stats& b) {
     if (result.parties.size() != r.names.size()) {
@@ -610,6 +613,9 @@ struct session_hooks<opboost_protocol> {
 };
 
 template class live_session<opboost_protocol>;
+template bool
+live_session<opboost_protocol>::open<opboost_config>(opboost_config,
+                                                     const local_options&);
 
 caf::actor spawn_opboost_party(caf::actor_system& sys, std::string name) {
   return sys.spawn(party_impl, std::move(name),

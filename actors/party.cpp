@@ -10,6 +10,7 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
@@ -56,7 +57,7 @@ struct party_state {
   std::vector<std::string> names;
   std::vector<party_actor> peers;
   std::vector<caf::actor_addr> peer_addrs;
-  coordinator_actor coordinator;
+  caf::actor coordinator; /// the roster's sender: the session's driver
   std::chrono::milliseconds timeout{60000};
 
   // -- role ------------------------------------------------------------------
@@ -164,6 +165,15 @@ void route(party_pointer self, plain::outbox out) {
   }
 }
 
+/// Tells the session's driver (an untyped actor) how far this party got,
+/// as itself: the driver takes reports from the party it waits for only.
+void report_progress(party_pointer self, session::progress_report p) {
+  auto& st = self->state;
+  if (st.coordinator)
+    caf::send_as(caf::actor_cast<caf::actor>(self), st.coordinator,
+                 std::move(p));
+}
+
 /// After a protocol step: report progress to the coordinator, answer a
 /// request whose work is done.
 void after_step(party_pointer self) {
@@ -176,11 +186,9 @@ void after_step(party_pointer self) {
     if (trees != st.trees_reported || now - st.last_progress > st.timeout / 4) {
       st.trees_reported = trees;
       st.last_progress = now;
-      if (st.coordinator)
-        self->send(st.coordinator,
-                   session::progress_report{"train",
-                                            static_cast<std::int32_t>(trees),
-                                            st.total_trees});
+      report_progress(
+          self, session::progress_report{
+                    "train", static_cast<std::int32_t>(trees), st.total_trees});
     }
     if (st.active->training_done()) {
       st.training = false;
@@ -193,8 +201,7 @@ void after_step(party_pointer self) {
   } else if (st.predicting) {
     if (now - st.last_progress > st.timeout / 4) {
       st.last_progress = now;
-      if (st.coordinator)
-        self->send(st.coordinator, session::progress_report{"predict", 0, 0});
+      report_progress(self, session::progress_report{"predict", 0, 0});
     }
     if (st.active->predict_done()) {
       st.predicting = false;
@@ -333,7 +340,7 @@ caf::result<caf::ok_atom> on_peers(party_pointer self, session::roster& r,
     st.peers.push_back(caf::actor_cast<party_actor>(p));
   }
   st.watch.assign(n, {});
-  st.coordinator = caf::actor_cast<coordinator_actor>(self->current_sender());
+  st.coordinator = caf::actor_cast<caf::actor>(self->current_sender());
   self->monitor(st.coordinator);
   if (st.self_id == 0) {
     for (std::size_t q = 1; q < n; ++q)

@@ -4,11 +4,6 @@
 #include <cctype>
 #include <set>
 
-#include <caf/actor_system.hpp>
-
-#include "actors/coordinator.hpp"
-#include "actors/local_system.hpp"
-#include "actors/party.hpp"
 #include "learners/input_error.hpp"
 
 namespace veil::actors {
@@ -80,23 +75,6 @@ session_config active_first(const session_config& cfg) {
       out.parties.begin(), out.parties.end(),
       [](const party_spec& p) { return !p.data.label_column.empty(); });
   return out;
-}
-
-session_outcome run_local_session(const session_config& cfg,
-                                  const progress_fn& on_progress,
-                                  const local_options& opts) {
-  try {
-    validate(cfg);
-  } catch (const input_error& e) {
-    return failed<session_outcome>(protocols::session::errc::bad_input,
-                                   e.what());
-  }
-  local_config sys_cfg(opts);
-  caf::actor_system sys{sys_cfg};
-  std::vector<party_actor> parties;
-  for (const auto& p : cfg.parties)
-    parties.push_back(spawn_party(sys, p.name));
-  return run_session(sys, parties, cfg, on_progress);
 }
 
 } // namespace veil::actors

@@ -1,9 +1,10 @@
 #pragma once
 
-// Running a training session from apps/: the configuration, the outcome,
-// and a function that runs every party in this process. CAF-free, so that
-// apps/ compiles without CAF's headers; actors/coordinator.hpp has the
-// actor-level entry points (spawn the coordinator, run on given parties).
+// Running a plain session from apps/: the configuration, the outcome, and
+// the functions that run one (every party in this process, or some on
+// their nodes) on live_session<plain_protocol>. CAF-free, so that apps/
+// compiles without CAF's headers; actors/party.hpp has the actor-level
+// entry point (run on given parties).
 
 #include <chrono>
 #include <cstdint>
@@ -85,6 +86,13 @@ struct session_outcome {
   std::string error;
 
   bool ok() const { return result.has_value(); }
+};
+
+/// The plain protocol's plug into live_session (actors/live_session.hpp).
+struct plain_protocol {
+  using party_config = session_config;
+  using result = protocols::session::session_result;
+  using outcome = session_outcome;
 };
 
 /// Called on the caller's thread as the active party reports progress.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -845,6 +846,13 @@ struct session_driver {
   /// Party index by address, built on first use (a star may have
   /// thousands of parties: no linear search per reply).
   std::unordered_map<caf::actor_addr, std::size_t> index_by_addr = {};
+  /// Called with each progress report an awaited party sends (see
+  /// await_each).
+  std::function<void(const protocols::session::progress_report&)> on_progress =
+      {};
+  /// Set while awaiting a party that reports its progress (plain's active
+  /// party): silence longer than this fails the step.
+  std::optional<std::chrono::milliseconds> progress_bound = {};
 
   /// The index of the party `sender` is, or -1.
   std::int32_t party_of(const caf::strong_actor_ptr& sender) {
@@ -1022,15 +1030,32 @@ struct session_driver {
   /// itself and the step; for one that vanished (killed, its node gone)
   /// the others, which monitor it, name the step they were at, so their
   /// word is awaited up to the timeout. The driver monitors the parties.
+  /// A party awaited may send progress reports: each goes to on_progress
+  /// and names the step in errors ("train (3 of 10 trees done)"); with
+  /// progress_bound set, a party silent for longer fails the wait.
   template <class T, class Store>
   void await_each(const std::vector<std::size_t>& from, Store store) {
     std::vector<bool> got(size(), false);
     std::size_t missing = from.size();
     std::optional<std::string> vanished;
     clock_type::time_point since;
+    auto last_progress = clock_type::now();
+    auto base_step = step;
     auto period = tick_period(timeout);
     while (missing > 0 && !error) {
       self->receive(
+          [&](protocols::session::progress_report& p) {
+            auto q = party_of(self->current_sender());
+            if (q < 0 || std::find(from.begin(), from.end(),
+                                   static_cast<std::size_t>(q)) == from.end())
+              return;
+            last_progress = clock_type::now();
+            if (p.total > 0)
+              step = base_step + " (" + std::to_string(p.done) + " of " +
+                     std::to_string(p.total) + " trees done)";
+            if (on_progress)
+              on_progress(p);
+          },
           [&](T& x) {
             auto q = party_of(self->current_sender());
             if (q < 0 || got[static_cast<std::size_t>(q)] ||
@@ -1057,10 +1082,17 @@ struct session_driver {
           },
           caf::after(period) >>
               [&] {
-                if (vanished && clock_type::now() - since > timeout)
+                auto now = clock_type::now();
+                if (vanished && now - since > timeout)
                   fail(protocols::session::errc::party_down, *vanished);
+                else if (progress_bound &&
+                         now - last_progress > *progress_bound)
+                  fail(protocols::session::errc::timeout,
+                       name(from.front()) + " reported no progress within " +
+                           seconds_text(*progress_bound) + " at step " + step);
               });
     }
+    step = base_step;
   }
 
   /// Ends every party: with the outcome's error, so that each one that has

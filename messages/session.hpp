@@ -110,19 +110,4 @@ typename Inspector::result_type inspect(Inspector& f, progress_report& x) {
            x.phase, x.done, x.total);
 }
 
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, session_result& x) {
-  return f(caf::meta::type_name("veil::protocols::session::session_result"),
-           x.model, x.names, x.features, x.splits, x.bytes, x.rows, x.test_rows,
-           x.metrics_on, raw(x.margins), x.ids, x.metric_names,
-           raw(x.metric_values), exact(x.load_seconds), exact(x.train_seconds),
-           exact(x.bin_seconds), exact(x.predict_seconds));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, session_failure& x) {
-  return f(caf::meta::type_name("veil::protocols::session::session_failure"),
-           x.code, x.message);
-}
-
 } // namespace veil::protocols::session

@@ -201,7 +201,7 @@ struct progress_report {
   std::int32_t total = 0;
 };
 
-/// Coordinator -> caller: everything a report needs.
+/// What a plain session produced: everything a report needs.
 struct session_result {
   learners::model model;
   /// Party names by id (0 = active).
@@ -226,12 +226,8 @@ struct session_result {
   double train_seconds = 0;
   double bin_seconds = 0;
   double predict_seconds = 0;
-};
-
-/// Coordinator -> caller: the session ended early.
-struct session_failure {
-  errc code = errc::none;
-  std::string message;
+  /// Predictions made so far (a live session may predict many times).
+  std::uint32_t predictions = 0;
 };
 
 } // namespace veil::protocols::session

@@ -22,6 +22,7 @@
 #include "actors/errors.hpp"
 #include "actors/feverless_client.hpp"
 #include "actors/feverless_session.hpp"
+#include "actors/live_session.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "messages/feverless.hpp"
 #include "messages/register.hpp"
@@ -232,7 +233,9 @@ learners::dataset columns(const learners::dataset& d, std::size_t lo,
   return part;
 }
 
-actors::feverless_outcome run(const learners::dataset& d, fv::mode m,
+/// `n` clients dealt `d`'s columns in blocks and its labels round robin;
+/// every client predicts the training rows.
+actors::feverless_config deal(const learners::dataset& d, fv::mode m,
                               std::size_t n, bool export_splits = true) {
   actors::feverless_config cfg;
   cfg.params.protocol = m;
@@ -256,7 +259,12 @@ actors::feverless_outcome run(const learners::dataset& d, fv::mode m,
     cfg.clients.push_back(std::move(s));
   }
   cfg.export_splits = export_splits;
-  return actors::run_feverless_session(std::move(cfg));
+  return cfg;
+}
+
+actors::feverless_outcome run(const learners::dataset& d, fv::mode m,
+                              std::size_t n, bool export_splits = true) {
+  return actors::run_feverless_session(deal(d, m, n, export_splits));
 }
 
 } // namespace
@@ -355,5 +363,75 @@ BOOST_AUTO_TEST_CASE(one_client_is_refused) {
   BOOST_TEST((out.code == protocols::session::errc::bad_input));
   BOOST_TEST(out.error.find("at least 2 clients") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE(live_session)
+
+BOOST_AUTO_TEST_CASE(parties_stay_up_between_calls_and_predict_again) {
+  // One session: train once, predict twice, keep parts... with the same
+  // parties; the predictions equal the one-shot session's, bit for bit.
+  auto d = bank_sample(300);
+  if (d.rows() == 0) {
+    BOOST_TEST_MESSAGE("bank_marketing.csv.gz absent: skipped");
+    return;
+  }
+  auto once = run(d, fv::mode::feverless, 3, false);
+  BOOST_REQUIRE_MESSAGE(once.ok(), once.error);
+  actors::live_session<actors::feverless_protocol> s;
+  BOOST_REQUIRE(s.open(deal(d, fv::mode::feverless, 3, false)));
+  BOOST_REQUIRE(s.train());
+  BOOST_REQUIRE(s.predict());
+  auto first = s.result().margins;
+  BOOST_REQUIRE(s.collect_stats());
+  auto sent_after_one = s.result().clients[1].bytes.total_sent();
+  BOOST_REQUIRE(s.predict());
+  BOOST_REQUIRE(s.collect_stats());
+  BOOST_TEST(s.result().margins == first);
+  BOOST_TEST(first == once.result->margins);
+  BOOST_TEST(s.result().predictions == 2u);
+  // Client 1 answered client 0's queries a second time.
+  BOOST_TEST(s.result().clients[1].bytes.total_sent() > sent_after_one);
+  auto out = s.close();
+  BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
+  BOOST_TEST(out.result->margins == first);
+  // Closed: every later step is refused, and says so.
+  BOOST_TEST(!s.ok());
+  BOOST_TEST(!s.predict());
+  auto again = s.close();
+  BOOST_TEST(!again.ok());
+  BOOST_TEST(again.error.find("closed") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_step_out_of_order_ends_the_session_with_its_reason) {
+  auto d = bank_sample(120);
+  if (d.rows() == 0) {
+    BOOST_TEST_MESSAGE("bank_marketing.csv.gz absent: skipped");
+    return;
+  }
+  actors::live_session<actors::feverless_protocol> s;
+  BOOST_REQUIRE(s.open(deal(d, fv::mode::plain, 2, false)));
+  BOOST_TEST(!s.predict());
+  BOOST_TEST(!s.ok());
+  BOOST_TEST(!s.train()); // the parties are gone
+  auto out = s.close();
+  BOOST_TEST(!out.ok());
+  BOOST_TEST((out.code == protocols::session::errc::bad_request));
+  BOOST_TEST(out.error.find("predict after training") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_handle_dropped_while_open_ends_its_parties) {
+  auto d = bank_sample(120);
+  if (d.rows() == 0) {
+    BOOST_TEST_MESSAGE("bank_marketing.csv.gz absent: skipped");
+    return;
+  }
+  {
+    actors::live_session<actors::feverless_protocol> s;
+    BOOST_REQUIRE(s.open(deal(d, fv::mode::plain, 2, false)));
+    BOOST_REQUIRE(s.train());
+  } // its actor system waits for every party: this returns only if they end
+  BOOST_TEST(true);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -12,7 +12,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
-#include "actors/coordinator.hpp"
+#include "actors/party.hpp"
 #include "actors/party.hpp"
 #include "learners/boost/model.hpp"
 #include "learners/data/csv_reader.hpp"

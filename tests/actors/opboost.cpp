@@ -17,6 +17,7 @@
 #include <caf/make_message.hpp>
 #include <caf/message.hpp>
 
+#include "actors/live_session.hpp"
 #include "actors/opboost_session.hpp"
 #include "learners/boost/booster.hpp"
 #include "learners/data/csv_reader.hpp"
@@ -319,6 +320,37 @@ BOOST_AUTO_TEST_CASE(one_party_is_refused) {
   BOOST_TEST(!out.ok());
   BOOST_TEST((out.code == protocols::session::errc::bad_input));
   BOOST_TEST(out.error.find("at least 2 parties") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_live_session_predicts_privately_with_fresh_noise) {
+  // Parties stay up after training; each private prediction has every
+  // Party B desensitize the rows afresh (so the margins differ), and the
+  // session counts the predictions: each spends the rows' budget again.
+  learners::classification_spec s;
+  s.rows = 400;
+  s.features = 6;
+  s.informative = 3;
+  s.redundant = 1;
+  s.seed = 4;
+  auto d = learners::make_classification(s);
+  op::params p;
+  p.mechanism.kind = op::mechanism_kind::adj_map;
+  p.mechanism.epsilon = 0.5;
+  p.booster.rounds = 3;
+  auto cfg = deal(pick_rows(d, 0, 300), pick_rows(d, 300, 400), {"f0"}, 3, p);
+  actors::live_session<actors::opboost_protocol> live;
+  BOOST_REQUIRE(live.open(std::move(cfg)));
+  BOOST_REQUIRE(live.train());
+  BOOST_REQUIRE(live.predict());
+  auto first = live.result().margins;
+  BOOST_REQUIRE(live.predict());
+  BOOST_TEST(live.result().margins.size() == 100u);
+  BOOST_TEST(live.result().margins != first);
+  BOOST_TEST(live.result().predictions == 2u);
+  BOOST_TEST(live.result().privacy_report.find(
+                 "each private prediction spends") != std::string::npos);
+  auto out = live.close();
+  BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

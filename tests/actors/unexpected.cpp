@@ -75,26 +75,4 @@ BOOST_FIXTURE_TEST_CASE(an_empty_message_is_reported_as_undecodable,
   BOOST_TEST(contains(out.error, "could not be decoded"));
 }
 
-BOOST_FIXTURE_TEST_CASE(the_coordinator_reports_an_unexpected_message,
-                        small_session) {
-  auto parties = spawn_parties(c);
-  caf::scoped_actor self{sys};
-  auto coord = actors::spawn_coordinator(sys, parties, c,
-                                         caf::actor_cast<caf::actor>(self));
-  self->send(caf::actor_cast<caf::actor>(coord), 42.0);
-  bool failed = false;
-  self->receive(
-      [&](sess::session_failure& f) {
-        failed = true;
-        BOOST_TEST_MESSAGE(f.message);
-        BOOST_TEST(contains(f.message, "the coordinator got an unexpected "
-                                       "message"));
-        BOOST_TEST(contains(f.message, "at step start"));
-      },
-      [&](sess::session_result&) {}, caf::after(10s) >> [] {});
-  BOOST_TEST(failed);
-  for (auto& p : parties)
-    caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
-}
-
 BOOST_AUTO_TEST_SUITE_END()

@@ -160,24 +160,13 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   BOOST_TEST(b.link_turns == (std::vector<std::uint64_t>{1}));
   BOOST_TEST(b.busy_seconds == 0.5);
   round_trip(session::progress_report{"train", 3, 10});
-  session::session_result res;
-  res.model = out.model;
-  res.names = {"p0", "p1"};
-  res.features = {{"a"}, {"b", "c"}};
-  res.splits = {{"p0", {}}, {"p1", {{0, 0, "b", 1.0f, false}}}};
-  res.bytes = {b, b};
-  res.metric_names = {"auc"};
-  res.metric_values = {0.9};
-  auto res2 = round_trip(res);
-  BOOST_TEST(res2.features == res.features);
-  round_trip(session::session_failure{session::errc::timeout, "p1 late"});
 }
 
 BOOST_AUTO_TEST_CASE(registered_names_are_namespaced) {
   check_name<wire::histograms>("veil::protocols::plain::histograms");
   check_name<wire::level_request>("veil::protocols::plain::level_request");
-  check_name<session::session_result>(
-      "veil::protocols::session::session_result");
+  check_name<session::progress_report>(
+      "veil::protocols::session::progress_report");
 }
 
 BOOST_AUTO_TEST_CASE(session_errors_render_their_message) {
