@@ -487,12 +487,12 @@ caf::result<session::prediction> on_predict(party_pointer self,
     return session_error(errc::bad_request,
                          st.party_name + ": predict without test data");
   busy_clock working{st.busy_seconds};
-  st.data.test_loaded = false;
   st.test_labels = st.data.test.labels();
   st.started = clock_type::now();
   plain::outbox out;
   try {
-    out = st.active->start_predict(std::move(st.data.test));
+    // A copy: a live session may predict the same rows again.
+    out = st.active->start_predict(st.data.test);
   } catch (const std::exception& e) {
     return session_error(errc::bad_input, st.party_name + ": " + e.what());
   }

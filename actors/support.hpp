@@ -1056,6 +1056,13 @@ struct session_driver {
             if (on_progress)
               on_progress(p);
           },
+          [&](caf::error& e) { // an awaited party refused the request
+            auto q = party_of(self->current_sender());
+            if (q >= 0 && !got[static_cast<std::size_t>(q)] &&
+                std::find(from.begin(), from.end(),
+                          static_cast<std::size_t>(q)) != from.end())
+              fail(e, static_cast<std::size_t>(q));
+          },
           [&](T& x) {
             auto q = party_of(self->current_sender());
             if (q < 0 || got[static_cast<std::size_t>(q)] ||

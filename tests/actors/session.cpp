@@ -11,6 +11,7 @@
 #include <fstream>
 #include <random>
 
+#include "actors/live_session.hpp"
 #include "learners/boost/booster.hpp"
 #include "learners/data/synthetic.hpp"
 #include "tests/actors/fixture.hpp"
@@ -238,6 +239,60 @@ BOOST_AUTO_TEST_CASE(a_prediction_session_restores_the_parts_bit_for_bit) {
   BOOST_TEST((wrong.code == protocols::session::errc::bad_input));
   BOOST_TEST(contains(wrong.error, "p2"), wrong.error);
   BOOST_TEST(contains(wrong.error, "p1's part"), wrong.error);
+}
+
+BOOST_AUTO_TEST_CASE(a_live_session_keeps_its_parties_between_calls) {
+  // open -> train -> predict -> predict -> save parts -> stats -> close on
+  // one set of parties: each prediction equals the one-shot session's, bit
+  // for bit; the second costs the passive parties a second exchange; the
+  // parts saved afterwards restore a prediction session that predicts
+  // twice too.
+  temp_dir dir;
+  auto c = small_session(dir, 600, 23);
+  c.export_splits = false;
+  auto once = run(c);
+  BOOST_REQUIRE_MESSAGE(once.ok(), once.error);
+
+  actors::live_session<actors::plain_protocol> s;
+  std::int32_t reports = 0;
+  s.on_progress([&](const protocols::session::progress_report&) { ++reports; });
+  BOOST_REQUIRE(s.open(c, {}));
+  BOOST_REQUIRE(s.train());
+  BOOST_TEST(reports > 0);
+  BOOST_REQUIRE(s.predict());
+  BOOST_TEST(s.result().margins == once.result->margins,
+             boost::test_tools::per_element());
+  BOOST_REQUIRE(s.collect_stats());
+  auto received = s.result().bytes[1].total_received();
+  if (!s.predict()) {
+    auto e = s.close();
+    BOOST_FAIL("second predict: " << e.error << " code " << int(e.code));
+  }
+  BOOST_REQUIRE(s.collect_stats());
+  BOOST_TEST(s.result().margins == once.result->margins,
+             boost::test_tools::per_element());
+  BOOST_TEST(s.result().bytes[1].total_received() > received);
+  BOOST_TEST(s.result().predictions == 2u);
+  BOOST_REQUIRE(s.save_parts({dir / "live.json", "live-1"}));
+  auto out = s.close();
+  BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
+  BOOST_TEST(std::filesystem::exists(dir / "live.json.p1"));
+
+  auto p = c;
+  p.restore = once.result->model;
+  p.parts = {dir / "live.json", "live-1"};
+  actors::live_session<actors::plain_protocol> again;
+  BOOST_REQUIRE(again.open(p, {}));
+  BOOST_TEST(!again.train()); // a prediction session does not train
+  auto refused = again.close();
+  BOOST_TEST(contains(refused.error, "not in a prediction session"),
+             refused.error);
+  BOOST_REQUIRE(again.open(p, {}));
+  BOOST_REQUIRE(again.predict());
+  BOOST_REQUIRE(again.predict());
+  BOOST_TEST(again.result().margins == once.result->margins,
+             boost::test_tools::per_element());
+  BOOST_REQUIRE(again.close().ok());
 }
 
 BOOST_AUTO_TEST_CASE(a_party_writes_its_part_only_over_an_earlier_part) {
