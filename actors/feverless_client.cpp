@@ -17,6 +17,7 @@
 #include "actors/errors.hpp"
 #include "actors/live_session_impl.hpp"
 #include "actors/local_system.hpp"
+#include "actors/role_host.hpp"
 #include "actors/support.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
@@ -94,16 +95,6 @@ void after_step(client_actor* self) {
   }
 }
 
-template <class T>
-void on_wire(client_actor* self, T& x) {
-  handle_wire<fv::failure>(
-      self, fv::message{std::move(x)},
-      [self](std::int32_t from, const fv::message& m) {
-        return self->state.role->on_message(from, m);
-      },
-      after_step);
-}
-
 /// Reads a client's file: the features, and the label column (if any) as
 /// labels with NaN for an empty cell. Throws input_error.
 learners::dataset read_client_data(const session::data_spec& spec) {
@@ -160,8 +151,6 @@ std::uint64_t count_labels(const learners::dataset& d, const std::string& path,
 
 caf::result<fvl::loaded> on_load(client_actor* self, session::load_request& r) {
   auto& st = self->state;
-  if (auto refused = refuse_load(self))
-    return std::move(*refused);
   auto s = load_party_data(st.me, r, st.loaded, read_client_data);
   if (!s)
     return std::move(s.error());
@@ -299,46 +288,42 @@ void on_predict(client_actor* self) {
       [&] { return st.role->start_predict(st.eval); }, after_step);
 }
 
-/// Saves this client's split table where it runs, or restores it (with the
-/// public model) for a prediction session over its test rows.
-caf::result<std::uint64_t> on_part(client_actor* self,
-                                   session::part_request& r) {
+/// Saves this client's split table where it runs.
+caf::result<std::uint64_t> save_part(client_actor* self,
+                                     session::part_request& r) {
   auto& st = self->state;
-  busy_clock working{st.busy_seconds};
-  if (auto refused = refuse_part_request(self))
-    return std::move(*refused);
-  try {
-    if (r.save) {
-      if (st.restored || !st.role || !st.role->training_done())
-        return session_error(errc::bad_request,
-                             st.me + ": save a model part after training "
-                                     "only");
-      auto t = session::export_splits(st.me, st.role->own_splits(),
-                                      st.role->feature_names());
-      session::save_split_table(t, r.model_id, r.path);
-      return std::uint64_t{t.splits.size()};
-    }
-    if (st.role || st.index < 0 || !st.loaded.test_loaded)
-      return session_error(errc::bad_request,
-                           st.me + ": " + restore_precondition);
-    auto part = session::load_split_table(r.path, st.me, r.model_id);
-    auto splits = session::import_splits<fv::split_table>(
-        part, st.loaded.test.feature_names(), r.path,
-        [](std::int32_t f, const auto& e) {
-          return fv::owned_split{f, 0, e.threshold, e.default_left};
-        });
-    auto eval = st.loaded.test; // keeps its labels for labels_atom
-    eval.labels().clear();
-    st.role = fv::client::restored(
-        st.index, static_cast<std::int32_t>(st.neighbours.size() + 1),
-        std::move(r.model), std::move(splits), eval);
-    st.eval = std::move(eval);
-    st.restored = true;
-    keep_watch(self); // it answers the others' queries from now on
-    return std::uint64_t{part.splits.size()};
-  } catch (const std::exception& e) {
-    return session_error(errc::bad_input, st.me + ": " + e.what());
-  }
+  if (st.restored || !st.role || !st.role->training_done())
+    return session_error(errc::bad_request,
+                         st.me + ": save a model part after training only");
+  auto t = session::export_splits(st.me, st.role->own_splits(),
+                                  st.role->feature_names());
+  session::save_split_table(t, r.model_id, r.path);
+  return std::uint64_t{t.splits.size()};
+}
+
+/// Restores this client's split table (with the public model) for a
+/// prediction session over its test rows.
+caf::result<std::uint64_t> restore_part(client_actor* self,
+                                        session::part_request& r) {
+  auto& st = self->state;
+  if (st.role || st.index < 0 || !st.loaded.test_loaded)
+    return session_error(errc::bad_request,
+                         st.me + ": " + restore_precondition);
+  auto part = session::load_split_table(r.path, st.me, r.model_id);
+  auto splits = session::import_splits<fv::split_table>(
+      part, st.loaded.test.feature_names(), r.path,
+      [](std::int32_t f, const auto& e) {
+        return fv::owned_split{f, 0, e.threshold, e.default_left};
+      });
+  auto eval = st.loaded.test; // keeps its labels for labels_atom
+  eval.labels().clear();
+  st.role = fv::client::restored(
+      st.index, static_cast<std::int32_t>(st.neighbours.size() + 1),
+      std::move(r.model), std::move(splits), eval);
+  st.eval = std::move(eval);
+  st.restored = true;
+  keep_watch(self); // it answers the others' queries from now on
+  return std::uint64_t{part.splits.size()};
 }
 
 caf::result<fvl::eval_labels> on_labels(client_actor* self) {
@@ -365,70 +350,63 @@ caf::result<fvl::eval_labels> on_labels(client_actor* self) {
   return out;
 }
 
-caf::behavior client_impl(client_actor* self, std::string name,
-                          std::optional<feverless_client_spec> given,
-                          std::optional<std::uint64_t> test_seed,
-                          std::int32_t seed_index) {
+/// A client's identity key pair: fresh from the CSPRNG, or (tests) derived
+/// from the test seed and its index.
+void make_identity(client_actor* self) {
   auto& st = self->state;
-  st.me = std::move(name);
-  st.given = std::move(given);
-  st.test_seed = test_seed;
-  st.seed_index = seed_index;
-  if (test_seed) {
-    protocols::crypto::key32 k;
-    for (int i = 0; i < 8; ++i)
-      k.data()[i] = static_cast<std::uint8_t>(*test_seed >> (8 * i));
-    k.data()[8] = static_cast<std::uint8_t>(seed_index);
-    k.data()[9] = 0xFE;
-    st.identity.emplace(k);
-  } else {
-    st.identity.emplace(); // fresh key pair from the CSPRNG
+  if (!st.test_seed) {
+    st.identity.emplace();
+    return;
   }
-  watch_peers(self);
-  return {
-      [=](messages::load_atom, session::load_request& r) {
-        return on_load(self, r);
-      },
-      [=](messages::align_atom, session::align_request& r) {
-        return align_loaded(self, r);
-      },
-      [=](messages::keys_atom) {
-        return fvl::identity_key{self->state.identity
-                                     ? self->state.identity->public_key_bytes()
-                                     : protocols::crypto::public_key{}};
-      },
-      [=](messages::peers_atom, const fvl::roster& r,
-          const std::vector<caf::actor>& peers) {
-        return on_roster(self, r, peers);
-      },
-      [=](messages::train_atom) { on_train(self); },
-      [=](messages::predict_atom) { on_predict(self); },
-      [=](messages::labels_atom) { return on_labels(self); },
-      [=](messages::part_atom, session::part_request& r) {
-        return on_part(self, r);
-      },
-      [=](messages::stats_atom) {
-        const auto& st = self->state;
-        return byte_stats_of(st.me, st.bytes, st.links, st.busy_seconds);
-      },
-      [=](messages::tick_atom, std::uint64_t epoch) { on_tick(self, epoch); },
-      [=](fv::key_announce& x) { on_wire(self, x); },
-      [=](fv::label_census& x) { on_wire(self, x); },
-      [=](fv::query_batch& x) { on_wire(self, x); },
-      [=](fv::lead_tickets& x) { on_wire(self, x); },
-      [=](fv::threshold_tickets& x) { on_wire(self, x); },
-      [=](fv::noise_offers& x) { on_wire(self, x); },
-      [=](fv::noise_notice& x) { on_wire(self, x); },
-      [=](fv::masked_sums& x) { on_wire(self, x); },
-      [=](fv::plain_sums& x) { on_wire(self, x); },
-      [=](fv::encrypted_sums& x) { on_wire(self, x); },
-      [=](fv::best_gains& x) { on_wire(self, x); },
-      [=](fv::node_decisions& x) { on_wire(self, x); },
-      [=](fv::predict_query& x) { on_wire(self, x); },
-      [=](fv::predict_answer& x) { on_wire(self, x); },
-      [=](fv::failure& x) { on_wire(self, x); },
-  };
+  protocols::crypto::key32 k;
+  for (int i = 0; i < 8; ++i)
+    k.data()[i] = static_cast<std::uint8_t>(*st.test_seed >> (8 * i));
+  k.data()[8] = static_cast<std::uint8_t>(st.seed_index);
+  k.data()[9] = 0xFE;
+  st.identity.emplace(k);
 }
+
+/// A FEVERLESS client on the shared role host (actors/role_host.hpp).
+struct client_hooks {
+  using state = client_state;
+  using spec = feverless_client_spec;
+  using roster = fvl::roster;
+  using message = fv::message;
+  using failure = fv::failure;
+
+  static void init(client_actor* self) { make_identity(self); }
+  static auto load(client_actor* self, session::load_request& r) {
+    return on_load(self, r);
+  }
+  static auto join(client_actor* self, const fvl::roster& r,
+                   const std::vector<caf::actor>& peers) {
+    return on_roster(self, r, peers);
+  }
+  static void train(client_actor* self) { on_train(self); }
+  static void predict(client_actor* self) { on_predict(self); }
+  static auto on_message(client_actor* self, std::int32_t from,
+                         const fv::message& m) {
+    return self->state.role->on_message(from, m);
+  }
+  static void after_step(client_actor* self) { actors::after_step(self); }
+  static auto save_part(client_actor* self, session::part_request& r) {
+    return actors::save_part(self, r);
+  }
+  static auto restore_part(client_actor* self, session::part_request& r) {
+    return actors::restore_part(self, r);
+  }
+  /// The identity keys and the test labels, FEVERLESS's own steps.
+  static caf::message_handler extra(client_actor* self) {
+    return {
+        [=](messages::keys_atom) {
+          return fvl::identity_key{
+              self->state.identity ? self->state.identity->public_key_bytes()
+                                   : protocols::crypto::public_key{}};
+        },
+        [=](messages::labels_atom) { return on_labels(self); },
+    };
+  }
+};
 
 // -- the driver
 // ----------------------------------------------------------------
@@ -735,9 +713,7 @@ live_session<feverless_protocol>::open<feverless_config>(feverless_config,
                                                          const local_options&);
 
 caf::actor spawn_feverless_client(caf::actor_system& sys, std::string name) {
-  return sys.spawn(client_impl, std::move(name),
-                   std::optional<feverless_client_spec>{},
-                   std::optional<std::uint64_t>{}, std::int32_t{0});
+  return spawn_host<client_hooks>(sys, std::move(name));
 }
 
 caf::actor spawn_feverless_client(caf::actor_system& sys,
@@ -745,9 +721,8 @@ caf::actor spawn_feverless_client(caf::actor_system& sys,
                                   std::optional<std::uint64_t> test_seed,
                                   std::int32_t index) {
   auto name = spec.name;
-  return sys.spawn(client_impl, std::move(name),
-                   std::optional<feverless_client_spec>{std::move(spec)},
-                   test_seed, index);
+  return spawn_host<client_hooks>(sys, std::move(name), std::move(spec),
+                                  test_seed, index);
 }
 
 feverless_outcome run_feverless_clients(caf::actor_system& sys,

@@ -12,6 +12,7 @@
 #include "actors/errors.hpp"
 #include "actors/live_session_impl.hpp"
 #include "actors/local_system.hpp"
+#include "actors/role_host.hpp"
 #include "actors/support.hpp"
 #include "learners/input_error.hpp"
 #include "messages/opboost.hpp"
@@ -101,29 +102,6 @@ void after_step(party_actor* self) {
                opl::predicted{st.active->predicted_margins(),
                               seconds_since(st.started), st.eval_labels});
   }
-}
-
-template <class T>
-void on_wire(party_actor* self, T& x) {
-  handle_wire<op::failure>(
-      self, op::message{std::move(x)},
-      [self](std::int32_t from, const op::message& m) {
-        auto& st = self->state;
-        return st.active ? st.active->on_message(from, m)
-                         : st.passive->on_message(from, m);
-      },
-      after_step);
-}
-
-caf::result<session::data_summary> on_load(party_actor* self,
-                                           session::load_request& r) {
-  auto& st = self->state;
-  if (auto refused = refuse_load(self))
-    return std::move(*refused);
-  auto s = load_party_data(st.me, r, st.loaded);
-  if (!s)
-    return std::move(s.error());
-  return std::move(*s);
 }
 
 /// A loading party's role inputs: its training and test rows, and (a Party
@@ -244,118 +222,113 @@ void on_predict(party_actor* self) {
       [&] { return st.active->start_private_predict(st.eval); }, after_step);
 }
 
-/// Keeps this party's part of the trained model where it runs (a Party B:
-/// its columns' public constants and its mechanism; Party A's part is the
-/// model the coordinator holds), or restores it for a prediction session
-/// over the test rows.
-caf::result<std::uint64_t> on_part(party_actor* self,
-                                   session::part_request& r) {
+/// Keeps this party's part of the trained model where it runs: a Party B
+/// its columns' public constants and its mechanism (Party A's part is the
+/// model the coordinator holds).
+caf::result<std::uint64_t> save_part(party_actor* self,
+                                     session::part_request& r) {
   auto& st = self->state;
-  busy_clock working{st.busy_seconds};
-  if (auto refused = refuse_part_request(self))
-    return std::move(*refused);
-  try {
-    if (r.save) {
-      if (st.restored || (st.passive && !st.passive->answered()) ||
-          (st.active && !st.active->training_done()) || !st.has_role())
-        return session_error(errc::bad_request,
-                             st.me + ": save a model part after training "
-                                     "only");
-      if (!st.passive)
-        return std::uint64_t{st.active->splits().size()};
-      const auto& b = *st.passive;
-      op::save_party_part(
-          {st.me, r.model_id, b.settings(), b.feature_names(), b.maps()},
-          r.path);
-      return std::uint64_t{0};
-    }
-    if (st.has_role() || st.index < 0 || !st.loaded.test_loaded ||
-        !st.roster_params)
-      return session_error(errc::bad_request,
-                           st.me + ": " + restore_precondition);
-    if (st.index == 0) {
-      auto n = st.neighbours.size() + 1;
-      if (r.features.size() != n)
-        return session_error(
-            errc::bad_request,
-            st.me + ": the restore names " + std::to_string(r.features.size()) +
-                " parties' columns for " + std::to_string(n) + " parties");
-      std::vector<std::pair<op::party_id, std::vector<std::string>>> bs;
-      for (std::size_t q = 1; q < n; ++q)
-        bs.emplace_back(static_cast<op::party_id>(q), r.features[q]);
-      // Its own columns are the model's (its rows may hold more: they are
-      // selected by name when it predicts).
-      st.active = op::active_party::restored(
-          *st.roster_params, std::move(r.model), r.features[0], bs);
-      st.eval = std::move(st.loaded.test);
-      st.loaded.test_loaded = false;
-      st.eval_labels = std::move(st.eval.labels());
-      st.eval.labels().clear();
-    } else {
-      auto part = op::load_party_part(r.path, st.me, r.model_id);
-      if (part.columns != st.loaded.test.feature_names())
-        throw input_error(r.path + ": the part's columns are not the " +
-                          "columns of the rows to predict");
-      auto rng = st.test_seed
-                     ? op::random_engine(protocols::crypto::seeded_random(
-                           *st.test_seed * 1000 +
-                           static_cast<std::uint64_t>(st.index)))
-                     : op::random_engine(system_engine{});
-      auto rows = std::move(st.loaded.test);
-      st.loaded.test_loaded = false;
-      rows.labels().clear();
-      st.passive = std::make_unique<op::passive_party>(
-          st.index, part.settings, rows, std::move(part.maps), std::move(rng));
-      st.passive->set_predict_data(std::move(rows));
-    }
-    st.restored = true;
-    keep_watch(self);
-    return std::uint64_t{0};
-  } catch (const std::exception& e) {
-    return session_error(errc::bad_input, st.me + ": " + e.what());
-  }
+  if (st.restored || (st.passive && !st.passive->answered()) ||
+      (st.active && !st.active->training_done()) || !st.has_role())
+    return session_error(errc::bad_request,
+                         st.me + ": save a model part after training only");
+  if (!st.passive)
+    return std::uint64_t{st.active->splits().size()};
+  const auto& b = *st.passive;
+  op::save_party_part(
+      {st.me, r.model_id, b.settings(), b.feature_names(), b.maps()}, r.path);
+  return std::uint64_t{0};
 }
 
-caf::behavior party_impl(party_actor* self, std::string name,
-                         std::optional<opboost_party_spec> given,
-                         std::optional<std::uint64_t> test_seed,
-                         std::int32_t seed_index) {
+/// Restores this party's role for a prediction session over its test
+/// rows: Party A from the model and every party's columns, a Party B from
+/// its part.
+caf::result<std::uint64_t> restore_part(party_actor* self,
+                                        session::part_request& r) {
   auto& st = self->state;
-  st.me = std::move(name);
-  st.given = std::move(given);
-  st.test_seed = test_seed;
-  st.seed_index = seed_index;
-  watch_peers(self);
-  return {
-      [=](messages::load_atom, session::load_request& r) {
-        return on_load(self, r);
-      },
-      [=](messages::align_atom, session::align_request& r) {
-        return align_loaded(self, r);
-      },
-      [=](messages::peers_atom, const opl::roster& r,
-          const std::vector<caf::actor>& peers) {
-        return on_roster(self, r, peers);
-      },
-      [=](messages::train_atom) { on_train(self); },
-      [=](messages::predict_atom) { on_predict(self); },
-      [=](messages::part_atom, session::part_request& r) {
-        return on_part(self, r);
-      },
-      [=](messages::stats_atom) {
-        const auto& st = self->state;
-        return byte_stats_of(st.me, st.bytes, st.links, st.busy_seconds);
-      },
-      [=](messages::tick_atom, std::uint64_t epoch) { on_tick(self, epoch); },
-      [=](op::schema& x) { on_wire(self, x); },
-      [=](op::ranks& x) { on_wire(self, x); },
-      [=](op::split_request& x) { on_wire(self, x); },
-      [=](op::split_values& x) { on_wire(self, x); },
-      [=](op::predict_request& x) { on_wire(self, x); },
-      [=](op::predict_values& x) { on_wire(self, x); },
-      [=](op::failure& x) { on_wire(self, x); },
-  };
+  if (st.has_role() || st.index < 0 || !st.loaded.test_loaded ||
+      !st.roster_params)
+    return session_error(errc::bad_request,
+                         st.me + ": " + restore_precondition);
+  if (st.index == 0) {
+    auto n = st.neighbours.size() + 1;
+    if (r.features.size() != n)
+      return session_error(
+          errc::bad_request,
+          st.me + ": the restore names " + std::to_string(r.features.size()) +
+              " parties' columns for " + std::to_string(n) + " parties");
+    std::vector<std::pair<op::party_id, std::vector<std::string>>> bs;
+    for (std::size_t q = 1; q < n; ++q)
+      bs.emplace_back(static_cast<op::party_id>(q), r.features[q]);
+    // Its own columns are the model's (its rows may hold more: they are
+    // selected by name when it predicts).
+    st.active = op::active_party::restored(
+        *st.roster_params, std::move(r.model), r.features[0], bs);
+    st.eval = std::move(st.loaded.test);
+    st.loaded.test_loaded = false;
+    st.eval_labels = std::move(st.eval.labels());
+    st.eval.labels().clear();
+  } else {
+    auto part = op::load_party_part(r.path, st.me, r.model_id);
+    if (part.columns != st.loaded.test.feature_names())
+      throw input_error(r.path + ": the part's columns are not the " +
+                        "columns of the rows to predict");
+    auto rng =
+        st.test_seed
+            ? op::random_engine(protocols::crypto::seeded_random(
+                  *st.test_seed * 1000 + static_cast<std::uint64_t>(st.index)))
+            : op::random_engine(system_engine{});
+    auto rows = std::move(st.loaded.test);
+    st.loaded.test_loaded = false;
+    rows.labels().clear();
+    st.passive = std::make_unique<op::passive_party>(
+        st.index, part.settings, rows, std::move(part.maps), std::move(rng));
+    st.passive->set_predict_data(std::move(rows));
+  }
+  st.restored = true;
+  keep_watch(self);
+  return std::uint64_t{0};
 }
+
+/// An OpBoost party (Party A or a Party B) on the shared role host
+/// (actors/role_host.hpp).
+struct party_hooks {
+  using state = party_state;
+  using spec = opboost_party_spec;
+  using roster = opl::roster;
+  using message = op::message;
+  using failure = op::failure;
+
+  static void init(party_actor*) {}
+  static caf::result<session::data_summary> load(party_actor* self,
+                                                 session::load_request& r) {
+    auto& st = self->state;
+    auto s = load_party_data(st.me, r, st.loaded);
+    if (!s)
+      return std::move(s.error());
+    return std::move(*s);
+  }
+  static auto join(party_actor* self, const opl::roster& r,
+                   const std::vector<caf::actor>& peers) {
+    return on_roster(self, r, peers);
+  }
+  static void train(party_actor* self) { on_train(self); }
+  static void predict(party_actor* self) { on_predict(self); }
+  static auto on_message(party_actor* self, std::int32_t from,
+                         const op::message& m) {
+    auto& st = self->state;
+    return st.active ? st.active->on_message(from, m)
+                     : st.passive->on_message(from, m);
+  }
+  static void after_step(party_actor* self) { actors::after_step(self); }
+  static auto save_part(party_actor* self, session::part_request& r) {
+    return actors::save_part(self, r);
+  }
+  static auto restore_part(party_actor* self, session::part_request& r) {
+    return actors::restore_part(self, r);
+  }
+  static caf::message_handler extra(party_actor*) { return {}; }
+};
 
 // -- the driver ---------------------------------------------------------------
 
@@ -618,18 +591,15 @@ live_session<opboost_protocol>::open<opboost_config>(opboost_config,
                                                      const local_options&);
 
 caf::actor spawn_opboost_party(caf::actor_system& sys, std::string name) {
-  return sys.spawn(party_impl, std::move(name),
-                   std::optional<opboost_party_spec>{},
-                   std::optional<std::uint64_t>{}, std::int32_t{0});
+  return spawn_host<party_hooks>(sys, std::move(name));
 }
 
 caf::actor spawn_opboost_party(caf::actor_system& sys, opboost_party_spec spec,
                                std::optional<std::uint64_t> test_seed,
                                std::int32_t index) {
   auto name = spec.name;
-  return sys.spawn(party_impl, std::move(name),
-                   std::optional<opboost_party_spec>{std::move(spec)},
-                   test_seed, index);
+  return spawn_host<party_hooks>(sys, std::move(name), std::move(spec),
+                                 test_seed, index);
 }
 
 opboost_outcome run_opboost_actors(caf::actor_system& sys,

@@ -1,0 +1,139 @@
+#pragma once
+
+// One party actor for every protocol whose parties run on peer_state: the
+// session steps every party answers (load, align, roster, train, predict,
+// part, stats, liveness ticks) and the protocol's wire messages, with what
+// differs between protocols supplied as hooks, not as an actor. A protocol
+// gives a hooks struct H:
+//
+//   using state = ...;   // derives from data_party_state<spec>; has_role()
+//   using spec = ...;    // what a party given its data at spawn gets
+//   using roster = ...;  // its roster message (peers_atom, roster, peers)
+//   using message = ...; // its wire variant, `failure` among them
+//   using failure = ...;
+//   static constexpr const char* name;    // the actor's name in CAF's logs
+//   static void init(actor*);             // at spawn (keys, say)
+//   static caf::result<R> load(actor*, session::load_request&);
+//   static caf::result<caf::ok_atom> join(actor*, const roster&,
+//                                         const std::vector<caf::actor>&);
+//   static void train(actor*);
+//   static void predict(actor*);
+//   static auto on_message(actor*, std::int32_t from, const message&);
+//   static void after_step(actor*);       // reports finished work
+//   static caf::result<std::uint64_t> save_part(actor*, part_request&);
+//   static caf::result<std::uint64_t> restore_part(actor*, part_request&);
+//   static caf::message_handler extra(actor*); // its own steps, or {}
+//
+// where actor is host_actor<H>. load runs only when refuse_load allows it;
+// save_part and restore_part only for the session's coordinator between
+// steps, and an exception they throw is the party's bad input.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/behavior.hpp>
+#include <caf/message_handler.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "actors/support.hpp"
+
+namespace veil::actors {
+
+template <class Hooks>
+using host_actor = caf::stateful_actor<typename Hooks::state>;
+
+/// Hands one wire message to the role and routes what it answers.
+template <class Hooks, class T>
+void host_wire(host_actor<Hooks>* self, T& x) {
+  handle_wire<typename Hooks::failure>(
+      self, typename Hooks::message{std::move(x)},
+      [self](std::int32_t from, const typename Hooks::message& m) {
+        return Hooks::on_message(self, from, m);
+      },
+      Hooks::after_step);
+}
+
+/// One handler per alternative of the protocol's wire variant.
+template <class Hooks, class... Ts>
+caf::message_handler host_wire_handlers(host_actor<Hooks>* self,
+                                        std::variant<Ts...>*) {
+  return {[self](Ts& x) { host_wire<Hooks>(self, x); }...};
+}
+
+/// Keeps (`r.save`) or restores a model part, for the coordinator only.
+template <class Hooks>
+caf::result<std::uint64_t> host_part(host_actor<Hooks>* self,
+                                     protocols::session::part_request& r) {
+  auto& st = self->state;
+  busy_clock working{st.busy_seconds};
+  if (auto refused = refuse_part_request(self))
+    return std::move(*refused);
+  try {
+    return r.save ? Hooks::save_part(self, r) : Hooks::restore_part(self, r);
+  } catch (const std::exception& e) {
+    return session_error(protocols::session::errc::bad_input,
+                         st.me + ": " + e.what());
+  }
+}
+
+template <class Hooks>
+caf::behavior host_impl(host_actor<Hooks>* self, std::string name,
+                        std::optional<typename Hooks::spec> given,
+                        std::optional<std::uint64_t> test_seed,
+                        std::int32_t seed_index) {
+  auto& st = self->state;
+  st.me = std::move(name);
+  st.given = std::move(given);
+  st.test_seed = test_seed;
+  st.seed_index = seed_index;
+  Hooks::init(self);
+  watch_peers(self);
+  caf::message_handler steps{
+      [=](messages::load_atom, protocols::session::load_request& r)
+          -> decltype(Hooks::load(self, r)) {
+        if (auto refused = refuse_load(self))
+          return std::move(*refused);
+        return Hooks::load(self, r);
+      },
+      [=](messages::align_atom, protocols::session::align_request& r) {
+        return align_loaded(self, r);
+      },
+      [=](messages::peers_atom, const typename Hooks::roster& r,
+          const std::vector<caf::actor>& peers) {
+        return Hooks::join(self, r, peers);
+      },
+      [=](messages::train_atom) { Hooks::train(self); },
+      [=](messages::predict_atom) { Hooks::predict(self); },
+      [=](messages::part_atom, protocols::session::part_request& r) {
+        return host_part<Hooks>(self, r);
+      },
+      [=](messages::stats_atom) {
+        const auto& st = self->state;
+        return byte_stats_of(st.me, st.bytes, st.links, st.busy_seconds);
+      },
+      [=](messages::tick_atom, std::uint64_t epoch) { on_tick(self, epoch); },
+  };
+  auto wire = host_wire_handlers<Hooks>(
+      self, static_cast<typename Hooks::message*>(nullptr));
+  auto extra = Hooks::extra(self);
+  return extra ? steps.or_else(wire).or_else(extra) : steps.or_else(wire);
+}
+
+/// A party of the protocol of `Hooks` called `name`: given its data
+/// (`given`) or loading it from its own files. `test_seed` (tests only):
+/// seeded randomness, with `index` its roster index.
+template <class Hooks>
+caf::actor spawn_host(caf::actor_system& sys, std::string name,
+                      std::optional<typename Hooks::spec> given = {},
+                      std::optional<std::uint64_t> test_seed = {},
+                      std::int32_t index = 0) {
+  return sys.spawn(host_impl<Hooks>, std::move(name), std::move(given),
+                   test_seed, index);
+}
+
+} // namespace veil::actors
