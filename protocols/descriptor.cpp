@@ -240,7 +240,14 @@ std::string help_text(const descriptor& d) {
     else
       os << k.min << " to " << k.max;
     os << "): " << k.doc << "\n";
+    if (d.federated)
+      os << "      keeps of a model it trained (MODEL.<party>, where it "
+            "runs): "
+         << (k.keeps.empty() ? "nothing" : k.keeps) << "\n";
   }
+  if (!d.model_file.empty())
+    os << "  the coordinator's model file (--model-out MODEL) holds "
+       << d.model_file << "\n";
   os << "  linked "
      << (d.links == topology::mesh ? "each with each" : "as a star")
      << "; labels: " << d.labels << "\n";
@@ -267,6 +274,24 @@ std::string help_text(const descriptor& d) {
     os << "\nlearner settings (veil train --help):\n";
     for (const auto& n : d.learner_notes)
       os << "  " << n << "\n";
+  }
+  return os.str();
+}
+
+std::string model_parts_markdown() {
+  std::ostringstream os;
+  os << "| protocol | `MODEL` (coordinator) | `MODEL.<party>` (each party, "
+        "where it runs) |\n|---|---|---|\n";
+  for (const auto* d : all_protocols()) {
+    if (!d->federated)
+      continue;
+    os << "| `" << d->name() << "` | " << d->model_file << " | ";
+    for (std::size_t i = 0; i < d->parties.size(); ++i) {
+      const auto& k = d->parties[i];
+      os << (i ? "; " : "") << k.name << ": "
+         << (k.keeps.empty() ? "nothing" : k.keeps);
+    }
+    os << " |\n";
   }
   return os.str();
 }

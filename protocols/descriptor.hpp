@@ -77,6 +77,9 @@ struct party_kind {
   std::size_t min = 1;
   std::size_t max = 1; ///< 0: no upper bound
   std::string doc;
+  /// What a party of this kind keeps of a trained model where it runs
+  /// (`--model-out MODEL`: in MODEL.<party>); empty: nothing.
+  std::string keeps = {};
 };
 
 struct descriptor {
@@ -99,6 +102,8 @@ struct descriptor {
   std::vector<std::pair<std::string, std::string>> renamed;
   /// Learner settings whose default differs here, in words.
   std::vector<std::string> learner_notes;
+  /// What the coordinator's model file (`--model-out MODEL`) holds.
+  std::string model_file = {};
 
   const std::string& name() const { return names.front(); }
   /// The setting `key` names (a prefix setting for any key it starts);
@@ -133,6 +138,11 @@ const setting& session_setting(std::string_view key);
 
 /// "number in (0, inf)", "true or false", "per_query or per_batch".
 std::string describe_values(const setting& s);
+
+/// The table of what a trained federated model leaves where (the
+/// coordinator's MODEL, each party kind's MODEL.<party>), one row per
+/// federated protocol, in Markdown (docs/session.md carries it).
+std::string model_parts_markdown();
 
 /// `veil help PROTOCOL`: the summary, the parties and the settings table.
 std::string help_text(const descriptor& d);

@@ -229,7 +229,9 @@ int main(int argc, char** argv) {
   help->add_option("protocol", help_protocol, "A protocol name");
   bool help_markdown = false;
   help->add_flag("--markdown", help_markdown,
-                 "The settings as the Markdown table docs/session.md shows");
+                 "The protocol's settings as the Markdown table "
+                 "docs/session.md shows (without a protocol: what a trained "
+                 "model leaves where)");
 
   CLI11_PARSE(app, argc, argv);
   if (train->parsed() && !t.config.empty()) {

@@ -76,6 +76,10 @@ int run_predict(const predict_options& o) {
 }
 
 int run_help(const std::string& protocol, bool markdown) {
+  if (protocol.empty() && markdown) {
+    std::cout << protocols::model_parts_markdown();
+    return 0;
+  }
   if (protocol.empty()) {
     std::cout << "Protocols (veil help PROTOCOL for its parties and "
                  "settings):\n";

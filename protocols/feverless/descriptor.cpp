@@ -23,7 +23,10 @@ const protocols::descriptor& descriptor() {
     x.parties = {{"client", 2, 256,
                   "holds its columns and the labels of some rows (each row's "
                   "label on exactly one client); sources its own queries, "
-                  "answers and leads the others'"}};
+                  "answers and leads the others'",
+                  "its split table (feature, threshold, missing-value side "
+                  "per split it owns)"}};
+    x.model_file = "the public model: trees, each split's owner, leaf values";
     x.links = topology::mesh;
     x.spread_labels = true;
     x.labels = "spread: every row's label on exactly one client";

@@ -15,10 +15,15 @@ const protocols::descriptor& descriptor() {
     x.parties = {
         {"Party A", 1, 1,
          "holds the labels and its columns in plaintext (categorical ones "
-         "belong here); trains the model"},
+         "belong here); trains the model",
+         "nothing (its model is MODEL)"},
         {"Party B", 1, 0,
          "maps each of its columns into the domain with public bounds and "
-         "desensitizes them"}};
+         "desensitizes them",
+         "its columns' public bounds and its mechanism (to desensitize new "
+         "rows)"}};
+    x.model_file = "Party A's model (Party B thresholds in desensitized "
+                   "units)";
     x.links = topology::star;
     x.spread_labels = false;
     x.labels = "Party A (the one party with a label column)";

@@ -33,6 +33,25 @@ BOOST_AUTO_TEST_CASE(docs_carry_the_descriptors_tables) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(docs_say_what_each_party_keeps_as_the_descriptors_do) {
+  std::ifstream in(std::string(VEIL_SOURCE_DIR) + "/docs/session.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  BOOST_TEST(contains(doc.str(), vp::model_parts_markdown()),
+             "the model parts table in docs/session.md differs from `veil "
+             "help --markdown`");
+  for (const auto* d : vp::all_protocols())
+    if (d->federated) {
+      BOOST_TEST(!d->model_file.empty(), d->name());
+      bool kept = false;
+      for (const auto& k : d->parties)
+        kept = kept || !k.keeps.empty();
+      BOOST_TEST(kept, d->name() << ": no party kind keeps a part");
+    }
+  auto md = run_veil("help --markdown");
+  BOOST_TEST(md.output == vp::model_parts_markdown());
+}
+
 BOOST_AUTO_TEST_CASE(help_lists_every_protocol_and_setting) {
   auto all = run_veil("help");
   BOOST_REQUIRE_MESSAGE(all.status == 0, all.output);
