@@ -444,10 +444,13 @@ void load_data(driver& d, const feverless_run& run, feverless_result& result) {
   bool have_train = !run.restore;
   auto load = [&](bool is_test, std::vector<session::data_summary>& out,
                   std::vector<std::uint64_t>& counts) {
-    d.load_all<fvl::loaded>(is_test, specs, [&](std::size_t c, fvl::loaded& l) {
-      out[c] = std::move(l.data);
-      counts[c] = l.labels;
-    });
+    d.load_all<fvl::loaded>(
+        is_test, specs,
+        [&](std::size_t c, fvl::loaded& l) {
+          out[c] = std::move(l.data);
+          counts[c] = l.labels;
+        },
+        run.restore.has_value());
   };
   if (have_train)
     load(false, train, labels);

@@ -372,9 +372,11 @@ void load_data(driver& d, const opboost_run& run, opboost_result& result) {
     if (is_test ? !have_test : bool(run.restore))
       continue;
     d.load_all<session::data_summary>(
-        is_test, specs, [&](std::size_t c, session::data_summary& s) {
+        is_test, specs,
+        [&](std::size_t c, session::data_summary& s) {
           (is_test ? test : train)[c] = std::move(s);
-        });
+        },
+        run.restore.has_value());
   }
   if (d.error)
     return;

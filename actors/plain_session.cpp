@@ -80,6 +80,7 @@ void load_test(driver& d, const plain_run& r,
         session::load_request q;
         q.test = true;
         q.same_as_train = cfg.eval == evaluation::train && !r.restore;
+        q.labels_optional = r.restore.has_value();
         q.data = cfg.parties[c].data;
         if (cfg.eval == evaluation::test)
           q.data.path = cfg.parties[c].test_path;

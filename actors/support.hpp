@@ -713,6 +713,19 @@ load_party_data(const std::string& me,
                 Read read) {
   using protocols::session::errc;
   learners::dataset rows;
+  auto spec = r.data;
+  try {
+    // Rows to predict without their label column: no labels, no metrics.
+    if (r.labels_optional && !spec.label_column.empty() &&
+        !learners::is_libsvm_path(spec.path)) {
+      auto header = learners::csv_header(spec.path);
+      if (std::find(header.begin(), header.end(), spec.label_column) ==
+          header.end())
+        spec.label_column.clear();
+    }
+  } catch (const std::exception&) {
+    // the read below names the file and what is wrong with it
+  }
   if (r.test && r.same_as_train) {
     if (!d.train_loaded)
       return session_error(errc::bad_request,
@@ -721,7 +734,7 @@ load_party_data(const std::string& me,
     rows = d.train;
   } else {
     try {
-      rows = read(r.data);
+      rows = read(spec);
     } catch (const input_error& e) {
       return session_error(errc::bad_input, me + ": " + e.what());
     } catch (const std::exception& e) {
@@ -729,7 +742,7 @@ load_party_data(const std::string& me,
                                                 r.data.path + ": " + e.what());
     }
   }
-  if (r.data.label_column.empty())
+  if (spec.label_column.empty())
     rows.labels().clear(); // LibSVM rows always carry one: not this party's
   protocols::session::data_summary s;
   s.rows = rows.rows();
@@ -965,13 +978,16 @@ struct session_driver {
 
   /// Has every party load its training (`test`: test) file named by its
   /// spec in `specs` (same order); `on_reply(c, reply)` for each.
+  /// `labels_optional`: a file without the label column is read without
+  /// labels (a prediction session's rows).
   template <class Reply, class OnReply>
   void load_all(bool test, const std::vector<party_spec>& specs,
-                OnReply on_reply) {
+                OnReply on_reply, bool labels_optional = false) {
     ask_all<Reply>(
         test ? "load test data" : "load training data",
         [&](std::size_t c) {
-          protocols::session::load_request r{test, false, specs[c].data};
+          protocols::session::load_request r{test, false, specs[c].data,
+                                             labels_optional};
           if (test)
             r.data.path = specs[c].test_path;
           return std::make_tuple(messages::load_atom::value, std::move(r));

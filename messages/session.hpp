@@ -27,7 +27,7 @@ typename Inspector::result_type inspect(Inspector& f, data_spec& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, load_request& x) {
   return f(caf::meta::type_name("veil::protocols::session::load_request"),
-           x.test, x.same_as_train, x.data);
+           x.test, x.same_as_train, x.data, x.labels_optional);
 }
 
 template <class Inspector>

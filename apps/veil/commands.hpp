@@ -9,6 +9,7 @@
 #include "actors/session.hpp"
 #include "learners/boost/booster.hpp"
 #include "learners/boost/model.hpp"
+#include "learners/data/csv_reader.hpp"
 #include "learners/data/dataset.hpp"
 #include "protocols/session/model_file.hpp"
 
@@ -195,12 +196,8 @@ nlohmann::json party_bytes_json(const protocols::session::byte_stats& b,
                                 bool by_direction,
                                 const std::vector<std::string>& names);
 
-/// Whether `path` names a LibSVM file (.libsvm, .svm, optionally .gz).
-bool is_libsvm_path(const std::string& path);
-
-/// The column names in the header of a CSV file (plain or gzipped), without
-/// reading the rows. Fields may be double-quoted.
-std::vector<std::string> csv_header(const std::string& path);
+using learners::csv_header;
+using learners::is_libsvm_path;
 
 /// What a federated model file of `protocol` holds (`own`: what the
 /// coordinator's file has besides the structure) and how to predict with

@@ -108,15 +108,6 @@ prediction_plan plan_from_file(const predict_options& o,
       throw input_error(o.config + ": party \"" + s.name +
                         "\" has no test file to predict; give it one (test = "
                         "...) or predict its data: --set predict_on=data");
-    // Rows to predict may come without labels (then no metrics): a local
-    // party whose CSV file lacks its label column reads none.
-    if (!s.is_remote() && !s.data.label_column.empty() &&
-        !is_libsvm_path(s.test_path)) {
-      auto header = csv_header(s.test_path);
-      if (std::find(header.begin(), header.end(), s.data.label_column) ==
-          header.end())
-        s.data.label_column.clear();
-    }
   }
   plan.timeout = c.timeout();
   plan.link = c.link;

@@ -891,4 +891,69 @@ void write_csv(const dataset& d, const std::string& path,
   out.commit();
 }
 
+bool is_libsvm_path(const std::string& path) {
+  for (auto ext : {".libsvm", ".svm", ".libsvm.gz", ".svm.gz"}) {
+    std::string e = ext;
+    if (path.size() >= e.size() &&
+        path.compare(path.size() - e.size(), e.size(), e) == 0)
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::string> csv_header(const std::string& path) {
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (!in)
+    throw input_error(path + ": cannot open the file");
+  std::string line;
+  char buf[4096];
+  while (true) {
+    if (!gzgets(in, buf, sizeof buf))
+      break;
+    line += buf;
+    if (!line.empty() && line.back() == '\n') {
+      if (line.find_first_not_of(" \t\r\n") != std::string::npos)
+        break; // skip blank lines, as the reader does
+      line.clear();
+    }
+  }
+  gzclose(in);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+    line.pop_back();
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0)
+    line.erase(0, 3);
+  if (line.empty())
+    throw input_error(path + ": the file is empty; expected a header row");
+  std::vector<std::string> names;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      names.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  names.push_back(field);
+  for (auto& n : names) { // the reader trims blanks around unquoted names
+    auto b = n.find_first_not_of(" \t");
+    auto e = n.find_last_not_of(" \t");
+    n = b == std::string::npos ? std::string() : n.substr(b, e - b + 1);
+  }
+  return names;
+}
+
 } // namespace veil::learners

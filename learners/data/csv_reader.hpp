@@ -57,4 +57,13 @@ void write_csv(const dataset& d, const std::string& path,
                const std::string& label_name = "label",
                const std::string& id_name = "id");
 
+/// Whether `path` names a LibSVM file (.libsvm, .svm, optionally .gz):
+/// read_table reads it as LibSVM.
+bool is_libsvm_path(const std::string& path);
+
+/// The column names in the header of a CSV file (plain or gzipped), without
+/// reading the rows. Fields may be double-quoted. Throws veil::input_error
+/// if the file cannot be opened or is empty.
+std::vector<std::string> csv_header(const std::string& path);
+
 } // namespace veil::learners

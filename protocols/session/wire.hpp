@@ -57,6 +57,9 @@ struct load_request {
   bool test = false;
   bool same_as_train = false;
   data_spec data;
+  /// A prediction session's rows may come without labels (then no
+  /// metrics): a CSV file without the label column is read without labels.
+  bool labels_optional = false;
 };
 
 /// Party -> coordinator: what it loaded. `ids` are public in the plain

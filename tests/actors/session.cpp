@@ -293,6 +293,20 @@ BOOST_AUTO_TEST_CASE(a_live_session_keeps_its_parties_between_calls) {
   BOOST_TEST(again.result().margins == once.result->margins,
              boost::test_tools::per_element());
   BOOST_REQUIRE(again.close().ok());
+
+  // Rows to predict without the label column: the active party reads them
+  // without labels where it runs (on its node too), and there are no
+  // metrics.
+  auto unlabeled = small_table(600, 23, false);
+  unlabeled.labels().clear();
+  learners::write_csv(unlabeled, dir / "unlabeled.csv");
+  auto q = p;
+  q.parties[0].data.path = dir / "unlabeled.csv";
+  auto blind = run(q);
+  BOOST_REQUIRE_MESSAGE(blind.ok(), blind.error);
+  BOOST_TEST(blind.result->margins == once.result->margins,
+             boost::test_tools::per_element());
+  BOOST_TEST(blind.result->metric_values.empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_party_writes_its_part_only_over_an_earlier_part) {
