@@ -46,6 +46,7 @@ struct client_state : data_party_state<feverless_client_spec> {
   learners::dataset eval;     ///< this client's columns of the rows to predict
   bool export_splits = false; ///< the roster's: send the splits with the model
   bool restored = false;      ///< the role comes from a saved part
+  int trees = 0;              ///< the roster's: trees to train
 
   bool has_role() const { return role != nullptr; }
 };
@@ -84,6 +85,10 @@ fvl::trained make_trained(const client_state& st) {
 /// Reports finished work to the coordinator.
 void after_step(client_actor* self) {
   auto& st = self->state;
+  // The clients train in lockstep: client 0 speaks for them.
+  if (st.training && st.index == 0)
+    report_progress(self, st.role->model().trees.size(),
+                    static_cast<std::size_t>(st.trees));
   if (st.training && st.role->training_done()) {
     st.training = false;
     self->send(st.coordinator, make_trained(st));
@@ -216,6 +221,7 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, const fvl::roster& r,
   }
   st.join(self, r.base, peers, *at);
   st.export_splits = r.export_splits;
+  st.trees = r.params.trees;
   const auto& p = r.params;
   std::optional<fv::credentials> creds;
   if (p.protocol == fv::mode::feverless || p.protocol == fv::mode::ahe) {
@@ -735,16 +741,20 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
 }
 
 feverless_outcome run_feverless_session(feverless_config cfg,
-                                        const local_options& opts) {
+                                        const local_options& opts,
+                                        const progress_fn& on_progress) {
   live_session<feverless_protocol> s;
+  s.on_progress(on_progress);
   s.open(std::move(cfg), opts);
   return s.run_to_end();
 }
 
 feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
                                         const tls_files& tls,
-                                        const local_options& opts) {
+                                        const local_options& opts,
+                                        const progress_fn& on_progress) {
   live_session<feverless_protocol> s;
+  s.on_progress(on_progress);
   s.open(cfg, tls, opts);
   return s.run_to_end();
 }

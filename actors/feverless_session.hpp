@@ -134,7 +134,8 @@ struct feverless_protocol {
 /// are public in FEVERLESS) and that the rows line up. Never hangs.
 feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
                                         const tls_files& tls,
-                                        const local_options& opts = {});
+                                        const local_options& opts = {},
+                                        const progress_fn& on_progress = {});
 
 /// Runs a FEVERLESS (or plain / LDP / AHE baseline, by params.protocol)
 /// session with every client in this process. Never throws for bad input:
@@ -142,6 +143,7 @@ feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
 /// or stays silent beyond the timeout ends the session on every client; the
 /// error names the client and the step.
 feverless_outcome run_feverless_session(feverless_config cfg,
-                                        const local_options& opts = {});
+                                        const local_options& opts = {},
+                                        const progress_fn& on_progress = {});
 
 } // namespace veil::actors

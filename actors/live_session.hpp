@@ -66,7 +66,7 @@ public:
 
   /// Open, and nothing has failed.
   bool ok() const;
-  /// What the session has produced so far.
+  /// What the session has produced so far (empty before open).
   const result_type& result() const;
   /// Ends every party (with the failure, if one ended the session): the
   /// session's outcome. The handle is closed afterwards.

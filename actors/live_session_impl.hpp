@@ -316,7 +316,8 @@ bool live_session<P>::ok() const {
 
 template <class P>
 const typename live_session<P>::result_type& live_session<P>::result() const {
-  return impl_->result;
+  static const result_type none{};
+  return impl_ ? impl_->result : none;
 }
 
 template <class P>

@@ -40,7 +40,7 @@ struct party_state : data_party_state<opboost_party_spec> {
   std::unique_ptr<op::passive_party> passive; // index > 0
   learners::dataset eval; ///< Party A: its columns of the rows to predict
   std::vector<float> eval_labels; ///< Party A: their labels (loaded)
-  /// A prediction session's roster params, for a restored Party A.
+  /// The roster's params (a restored Party A is built with them).
   std::optional<op::params> roster_params;
   bool restored = false; ///< the role comes from a saved part
 
@@ -92,6 +92,12 @@ void after_step(party_actor* self) {
   auto& st = self->state;
   if (!st.active)
     return;
+  if (st.training) {
+    const auto& m = st.active->model();
+    report_progress(self, m.trees.size(),
+                    static_cast<std::size_t>(st.roster_params->booster.rounds) *
+                        static_cast<std::size_t>(m.outputs()));
+  }
   if (st.training && st.active->training_done()) {
     st.training = false;
     self->send(st.coordinator, make_trained(st));
@@ -161,6 +167,7 @@ caf::result<caf::ok_atom> on_roster(party_actor* self, const opl::roster& r,
     return caf::ok_atom::value;
   }
   st.join(self, r.base, peers, *at);
+  st.roster_params = r.params;
   try {
     r.params.validate();
     auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st, r);
@@ -611,16 +618,20 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
 }
 
 opboost_outcome run_opboost_session(opboost_config cfg,
-                                    const local_options& opts) {
+                                    const local_options& opts,
+                                    const progress_fn& on_progress) {
   live_session<opboost_protocol> s;
+  s.on_progress(on_progress);
   s.open(std::move(cfg), opts);
   return s.run_to_end();
 }
 
 opboost_outcome run_opboost_parties(const opboost_party_config& cfg,
                                     const tls_files& tls,
-                                    const local_options& opts) {
+                                    const local_options& opts,
+                                    const progress_fn& on_progress) {
   live_session<opboost_protocol> s;
+  s.on_progress(on_progress);
   s.open(cfg, tls, opts);
   return s.run_to_end();
 }

@@ -133,13 +133,15 @@ struct opboost_protocol {
 /// training. Never hangs.
 opboost_outcome run_opboost_parties(const opboost_party_config& cfg,
                                     const tls_files& tls,
-                                    const local_options& opts = {});
+                                    const local_options& opts = {},
+                                    const progress_fn& on_progress = {});
 
 /// Runs an OpBoost session with every party in this process. Never throws
 /// for bad input: it comes back as errc::bad_input. A party that refuses a
 /// message, ends or stays silent beyond the timeout ends the session; the
 /// error names the party and the step.
 opboost_outcome run_opboost_session(opboost_config cfg,
-                                    const local_options& opts = {});
+                                    const local_options& opts = {},
+                                    const progress_fn& on_progress = {});
 
 } // namespace veil::actors

@@ -306,6 +306,10 @@ struct peer_state {
   link_state links;
   double busy_seconds = 0;
 
+  /// The last progress report sent to the coordinator (report_progress).
+  std::int64_t progress_done = -1;
+  clock_type::time_point progress_at;
+
   static constexpr std::size_t none = static_cast<std::size_t>(-1);
 
   /// The slot in `neighbours` of the actor at `addr`; none if it is not a
@@ -453,6 +457,25 @@ void route(Actor* self, Outbox out) {
         },
         e.msg);
   }
+}
+
+/// Tells the session's coordinator how far the actor's training got
+/// (`done` of `total` trees), when that changed or a quarter of the
+/// timeout passed since the last report: the driver shows it and names
+/// the step by it.
+template <class Actor>
+void report_progress(Actor* self, std::size_t done, std::size_t total) {
+  auto& st = self->state;
+  auto now = clock_type::now();
+  auto n = static_cast<std::int64_t>(done);
+  if (!st.coordinator ||
+      (n == st.progress_done && now - st.progress_at < st.timeout / 4))
+    return;
+  st.progress_done = n;
+  st.progress_at = now;
+  self->send(st.coordinator, protocols::session::progress_report{
+                                 "train", static_cast<std::int32_t>(done),
+                                 static_cast<std::int32_t>(total)});
 }
 
 /// Once the actor has its role and works: marks it answering and arms its

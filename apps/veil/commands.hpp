@@ -196,6 +196,21 @@ nlohmann::json party_bytes_json(const protocols::session::byte_stats& b,
                                 bool by_direction,
                                 const std::vector<std::string>& names);
 
+/// The "[tree 3/10]" line on stderr while a federated session trains, in a
+/// terminal and without --quiet; cleared when it goes out of scope.
+class tree_progress {
+public:
+  explicit tree_progress(bool quiet);
+  ~tree_progress();
+  tree_progress(const tree_progress&) = delete;
+  tree_progress& operator=(const tree_progress&) = delete;
+  /// What the session calls with each progress report.
+  actors::progress_fn callback() const;
+
+private:
+  bool shown_;
+};
+
 using learners::csv_header;
 using learners::is_libsvm_path;
 

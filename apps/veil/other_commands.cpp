@@ -3,6 +3,7 @@
 #include <iostream>
 #include <numeric>
 #include <sstream>
+#include <unistd.h>
 
 #include "apps/veil/commands.hpp"
 #include "learners/boost/model_io.hpp"
@@ -73,6 +74,24 @@ int run_predict(const predict_options& o) {
         predictions_csv(preds, static_cast<std::size_t>(m.outputs()),
                         d.has_ids() ? d.ids() : std::vector<std::string>{}));
   return 0;
+}
+
+tree_progress::tree_progress(bool quiet)
+    : shown_(!quiet && ::isatty(STDERR_FILENO)) {}
+
+tree_progress::~tree_progress() {
+  if (shown_)
+    std::cerr << "\r\033[K" << std::flush;
+}
+
+actors::progress_fn tree_progress::callback() const {
+  if (!shown_)
+    return {};
+  return [](const protocols::session::progress_report& r) {
+    if (r.phase == "train" && r.total > 0)
+      std::cerr << "\r[tree " << r.done << "/" << r.total << "]\033[K"
+                << std::flush;
+  };
 }
 
 int run_help(const std::string& protocol, bool markdown) {

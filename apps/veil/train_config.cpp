@@ -87,14 +87,10 @@ int run_config_train(const train_options& o) {
   cfg.parties = party_specs(c, remote, have_test);
   cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
 
-  bool progress = !o.quiet && ::isatty(STDERR_FILENO);
-  auto on_progress = [&](const protocols::session::progress_report& r) {
-    if (progress && r.phase == "train" && r.total > 0)
-      std::cerr << "\r[tree " << r.done << "/" << r.total << "]\033[K"
-                << std::flush;
-  };
   actors::session_outcome out;
   std::string where;
+  auto progress = std::make_optional<tree_progress>(o.quiet);
+  auto on_progress = progress->callback();
   if (remote == 0 && !c.tls.enabled()) {
     out = actors::run_local_session(cfg, on_progress);
     where = std::to_string(cfg.parties.size()) + " parties in this process";
@@ -105,8 +101,7 @@ int run_config_train(const train_options& o) {
             std::to_string(remote) + " on other nodes" +
             (tls.enabled() ? " over TLS" : "");
   }
-  if (progress)
-    std::cerr << "\r\033[K" << std::flush;
+  progress.reset(); // clears the line
   auto opts = o;
   opts.timeout = c.timeout_seconds;
   opts.link = c.link;

@@ -498,7 +498,12 @@ int run_feverless_train(const train_options& o) {
     s.eval = columns(eval_set, bounds[c], bounds[c + 1]);
     cfg.clients.push_back(std::move(s));
   }
-  auto out = actors::run_feverless_session(std::move(cfg));
+  actors::feverless_outcome out;
+  {
+    tree_progress progress(o.quiet);
+    out =
+        actors::run_feverless_session(std::move(cfg), {}, progress.callback());
+  }
   run_info info{o.protocol,
                 data_name,
                 std::to_string(n) + " clients in this process",
@@ -540,7 +545,11 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   std::size_t remote = 0;
   cfg.parties = party_specs(c, remote, have_test);
   actors::tls_files tls{c.tls.certificate, c.tls.key, c.tls.ca};
-  auto out = actors::run_feverless_parties(cfg, tls);
+  actors::feverless_outcome out;
+  {
+    tree_progress progress(o.quiet);
+    out = actors::run_feverless_parties(cfg, tls, {}, progress.callback());
+  }
   if (!out.ok() && out.error.find(c.source) == std::string::npos)
     out.error = context + out.error;
   auto n = std::to_string(c.parties.size());

@@ -333,7 +333,11 @@ int run_opboost_train(const train_options& o) {
                  "were clamped to the bounds before mapping to the domain "
                  "(OpBoost pre-processing): "
               << join(clamped) << "\n";
-  auto out = actors::run_opboost_session(std::move(cfg));
+  actors::opboost_outcome out;
+  {
+    tree_progress progress(o.quiet);
+    out = actors::run_opboost_session(std::move(cfg), {}, progress.callback());
+  }
   std::vector<double> margins;
   if (out.ok())
     margins = private_prediction
@@ -536,7 +540,11 @@ int run_opboost_config(const session_config& c, const train_options& o) {
     bounds_report["public_columns"].push_back(column);
   }
   actors::tls_files tls{c.tls.certificate, c.tls.key, c.tls.ca};
-  auto out = actors::run_opboost_parties(cfg, tls);
+  actors::opboost_outcome out;
+  {
+    tree_progress progress(o.quiet);
+    out = actors::run_opboost_parties(cfg, tls, {}, progress.callback());
+  }
   if (!out.ok() && out.error.find(c.source) == std::string::npos)
     out.error = context + out.error;
   if (out.ok()) {

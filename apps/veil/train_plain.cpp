@@ -155,15 +155,11 @@ int run_plain_train(const train_options& o) {
     cfg.parties.push_back(std::move(spec));
   }
 
-  bool progress = !o.quiet && ::isatty(STDERR_FILENO);
-  auto on_progress = [&](const session::progress_report& r) {
-    if (progress && r.phase == "train" && r.total > 0)
-      std::cerr << "\r[tree " << r.done << "/" << r.total << "]\033[K"
-                << std::flush;
-  };
-  auto out = actors::run_local_session(cfg, on_progress);
-  if (progress)
-    std::cerr << "\r\033[K" << std::flush;
+  actors::session_outcome out;
+  {
+    tree_progress progress(o.quiet);
+    out = actors::run_local_session(cfg, progress.callback());
+  }
   return report_federated(out, cfg, o, data_name, have_test,
                           std::to_string(n) + " parties in this process");
 }

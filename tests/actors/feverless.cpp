@@ -377,8 +377,15 @@ BOOST_AUTO_TEST_CASE(parties_stay_up_between_calls_and_predict_again) {
   auto once = run(d, fv::mode::feverless, 3, false);
   BOOST_REQUIRE_MESSAGE(once.ok(), once.error);
   actors::live_session<actors::feverless_protocol> s;
+  protocols::session::progress_report last;
+  s.on_progress(
+      [&](const protocols::session::progress_report& p) { last = p; });
   BOOST_REQUIRE(s.open(deal(d, fv::mode::feverless, 3, false)));
   BOOST_REQUIRE(s.train());
+  // Client 0 reports the trees as they are done, the last one included.
+  BOOST_TEST(last.phase == "train");
+  BOOST_TEST(last.total == 2);
+  BOOST_TEST(last.done == 2);
   BOOST_REQUIRE(s.predict());
   auto first = s.result().margins;
   BOOST_REQUIRE(s.collect_stats());
