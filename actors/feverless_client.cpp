@@ -743,20 +743,14 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
 feverless_outcome run_feverless_session(feverless_config cfg,
                                         const local_options& opts,
                                         const progress_fn& on_progress) {
-  live_session<feverless_protocol> s;
-  s.on_progress(on_progress);
-  s.open(std::move(cfg), opts);
-  return s.run_to_end();
+  return run_once<feverless_protocol>(on_progress, std::move(cfg), opts);
 }
 
 feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
                                         const tls_files& tls,
                                         const local_options& opts,
                                         const progress_fn& on_progress) {
-  live_session<feverless_protocol> s;
-  s.on_progress(on_progress);
-  s.open(cfg, tls, opts);
-  return s.run_to_end();
+  return run_once<feverless_protocol>(on_progress, cfg, tls, opts);
 }
 
 } // namespace veil::actors

@@ -335,6 +335,17 @@ typename live_session<P>::outcome_type live_session<P>::run_to_end() {
   return impl_->run_to_end();
 }
 
+/// The one-shot session of `veil train` / `veil predict`: a handle opened
+/// with `cfg` and `open_args` (tls, options), run to its end.
+template <class P, class Config, class... Open>
+typename P::outcome run_once(const progress_fn& on_progress, Config&& cfg,
+                             Open&&... open_args) {
+  live_session<P> s;
+  s.on_progress(on_progress);
+  s.open(std::forward<Config>(cfg), std::forward<Open>(open_args)...);
+  return s.run_to_end();
+}
+
 /// The one-shot session on `parties`, already spawned in `sys` (here or on
 /// other nodes; or test doubles that speak the same steps), with `run`.
 template <class P>

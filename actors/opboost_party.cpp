@@ -620,20 +620,14 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
 opboost_outcome run_opboost_session(opboost_config cfg,
                                     const local_options& opts,
                                     const progress_fn& on_progress) {
-  live_session<opboost_protocol> s;
-  s.on_progress(on_progress);
-  s.open(std::move(cfg), opts);
-  return s.run_to_end();
+  return run_once<opboost_protocol>(on_progress, std::move(cfg), opts);
 }
 
 opboost_outcome run_opboost_parties(const opboost_party_config& cfg,
                                     const tls_files& tls,
                                     const local_options& opts,
                                     const progress_fn& on_progress) {
-  live_session<opboost_protocol> s;
-  s.on_progress(on_progress);
-  s.open(cfg, tls, opts);
-  return s.run_to_end();
+  return run_once<opboost_protocol>(on_progress, cfg, tls, opts);
 }
 
 } // namespace veil::actors

@@ -281,10 +281,7 @@ session_outcome run_distributed_session(const session_config& cfg,
                                         const tls_files& tls,
                                         const progress_fn& on_progress,
                                         const local_options& opts) {
-  live_session<plain_protocol> s;
-  s.on_progress(on_progress);
-  s.open(cfg, tls, opts);
-  return s.run_to_end();
+  return run_once<plain_protocol>(on_progress, cfg, tls, opts);
 }
 
 session_outcome run_local_session(const session_config& cfg,

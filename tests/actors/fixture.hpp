@@ -13,7 +13,6 @@
 #include <caf/actor_system_config.hpp>
 
 #include "actors/party.hpp"
-#include "actors/party.hpp"
 #include "learners/boost/model.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "messages/register.hpp"
