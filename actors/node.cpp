@@ -1,4 +1,5 @@
 #include "actors/node.hpp"
+#include "actors/interfaces.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -71,7 +72,7 @@ const std::vector<party_kind>& party_kinds() {
   static const std::vector<party_kind> kinds = {
       {"plain",
        [](caf::actor_system& sys, std::string name) {
-         return caf::actor_cast<caf::actor>(spawn_party(sys, std::move(name)));
+         return spawn_party(sys, std::move(name));
        }},
       {"feverless",
        [](caf::actor_system& sys, std::string name) {

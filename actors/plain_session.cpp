@@ -180,17 +180,15 @@ struct session_hooks<plain_protocol> {
     if (auto msg = check_columns(r, train, test); !msg.empty())
       return d.fail(errc::bad_input, msg);
     align(d, r, train, test, result);
+    // One roster for all (each party finds itself in it): a star around
+    // the active party.
+    auto roster = caf::make_message(
+        messages::peers_atom::value,
+        messages::pln::roster{{-1, r.names, r.timeout.count(), r.cfg.link, 0},
+                              r.cfg.params},
+        d.parties);
     d.ask_all<caf::ok_atom>(
-        "peers",
-        [&](std::size_t c) {
-          session::roster roster;
-          roster.self = static_cast<std::int32_t>(c);
-          roster.names = r.names;
-          roster.timeout_ms = r.timeout.count();
-          roster.link = r.cfg.link;
-          return std::make_tuple(messages::peers_atom::value, std::move(roster),
-                                 d.parties);
-        },
+        "peers", [&](std::size_t) { return roster; },
         [](std::size_t, caf::ok_atom) {});
     result.load_seconds = seconds_since(t0);
     if (!r.restore)
@@ -205,8 +203,7 @@ struct session_hooks<plain_protocol> {
 
   static void train(driver& d, const run& r, session::session_result& result) {
     d.step = "train";
-    d.self->send(d.parties[0], messages::train_atom::value,
-                 session::train_request{r.cfg.params});
+    d.self->send(d.parties[0], messages::train_atom::value);
     await_active<session::training_outcome>(
         d, r, [&](std::size_t, session::training_outcome& out) {
           result.model = std::move(out.model);
@@ -218,8 +215,7 @@ struct session_hooks<plain_protocol> {
   static void predict(driver& d, const run& r,
                       session::session_result& result) {
     d.step = "predict";
-    d.self->send(d.parties[0], messages::predict_atom::value,
-                 session::predict_request{r.cfg.params.threads});
+    d.self->send(d.parties[0], messages::predict_atom::value);
     await_active<session::prediction>(
         d, r, [&](std::size_t, session::prediction& out) {
           result.metrics_on = r.cfg.eval == evaluation::test ? "test" : "train";
@@ -257,7 +253,7 @@ struct session_hooks<plain_protocol> {
 template class live_session<plain_protocol>;
 
 session_outcome run_session(caf::actor_system& sys,
-                            const std::vector<party_actor>& parties,
+                            const std::vector<caf::actor>& parties,
                             const session_config& cfg,
                             const progress_fn& on_progress) {
   auto run = session_hooks<plain_protocol>::from_parties(cfg);
@@ -267,11 +263,10 @@ session_outcome run_session(caf::actor_system& sys,
     for (const auto& spec : run.cfg.parties)
       for (std::size_t i = 0; i < cfg.parties.size(); ++i)
         if (cfg.parties[i].name == spec.name)
-          handles.push_back(caf::actor_cast<caf::actor>(parties[i]));
+          handles.push_back(parties[i]);
   if (handles.size() != parties.size()) { // a config the check refuses
     handles.clear();
-    for (const auto& p : parties)
-      handles.push_back(caf::actor_cast<caf::actor>(p));
+    handles = parties;
   }
   return run_on_actors<plain_protocol>(sys, std::move(handles), std::move(run),
                                        on_progress);

@@ -18,7 +18,7 @@
 //                                         const std::vector<caf::actor>&);
 //   static void train(actor*);
 //   static void predict(actor*);
-//   static auto on_message(actor*, std::int32_t from, const message&);
+//   static auto on_message(actor*, std::int32_t from, message&);
 //   static void after_step(actor*);       // reports finished work
 //   static caf::result<std::uint64_t> save_part(actor*, part_request&);
 //   static caf::result<std::uint64_t> restore_part(actor*, part_request&);
@@ -52,7 +52,9 @@ template <class Hooks, class T>
 void host_wire(host_actor<Hooks>* self, T& x) {
   handle_wire<typename Hooks::failure>(
       self, typename Hooks::message{std::move(x)},
-      [self](std::int32_t from, const typename Hooks::message& m) {
+      // Non-const: a role may take a message's contents (plain's passive
+      // party keeps a tree's gradients without copying them).
+      [self](std::int32_t from, typename Hooks::message& m) {
         return Hooks::on_message(self, from, m);
       },
       Hooks::after_step);

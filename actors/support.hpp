@@ -59,13 +59,24 @@ tick_period(std::chrono::milliseconds timeout) {
 }
 
 /// How long a party that only answers (a role, not training or predicting:
-/// an OpBoost Party B, a FEVERLESS client while another predicts) waits for
-/// its next message, in timeouts: it waits for another party's whole
-/// computation (Party A trains every tree between the ranks and the split
-/// request), so far longer than one step's timeout, but not forever: a
-/// peer or coordinator that hangs without its connection dropping would
-/// keep the party and its data in memory.
+/// an OpBoost Party B, a plain passive party, any party between a live
+/// session's calls) waits for its next message by default, in timeouts: it
+/// waits for another party's whole computation (Party A trains every tree
+/// between the ranks and the split request), so far longer than one step's
+/// timeout, but not forever: a peer or coordinator that hangs without its
+/// connection dropping would keep the party and its data in memory. The
+/// session setting net.idle_timeout replaces it.
 constexpr int idle_timeouts = 30;
+
+/// The idle bound of a roster: its net.idle_timeout, or idle_timeouts
+/// timeouts.
+inline std::chrono::milliseconds
+idle_bound(const protocols::session::roster& r) {
+  if (r.link.idle_seconds > 0)
+    return std::chrono::milliseconds(
+        static_cast<std::int64_t>(r.link.idle_seconds * 1000));
+  return std::chrono::milliseconds(r.timeout_ms) * idle_timeouts;
+}
 
 /// Payload bytes of one message type.
 struct byte_count {
@@ -216,6 +227,7 @@ check_roster(const std::string& me, const protocols::session::roster& r,
   for (const auto& s : protocols::session_settings()) {
     auto x = s.key == "net.latency_ms"       ? r.link.latency_ms
              : s.key == "net.bandwidth_mbps" ? r.link.bandwidth_mbps
+             : s.key == "net.idle_timeout"   ? r.link.idle_seconds
                                              : s.min;
     if (!(x >= s.min && x <= s.max))
       return session_error(errc::bad_request,
@@ -264,13 +276,17 @@ std::string step_text(std::string name, const Message& m) {
 // -- party actors -------------------------------------------------------------
 
 /// A peer a party exchanges messages with: its roster index, name and
-/// handle, when it was last heard from (none: never) and what it sent.
+/// handle, when it was last heard from (none: never) and what it sent, and
+/// since when it owes an answer (sent to after it was last heard from)
+/// with what this party sent it first.
 struct neighbour {
   std::int32_t index = -1;
   std::string name;
   caf::actor handle;
   std::optional<clock_type::time_point> heard;
   std::string heard_what;
+  std::optional<clock_type::time_point> owes_since;
+  std::string owed_for;
 };
 
 /// What every party actor's state holds about its session: its name and
@@ -295,6 +311,8 @@ struct peer_state {
   bool predicting = false;
   clock_type::time_point started;
   clock_type::time_point last_heard;
+  /// How long it waits when not busy (idle_bound of its roster).
+  std::chrono::milliseconds idle{0};
   std::string step = "session setup"; // the last message handled or sent
   std::uint64_t tick_epoch = 0;
   bool ticking = false;
@@ -306,8 +324,11 @@ struct peer_state {
   link_state links;
   double busy_seconds = 0;
 
-  /// The last progress report sent to the coordinator (report_progress).
+  /// The last progress report sent to the coordinator (report_progress);
+  /// a busy party repeats it on its ticks.
   std::int64_t progress_done = -1;
+  std::int64_t progress_total = 0;
+  std::string progress_phase;
   clock_type::time_point progress_at;
 
   static constexpr std::size_t none = static_cast<std::size_t>(-1);
@@ -353,6 +374,7 @@ struct peer_state {
             const std::vector<caf::actor>& handles, std::int32_t at) {
     index = at;
     timeout = std::chrono::milliseconds(r.timeout_ms);
+    idle = idle_bound(r);
     last_heard = clock_type::now(); // the idle bound counts from here
     auto linked = [&](std::int32_t q) {
       return q != index && (r.hub < 0 || index == r.hub || q == r.hub);
@@ -388,6 +410,16 @@ void arm_ticks(Actor* self) {
                      st.tick_epoch);
 }
 
+/// Whether the actor's current message comes from its session's
+/// coordinator (the roster's sender).
+template <class Actor>
+bool from_coordinator(Actor* self) {
+  const auto& st = self->state;
+  return st.coordinator &&
+         caf::actor_cast<caf::actor_addr>(self->current_sender()) ==
+             st.coordinator.address();
+}
+
 /// Ends the actor when its coordinator ends, or a peer ends with an error
 /// (a "veil" error passes on as it is; any other names the peer and the
 /// step this actor was at), and on any message it has no handler for
@@ -415,13 +447,24 @@ void watch_peers(Actor* self) {
                                                      " was at step " + st.step +
                                                      " (" + reason + ")"));
   });
+  // A message outside the protocol (or one that failed to decode, which
+  // CAF delivers as an empty message) ends the session, naming the
+  // sender and the step, instead of being dropped.
   self->set_default_handler([=](caf::scheduled_actor*, caf::message_view& x)
                                 -> caf::result<caf::message> {
     auto& st = self->state;
+    auto sender = self->current_sender();
+    auto q =
+        sender ? st.peer_index(caf::actor_cast<caf::actor_addr>(sender)) : -1;
+    std::string from = q >= 0                   ? st.name_of(q)
+                       : from_coordinator(self) ? "the coordinator"
+                       : sender ? "actor " + std::to_string(sender->id()) +
+                                      node_text(sender) + " (not a peer)"
+                                : "an anonymous sender";
     auto err = session_error(errc::protocol_error,
                              st.me + " got an unexpected message " +
                                  unexpected_text(x.copy_content_to_message()) +
-                                 " at step " + st.step);
+                                 " from " + from + " at step " + st.step);
     self->quit(err);
     return err;
   });
@@ -450,6 +493,11 @@ void route(Actor* self, Outbox out) {
     auto n = messages::wire_bytes(e.msg);
     st.bytes[message_name(e.msg)].sent += n;
     st.step = step_text(message_name(e.msg), e.msg);
+    auto& nb = st.neighbours[q];
+    if (!nb.owes_since) {
+      nb.owes_since = st.last_heard;
+      nb.owed_for = st.step;
+    }
     std::visit(
         [&](auto& x) {
           send_on_link(self, st.links, q, st.neighbours[q].handle, n,
@@ -459,22 +507,27 @@ void route(Actor* self, Outbox out) {
   }
 }
 
-/// Tells the session's coordinator how far the actor's training got
-/// (`done` of `total` trees), when that changed or a quarter of the
-/// timeout passed since the last report: the driver shows it and names
-/// the step by it.
+/// Tells the session's coordinator how far the actor's work (`phase`,
+/// "train" or "predict") got (`done` of `total` trees; 0 of 0: working),
+/// when that changed or a quarter of the timeout passed since the last
+/// report: the driver shows it, names the step by it and, for a protocol
+/// that bounds the silence of its training party, knows it is alive (a
+/// busy party repeats its last report on its ticks).
 template <class Actor>
-void report_progress(Actor* self, std::size_t done, std::size_t total) {
+void report_progress(Actor* self, std::size_t done, std::size_t total,
+                     const char* phase = "train") {
   auto& st = self->state;
   auto now = clock_type::now();
   auto n = static_cast<std::int64_t>(done);
-  if (!st.coordinator ||
-      (n == st.progress_done && now - st.progress_at < st.timeout / 4))
+  if (!st.coordinator || (n == st.progress_done && st.progress_phase == phase &&
+                          now - st.progress_at < st.timeout / 4))
     return;
   st.progress_done = n;
+  st.progress_total = static_cast<std::int64_t>(total);
+  st.progress_phase = phase;
   st.progress_at = now;
   self->send(st.coordinator, protocols::session::progress_report{
-                                 "train", static_cast<std::int32_t>(done),
+                                 phase, static_cast<std::int32_t>(done),
                                  static_cast<std::int32_t>(total)});
 }
 
@@ -510,6 +563,7 @@ void begin_work(Actor* self, bool peer_state::*busy, Start start, After after) {
   busy_clock working{st.busy_seconds};
   st.started = clock_type::now();
   st.last_heard = st.started;
+  st.progress_done = -1; // a new piece of work
   if (busy)
     st.*busy = true;
   decltype(start()) out;
@@ -561,6 +615,7 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
   st.last_heard = clock_type::now();
   nb.heard = st.last_heard;
   nb.heard_what = what;
+  nb.owes_since.reset();
   st.links.heard_from(q);
   if (auto* f = std::get_if<Failure>(&m)) {
     self->quit(
@@ -632,11 +687,28 @@ inline std::string silent_peers(const std::vector<neighbour>& neighbours) {
          ", since its " + oldest->heard_what + ")";
 }
 
+/// The neighbours that owe an answer for longer than `timeout` ("mute did
+/// not answer within 0.3 s at step setup; ..."); empty if none does.
+inline std::string late_answers(const std::vector<neighbour>& neighbours,
+                                std::chrono::milliseconds timeout) {
+  std::string late;
+  std::size_t count = 0;
+  auto now = clock_type::now();
+  for (const auto& n : neighbours)
+    if (n.owes_since && now - *n.owes_since > timeout && ++count <= 5)
+      late += (late.empty() ? "" : "; ") + n.name + " did not answer within " +
+              seconds_text(timeout) + " at step " + n.owed_for;
+  if (count > 5)
+    late += "; and " + std::to_string(count - 5) + " more";
+  return late;
+}
+
 /// A liveness tick: a busy actor (training or predicting) that heard from
 /// no peer within its timeout since it last finished its own work ends,
-/// naming the step and whom it waits for; so does an answering one (see
-/// keep_watch) within idle_timeouts timeouts; otherwise the next tick is
-/// armed.
+/// naming the step and whom it waits for (the peers that owe it an
+/// answer, else the silent ones); so does an answering one (see
+/// keep_watch) after its idle bound; otherwise a busy one repeats its
+/// progress report and the next tick is armed.
 template <class Actor>
 void on_tick(Actor* self, std::uint64_t epoch) {
   auto& st = self->state;
@@ -646,27 +718,32 @@ void on_tick(Actor* self, std::uint64_t epoch) {
   if (!st.busy()) {
     if (!st.answering)
       return;
-    auto bound = st.timeout * idle_timeouts;
-    if (clock_type::now() - st.last_heard > bound) {
+    if (clock_type::now() - st.last_heard > st.idle) {
       self->quit(session_error(
           protocols::session::errc::timeout,
           st.me + " waited for a message from its peers for " +
-              seconds_text(bound) + " (" + std::to_string(idle_timeouts) +
-              " times the timeout) after step " + st.step + ": " +
-              silent_peers(st.neighbours)));
+              seconds_text(st.idle) + " (net.idle_timeout) after step " +
+              st.step + ": " + silent_peers(st.neighbours)));
       return;
     }
     arm_ticks(self);
     return;
   }
   if (clock_type::now() - st.last_heard > st.timeout) {
+    auto late = late_answers(st.neighbours, st.timeout);
     self->quit(session_error(
         protocols::session::errc::timeout,
         st.me + " heard from no peer within " + seconds_text(st.timeout) +
             " (" + (st.training ? "train" : "predict") + ", last step " +
-            st.step + "): " + silent_peers(st.neighbours)));
+            st.step + "): " +
+            (late.empty() ? silent_peers(st.neighbours)
+                          : late + " (" + silent_peers(st.neighbours) + ")")));
     return;
   }
+  if (st.progress_done >= 0)
+    report_progress(self, static_cast<std::size_t>(st.progress_done),
+                    static_cast<std::size_t>(st.progress_total),
+                    st.training ? "train" : "predict");
   arm_ticks(self);
 }
 
@@ -678,16 +755,6 @@ void on_tick(Actor* self, std::uint64_t epoch) {
 inline constexpr const char* restore_precondition =
     "restore a model part after the roster, into a party without a role, "
     "with the rows to predict loaded";
-
-/// Whether the actor's current message comes from its session's
-/// coordinator (the roster's sender).
-template <class Actor>
-bool from_coordinator(Actor* self) {
-  const auto& st = self->state;
-  return st.coordinator &&
-         caf::actor_cast<caf::actor_addr>(self->current_sender()) ==
-             st.coordinator.address();
-}
 
 /// Refuses a model part request that does not come from the coordinator
 /// or comes while the party works; none if it may be served.

@@ -45,7 +45,7 @@ typename Inspector::result_type inspect(Inspector& f, align_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, link_model& x) {
   return f(caf::meta::type_name("veil::protocols::session::link_model"),
-           exact(x.latency_ms), exact(x.bandwidth_mbps));
+           exact(x.latency_ms), exact(x.bandwidth_mbps), exact(x.idle_seconds));
 }
 
 template <class Inspector>
@@ -55,21 +55,9 @@ typename Inspector::result_type inspect(Inspector& f, roster& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, train_request& x) {
-  return f(caf::meta::type_name("veil::protocols::session::train_request"),
-           x.params);
-}
-
-template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, training_outcome& x) {
   return f(caf::meta::type_name("veil::protocols::session::training_outcome"),
            x.model, exact(x.train_seconds), exact(x.bin_seconds));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, predict_request& x) {
-  return f(caf::meta::type_name("veil::protocols::session::predict_request"),
-           x.threads);
 }
 
 template <class Inspector>

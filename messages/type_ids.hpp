@@ -11,7 +11,7 @@
 
 #include "messages/feverless.hpp"
 #include "messages/opboost.hpp"
-#include "protocols/plain/wire.hpp"
+#include "messages/plain.hpp"
 #include "protocols/session/wire.hpp"
 
 CAF_BEGIN_TYPE_ID_BLOCK(veil, caf::first_custom_type_id)
@@ -28,6 +28,7 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::split_answer))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::predict_query))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::predict_answer))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::failure)) // every protocol's refusal
+CAF_ADD_TYPE_ID(veil, (veil::messages::pln::roster))
 
 // -- session (protocols/session/wire.hpp) -----------------------------------
 
@@ -35,9 +36,7 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::session::load_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::data_summary))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::align_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::roster))
-CAF_ADD_TYPE_ID(veil, (veil::protocols::session::train_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::training_outcome))
-CAF_ADD_TYPE_ID(veil, (veil::protocols::session::predict_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::prediction))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::split_export))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::byte_stats))

@@ -217,6 +217,10 @@ const std::vector<setting>& session_settings() {
                      "emulated links: megabits per second of each link "
                      "(0 = unlimited); a message waits for the earlier ones "
                      "on its link"),
+      number_setting("net.idle_timeout", "0", 0, 7 * 86400, false, false,
+                     "seconds a party with nothing to do (between a live "
+                     "session's calls, or while another party works) waits "
+                     "for a message before it leaves; 0 = 30 timeouts"),
   };
   return all;
 }

@@ -651,7 +651,10 @@ void read_tls(const reader& r, const toml::value& v, session_config& c) {
 /// The [net] table: the emulated links (apps/veil/settings.hpp).
 void read_net(const reader& r, const toml::value& v, session_config& c) {
   r.table(v, "[net]");
-  r.only_keys(v, "[net]", {"latency_ms", "bandwidth_mbps"});
+  std::vector<std::string> keys;
+  for (const auto& k : net_setting_keys())
+    keys.push_back(k.substr(4)); // without "net."
+  r.only_keys(v, "[net]", keys);
   for (auto& [k, x] : v.as_table()) {
     auto context = "[net] " + k;
     auto value = r.number(x, context);

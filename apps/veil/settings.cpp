@@ -110,7 +110,11 @@ std::vector<std::string> setting_keys() {
 }
 
 std::vector<std::string> net_setting_keys() {
-  return {"net.latency_ms", "net.bandwidth_mbps"};
+  std::vector<std::string> keys;
+  for (const auto& s : protocols::session_settings())
+    if (s.key.rfind("net.", 0) == 0)
+      keys.push_back(s.key);
+  return keys;
 }
 
 bool is_net_setting(const std::string& assignment) {
@@ -126,17 +130,22 @@ void apply_net_setting(protocols::session::link_model& link,
   for (const auto& x : protocols::session_settings())
     if (x.key == key && key.rfind("net.", 0) == 0)
       s = &x;
-  if (!s)
+  if (!s) {
+    std::string keys;
+    for (const auto& k : net_setting_keys())
+      keys += (keys.empty() ? "" : ", ") + k;
     throw input_error(context + ": unknown setting " + key +
-                      " (the network settings are net.latency_ms and "
-                      "net.bandwidth_mbps)");
+                      " (the network settings are " + keys + ")");
+  }
   if (eq == std::string::npos)
     throw input_error(context + ": expected " + key + "=VALUE");
   auto value = assignment.substr(eq + 1);
   protocols::check_setting(*s, value, context);
   double x = 0;
   std::from_chars(value.data(), value.data() + value.size(), x); // checked
-  (key == "net.latency_ms" ? link.latency_ms : link.bandwidth_mbps) = x;
+  (key == "net.latency_ms"       ? link.latency_ms
+   : key == "net.bandwidth_mbps" ? link.bandwidth_mbps
+                                 : link.idle_seconds) = x;
 }
 
 std::chrono::milliseconds checked_timeout(double seconds,

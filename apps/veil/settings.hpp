@@ -22,9 +22,9 @@ void apply_setting(learners::booster_params& p, const std::string& assignment);
 /// The keys apply_setting understands, for --help.
 std::vector<std::string> setting_keys();
 
-/// The link emulation keys of every federated session (their ranges and
-/// docs: protocols::session_settings()): net.latency_ms and
-/// net.bandwidth_mbps.
+/// The network keys of every federated session (their ranges and docs:
+/// protocols::session_settings()): net.latency_ms, net.bandwidth_mbps and
+/// net.idle_timeout.
 std::vector<std::string> net_setting_keys();
 
 /// Whether `assignment` (KEY=VALUE) sets a net_setting_keys() key.

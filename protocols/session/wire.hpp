@@ -78,20 +78,26 @@ struct align_request {
   std::vector<std::uint32_t> rows;
 };
 
-/// Coordinator -> party: who is who. The peer handles travel beside it
-/// (index = party id); party 0 is the active party.
-/// An emulated network between every two parties (`net.latency_ms`,
-/// `net.bandwidth_mbps`): a message is delivered latency + bytes/bandwidth
-/// after it is sent, queued behind the earlier messages on the same link
-/// (one per ordered pair of parties). Zero latency and bandwidth: none.
+/// The session's network settings (`net.*`): an emulated network between
+/// every two parties (`net.latency_ms`, `net.bandwidth_mbps`: a message is
+/// delivered latency + bytes/bandwidth after it is sent, queued behind the
+/// earlier messages on the same link, one per ordered pair of parties; zero
+/// latency and bandwidth: none), and how long an idle party waits.
 struct link_model {
   double latency_ms = 0;
   /// Megabits per second; 0 = unlimited.
   double bandwidth_mbps = 0;
+  /// `net.idle_timeout`: seconds a party with nothing to do (between a
+  /// live session's calls, or answering another's work) waits for a
+  /// message before it leaves; 0 = 30 timeouts.
+  double idle_seconds = 0;
 
   bool enabled() const { return latency_ms > 0 || bandwidth_mbps > 0; }
 };
 
+/// Coordinator -> party: who is who. The peer handles travel beside it
+/// (index = party id); a protocol's roster message carries
+/// it with the protocol's settings.
 struct roster {
   std::int32_t self = 0;
   std::vector<std::string> names;
@@ -104,11 +110,6 @@ struct roster {
   std::int32_t hub = -1;
 };
 
-/// Coordinator -> active party: train with these settings.
-struct train_request {
-  learners::booster_params params;
-};
-
 /// Active party -> coordinator: the federated model (structure and leaf
 /// values; passive parties' thresholds stay with them).
 struct training_outcome {
@@ -117,11 +118,6 @@ struct training_outcome {
   double train_seconds = 0;
   /// Of which the active party's own binning.
   double bin_seconds = 0;
-};
-
-/// Coordinator -> active party: federated prediction of the test rows.
-struct predict_request {
-  std::int32_t threads = 1;
 };
 
 /// Active party -> coordinator: margins (output-major, as

@@ -31,9 +31,8 @@ struct actor_fixture {
   actor_config cfg;
   caf::actor_system sys{cfg};
 
-  std::vector<actors::party_actor>
-  spawn_parties(const actors::session_config& c) {
-    std::vector<actors::party_actor> v;
+  std::vector<caf::actor> spawn_parties(const actors::session_config& c) {
+    std::vector<caf::actor> v;
     for (const auto& p : c.parties)
       v.push_back(actors::spawn_party(sys, p.name));
     return v;

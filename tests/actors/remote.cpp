@@ -1,6 +1,6 @@
 // Nothing in the runtime assumes a shared address space: the same session
 // runs with each party in its own actor system (its own CAF node, talking
-// BASP over TCP on 127.0.0.1), reached through remote_actor<party_actor>.
+// BASP over TCP on 127.0.0.1), reached through remote_actor.
 // Every message is serialized on the way, so this also checks that each
 // type is registered under the same name on every node.
 #include <boost/test/unit_test.hpp>
@@ -10,6 +10,7 @@
 #include <caf/io/middleman.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/interfaces.hpp"
 #include "actors/remote.hpp"
 #include "learners/boost/booster.hpp"
 #include "learners/data/synthetic.hpp"
@@ -39,7 +40,7 @@ struct nodes {
 
   /// Spawns party `name` on a node of its own, publishes it and returns
   /// its remote handle as the coordinator's node sees it.
-  actors::party_actor spawn_remote(const std::string& name) {
+  caf::actor spawn_remote(const std::string& name) {
     cfgs.push_back(std::make_unique<node_config>());
     systems.push_back(std::make_unique<caf::actor_system>(*cfgs.back()));
     auto& sys = *systems.back();
@@ -47,8 +48,7 @@ struct nodes {
     auto port = sys.middleman().publish(party, 0, "127.0.0.1");
     if (!port)
       BOOST_FAIL("publish: " << sys.render(port.error()));
-    auto remote = coordinator.middleman().remote_actor<actors::party_actor>(
-        "127.0.0.1", *port);
+    auto remote = coordinator.middleman().remote_actor("127.0.0.1", *port);
     if (!remote)
       BOOST_FAIL("remote_actor: " << coordinator.render(remote.error()));
     return *remote;
@@ -81,7 +81,7 @@ BOOST_AUTO_TEST_CASE(a_session_across_four_nodes_equals_centralized) {
   c.params = p;
   c.timeout = std::chrono::seconds(20);
   nodes n;
-  std::vector<actors::party_actor> parties;
+  std::vector<caf::actor> parties;
   for (const auto& spec : c.parties)
     parties.push_back(n.spawn_remote(spec.name));
   auto out = actors::run_session(n.coordinator, parties, c);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "actors/live_session.hpp"
 #include "learners/boost/booster.hpp"
@@ -307,6 +308,26 @@ BOOST_AUTO_TEST_CASE(a_live_session_keeps_its_parties_between_calls) {
   BOOST_TEST(blind.result->margins == once.result->margins,
              boost::test_tools::per_element());
   BOOST_TEST(blind.result->metric_values.empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_idle_session_ends_after_its_idle_bound) {
+  // One liveness rule for every protocol: a party with nothing to do
+  // leaves after net.idle_timeout without a message (here 0.3 s, against
+  // the 30 timeouts of 5 s it would wait by default), naming the bound,
+  // and the live session's next call fails with its reason.
+  temp_dir dir;
+  auto c = small_session(dir, 300, 24);
+  c.timeout = std::chrono::seconds(5);
+  c.link.idle_seconds = 0.3;
+  actors::live_session<actors::plain_protocol> s;
+  BOOST_REQUIRE(s.open(c, {}));
+  BOOST_REQUIRE(s.train());
+  // Waiting is the point here: the bound is wall-clock time.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  BOOST_TEST(!s.predict());
+  auto out = s.close();
+  BOOST_TEST((out.code == protocols::session::errc::timeout), out.error);
+  BOOST_TEST(contains(out.error, "for 0.3 s (net.idle_timeout)"), out.error);
 }
 
 BOOST_AUTO_TEST_CASE(a_party_writes_its_part_only_over_an_earlier_part) {

@@ -454,6 +454,16 @@ BOOST_AUTO_TEST_CASE(emulated_links) {
   msg = error_of([&] { apply_override(c, "net.latency_ms=abc"); });
   BOOST_TEST(contains(msg, "net.latency_ms=abc: expected a number in [0, "
                            "60000]"));
+
+  // The idle bound is a [net] key too, and a --set one.
+  session_file idle(edit(two_parties, "[learner]",
+                         "[net]\nidle_timeout = 3600\n\n[learner]"));
+  BOOST_TEST(load_session(idle.path).link.idle_seconds == 3600.0);
+  apply_override(c, "net.idle_timeout=90");
+  BOOST_TEST(c.link.idle_seconds == 90.0);
+  msg = error_of([&] { apply_override(c, "net.idle_timeout=-1"); });
+  BOOST_TEST(contains(msg, "net.idle_timeout=-1: expected a number in [0, "
+                           "604800]"));
 }
 
 BOOST_AUTO_TEST_CASE(tls_needs_all_three_files) {

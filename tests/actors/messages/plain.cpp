@@ -112,7 +112,8 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   BOOST_TEST(r.link.latency_ms == 0.25);
   BOOST_TEST(r.link.bandwidth_mbps == 10.0);
 
-  session::train_request tr;
+  veil::messages::pln::roster tr;
+  tr.base.names = {"p0", "p1"};
   tr.params.rounds = 17;
   tr.params.tree.max_depth = 4;
   tr.params.tree.oblivious = true;
@@ -150,7 +151,6 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   BOOST_TEST(std::isnan(out2.model.trees[0].nodes[0].threshold));
   BOOST_TEST(out2.model.base_margin == out.model.base_margin);
 
-  round_trip(session::predict_request{2});
   auto p = round_trip(session::prediction{{0.5, -1}, {"auc"}, {0.75}, 0.1});
   BOOST_TEST(p.margins == (std::vector<double>{0.5, -1}));
   round_trip(session::split_export{"p1", {{0, 0, "age", 37.5f, true}}});
