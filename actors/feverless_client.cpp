@@ -57,15 +57,10 @@ void abort(client_actor* self, errc code, std::string message) {
   self->quit(session_error(code, std::move(message)));
 }
 
-fvl::trained make_trained(const client_state& st) {
-  fvl::trained t;
+/// Its privacy accounting and, when exported, its split table.
+fvl::training_report report_of(const client_state& st) {
+  fvl::training_report t;
   const auto& r = *st.role;
-  // The public model is the same on every client: client 0's is reported,
-  // the others do not send n - 1 more copies.
-  if (st.index == 0)
-    t.model = r.model();
-  t.own_splits = r.own_splits().size();
-  t.seconds = seconds_since(st.started);
   t.privacy = r.privacy();
   if (t.privacy.warning.empty())
     t.privacy.warning = r.warning();
@@ -82,6 +77,19 @@ fvl::trained make_trained(const client_state& st) {
   return t;
 }
 
+session::trained make_trained(const client_state& st) {
+  session::trained t;
+  const auto& r = *st.role;
+  // The public model is the same on every client: client 0's is reported,
+  // the others do not send n - 1 more copies.
+  if (st.index == 0)
+    t.model = r.model();
+  t.own_splits = r.own_splits().size();
+  t.seconds = seconds_since(st.started);
+  t.report = messages::pack(report_of(st));
+  return t;
+}
+
 /// Reports finished work to the coordinator.
 void after_step(client_actor* self) {
   auto& st = self->state;
@@ -95,8 +103,8 @@ void after_step(client_actor* self) {
   }
   if (st.predicting && st.role->predict_done()) {
     st.predicting = false;
-    self->send(st.coordinator, fvl::predicted{st.role->predicted_margins(),
-                                              seconds_since(st.started)});
+    self->send(st.coordinator, session::predicted{st.role->predicted_margins(),
+                                                  seconds_since(st.started)});
   }
 }
 
@@ -557,7 +565,7 @@ void hand_out_roster(driver& d, const feverless_run& run,
 }
 
 /// The split tables the clients sent with their models (export_splits).
-void take_split_tables(driver& d, std::vector<fvl::trained>& done,
+void take_split_tables(driver& d, std::vector<fvl::training_report>& done,
                        feverless_result& result) {
   for (std::size_t c = 0; c < done.size() && !d.error; ++c) {
     auto& t = done[c];
@@ -674,17 +682,22 @@ struct session_hooks<feverless_protocol> {
   static void train(driver& d, const run& r, feverless_result& result) {
     std::vector<std::size_t> all(d.size());
     std::iota(all.begin(), all.end(), 0);
-    std::vector<fvl::trained> done(d.size());
+    std::vector<fvl::training_report> done(d.size());
     auto t0 = clock_type::now();
     d.step = "train";
     for (auto& c : d.parties)
       d.self->send(c, messages::train_atom::value);
-    d.await_each<fvl::trained>(
-        all, [&](std::size_t c, fvl::trained& t) { done[c] = std::move(t); });
+    d.await_each<session::trained>(
+        all, [&](std::size_t c, session::trained& t) {
+          if (c == 0)
+            result.model = std::move(t.model);
+          if (!messages::unpack(t.report, done[c]))
+            d.fail(errc::protocol_error,
+                   d.name(c) + " sent a training report that does not decode");
+        });
     if (d.error)
       return;
     result.train_seconds = seconds_since(t0);
-    result.model = done[0].model;
     result.privacy = done[0].privacy;
     name_clients(r, result);
     take_split_tables(d, done, result);
@@ -696,9 +709,10 @@ struct session_hooks<feverless_protocol> {
     auto t1 = clock_type::now();
     d.step = "predict";
     d.self->send(d.parties[0], messages::predict_atom::value);
-    d.await_each<fvl::predicted>({0}, [&](std::size_t, fvl::predicted& p) {
-      result.margins = std::move(p.margins);
-    });
+    d.await_each<session::predicted>({0},
+                                     [&](std::size_t, session::predicted& p) {
+                                       result.margins = std::move(p.margins);
+                                     });
     if (d.error)
       return;
     result.predict_seconds = seconds_since(t1);

@@ -11,8 +11,9 @@
 //   (align_atom, session::align_request) -> std::uint64_t [loading clients]
 //   (keys_atom) -> fvl::identity_key
 //   (peers_atom, fvl::roster, std::vector<caf::actor>) -> caf::ok_atom
-//   (train_atom)      then client -> coordinator: fvl::trained
-//   (predict_atom)    client 0;  then client -> coordinator: fvl::predicted
+//   (train_atom)      then client -> coordinator: session::trained
+//                     (its fvl::training_report packed inside)
+//   (predict_atom)    client 0;  then client -> coordinator: session::predicted
 //   (labels_atom) -> fvl::eval_labels                     [loading clients]
 //   (part_atom, session::part_request) -> std::uint64_t   save or restore
 //   (stats_atom) -> session::byte_stats

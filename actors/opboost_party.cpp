@@ -66,12 +66,13 @@ void abort(party_actor* self, errc code, std::string message) {
   self->quit(session_error(code, std::move(message)));
 }
 
-opl::trained make_trained(const party_state& st) {
+session::trained make_trained(const party_state& st) {
   const auto& a = *st.active;
-  opl::trained t;
-  t.model = a.model();
-  t.splits = a.splits().size();
-  t.seconds = seconds_since(st.started);
+  session::trained out;
+  out.model = a.model();
+  out.own_splits = a.splits().size();
+  out.seconds = seconds_since(st.started);
+  opl::training_report t;
   t.report = a.privacy_report();
   auto spent = a.spent();
   for (const auto& e : spent.entries()) {
@@ -83,7 +84,8 @@ opl::trained make_trained(const party_state& st) {
     t.epsilon_ner.push_back(e.cost.epsilon_ner);
     t.theta.push_back(e.cost.theta);
   }
-  return t;
+  out.report = messages::pack(std::move(t));
+  return out;
 }
 
 /// Reports Party A's finished work to the coordinator. Party B is done when
@@ -105,8 +107,11 @@ void after_step(party_actor* self) {
   if (st.predicting && st.active->predict_done()) {
     st.predicting = false;
     self->send(st.coordinator,
-               opl::predicted{st.active->predicted_margins(),
-                              seconds_since(st.started), st.eval_labels});
+               session::predicted{st.active->predicted_margins(),
+                                  seconds_since(st.started),
+                                  {},
+                                  {},
+                                  st.eval_labels});
   }
 }
 
@@ -446,7 +451,7 @@ void load_data(driver& d, const opboost_run& run, opboost_result& result) {
 }
 
 /// Party A's spent() from its report, entry by entry.
-protocols::dp::accountant spent_of(const opl::trained& t) {
+protocols::dp::accountant spent_of(const opl::training_report& t) {
   protocols::dp::accountant spent;
   for (std::size_t k = 0; k < t.what.size(); ++k) {
     protocols::dp::privacy_cost cost;
@@ -468,16 +473,20 @@ void train_parties(driver& d, opboost_result& result) {
   d.step = "train";
   for (auto& c : d.parties)
     d.self->send(c, messages::train_atom::value);
-  std::optional<opl::trained> done;
-  d.template await_each<opl::trained>(
-      {0}, [&](std::size_t, opl::trained& t) { done = std::move(t); });
+  opl::training_report done;
+  d.template await_each<session::trained>(
+      {0}, [&](std::size_t, session::trained& t) {
+        result.model = std::move(t.model);
+        result.splits = t.own_splits;
+        if (!messages::unpack(t.report, done))
+          d.fail(errc::protocol_error,
+                 d.name(0) + " sent a training report that does not decode");
+      });
   if (d.error)
     return;
   result.train_seconds = seconds_since(t0);
-  result.model = std::move(done->model);
-  result.splits = done->splits;
-  result.privacy_report = std::move(done->report);
-  result.spent = spent_of(*done);
+  result.privacy_report = std::move(done.report);
+  result.spent = spent_of(done);
 }
 
 } // namespace
@@ -572,10 +581,11 @@ struct session_hooks<opboost_protocol> {
     auto t1 = clock_type::now();
     d.step = "predict";
     d.self->send(d.parties[0], messages::predict_atom::value);
-    d.await_each<opl::predicted>({0}, [&](std::size_t, opl::predicted& p) {
-      result.margins = std::move(p.margins);
-      result.labels = std::move(p.labels);
-    });
+    d.await_each<session::predicted>({0},
+                                     [&](std::size_t, session::predicted& p) {
+                                       result.margins = std::move(p.margins);
+                                       result.labels = std::move(p.labels);
+                                     });
     if (!d.error)
       result.predict_seconds = seconds_since(t1);
   }

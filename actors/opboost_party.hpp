@@ -11,8 +11,9 @@
 //   (load_atom, session::load_request) -> session::data_summary [loading]
 //   (align_atom, session::align_request) -> std::uint64_t       [loading]
 //   (peers_atom, opl::roster, std::vector<caf::actor>) -> caf::ok_atom
-//   (train_atom)      then Party A -> coordinator: opl::trained
-//   (predict_atom)    Party A;  then Party A -> coordinator: opl::predicted
+//   (train_atom)      then Party A -> coordinator: session::trained
+//                     (its opl::training_report packed inside)
+//   (predict_atom)    Party A;  then Party A -> coordinator: session::predicted
 //   (stats_atom) -> session::byte_stats
 // Party to party: the protocol's wire messages (M0-M4). A party monitors
 // its peers and the coordinator; a refused message, a peer that ends or a

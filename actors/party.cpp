@@ -76,15 +76,17 @@ void after_step(plain_party* self) {
     if (!st.active->training_done())
       return;
     st.training = false;
-    self->send(st.coordinator,
-               session::training_outcome{m, seconds_since(st.started),
-                                         st.bin_seconds});
+    self->send(st.coordinator, session::trained{m,
+                                                seconds_since(st.started),
+                                                st.bin_seconds,
+                                                st.active->own_splits().size(),
+                                                {}});
   } else if (st.predicting) {
     report_progress(self, 0, 0, "predict");
     if (!st.active->predict_done())
       return;
     st.predicting = false;
-    session::prediction out;
+    session::predicted out;
     out.margins = st.active->predicted_margins();
     auto obj = st.active->model().make_objective();
     if (!st.test_labels.empty()) {
@@ -94,7 +96,7 @@ void after_step(plain_party* self) {
         out.metric_values.push_back(v);
       }
     }
-    out.predict_seconds = seconds_since(st.started);
+    out.seconds = seconds_since(st.started);
     self->send(st.coordinator, std::move(out));
   }
 }

@@ -204,25 +204,25 @@ struct session_hooks<plain_protocol> {
   static void train(driver& d, const run& r, session::session_result& result) {
     d.step = "train";
     d.self->send(d.parties[0], messages::train_atom::value);
-    await_active<session::training_outcome>(
-        d, r, [&](std::size_t, session::training_outcome& out) {
-          result.model = std::move(out.model);
-          result.train_seconds = out.train_seconds;
-          result.bin_seconds = out.bin_seconds;
-        });
+    await_active<session::trained>(d, r,
+                                   [&](std::size_t, session::trained& out) {
+                                     result.model = std::move(out.model);
+                                     result.train_seconds = out.seconds;
+                                     result.bin_seconds = out.prepare_seconds;
+                                   });
   }
 
   static void predict(driver& d, const run& r,
                       session::session_result& result) {
     d.step = "predict";
     d.self->send(d.parties[0], messages::predict_atom::value);
-    await_active<session::prediction>(
-        d, r, [&](std::size_t, session::prediction& out) {
+    await_active<session::predicted>(
+        d, r, [&](std::size_t, session::predicted& out) {
           result.metrics_on = r.cfg.eval == evaluation::test ? "test" : "train";
           result.margins = std::move(out.margins);
           result.metric_names = std::move(out.metric_names);
           result.metric_values = std::move(out.metric_values);
-          result.predict_seconds = out.predict_seconds;
+          result.predict_seconds = out.seconds;
         });
   }
 

@@ -91,27 +91,17 @@ struct eval_labels {
   std::vector<float> labels;
 };
 
-/// What a client reports when its training ended: the public model (client
-/// 0 only; it is the same everywhere), the number of splits it owns, and
-/// its privacy accounting.
-struct trained {
-  learners::model model;
-  std::uint64_t own_splits = 0;
-  double seconds = 0;
+/// A client's own account of its training, packed into the
+/// session::trained it sends (messages::pack): its privacy accounting and
+/// the splits it owns: (tree, node) -> local feature, bucket, threshold,
+/// missing values left (1) or right (0); empty unless the roster asked for
+/// them (export_splits).
+struct training_report {
   protocols::feverless::privacy_report privacy;
-  /// The splits this client owns: (tree, node) -> local feature, bucket,
-  /// threshold, missing values left (1) or right (0); empty unless the
-  /// roster asked for them (export_splits).
   std::vector<std::int32_t> split_trees, split_nodes, split_features,
       split_buckets;
   std::vector<float> split_thresholds;
   std::vector<std::uint8_t> split_default_left;
-};
-
-/// The margins of a federated prediction (reply of the asking client).
-struct predicted {
-  std::vector<double> margins;
-  double seconds = 0;
 };
 
 template <class Inspector>
@@ -139,17 +129,11 @@ typename Inspector::result_type inspect(Inspector& f, eval_labels& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, trained& x) {
-  return f(caf::meta::type_name("veil::messages::fvl::trained"), x.model,
-           x.own_splits, exact(x.seconds), x.privacy, raw(x.split_trees),
-           raw(x.split_nodes), raw(x.split_features), raw(x.split_buckets),
-           raw(x.split_thresholds), raw(x.split_default_left));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, predicted& x) {
-  return f(caf::meta::type_name("veil::messages::fvl::predicted"),
-           raw(x.margins), exact(x.seconds));
+typename Inspector::result_type inspect(Inspector& f, training_report& x) {
+  return f(caf::meta::type_name("veil::messages::fvl::training_report"),
+           x.privacy, raw(x.split_trees), raw(x.split_nodes),
+           raw(x.split_features), raw(x.split_buckets), raw(x.split_thresholds),
+           raw(x.split_default_left));
 }
 
 } // namespace fvl

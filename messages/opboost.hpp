@@ -62,28 +62,16 @@ struct roster {
   std::vector<double> bound_lower, bound_upper;
 };
 
-/// What Party A reports when training ended: the model (value-space
-/// thresholds), the number of Party B splits, the privacy report and what
+/// Party A's own account of its training, packed into the
+/// session::trained it sends (messages::pack): the privacy report and what
 /// each Party B feature spends (active_party::spent(), entry by entry).
-struct trained {
-  learners::model model;
-  std::uint64_t splits = 0;
-  double seconds = 0;
+struct training_report {
   std::string report;
   std::vector<std::string> what;
   std::vector<std::string> mechanism;
   std::vector<std::uint8_t> kinds; ///< dp::guarantee per entry
   std::vector<double> epsilon, epsilon_prt, epsilon_ner;
   std::vector<std::int64_t> theta;
-};
-
-/// The margins of Party A's private prediction, and the labels of the
-/// predicted rows when Party A loaded them from its test file (empty when
-/// it was given its data).
-struct predicted {
-  std::vector<double> margins;
-  double seconds = 0;
-  std::vector<float> labels;
 };
 
 template <class Inspector>
@@ -93,17 +81,10 @@ typename Inspector::result_type inspect(Inspector& f, roster& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, trained& x) {
-  return f(caf::meta::type_name("veil::messages::opl::trained"), x.model,
-           x.splits, exact(x.seconds), x.report, x.what, x.mechanism,
-           raw(x.kinds), raw(x.epsilon), raw(x.epsilon_prt), raw(x.epsilon_ner),
-           raw(x.theta));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, predicted& x) {
-  return f(caf::meta::type_name("veil::messages::opl::predicted"),
-           raw(x.margins), exact(x.seconds), raw(x.labels));
+typename Inspector::result_type inspect(Inspector& f, training_report& x) {
+  return f(caf::meta::type_name("veil::messages::opl::training_report"),
+           x.report, x.what, x.mechanism, raw(x.kinds), raw(x.epsilon),
+           raw(x.epsilon_prt), raw(x.epsilon_ner), raw(x.theta));
 }
 
 } // namespace opl

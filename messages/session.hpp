@@ -4,6 +4,11 @@
 // inspect() overloads in the structs' namespace, and the "veil" error
 // category for session errors (errc).
 
+#include <cstdint>
+#include <vector>
+
+#include <caf/binary_deserializer.hpp>
+#include <caf/binary_serializer.hpp>
 #include <caf/error.hpp>
 #include <caf/meta/type_name.hpp>
 
@@ -55,16 +60,17 @@ typename Inspector::result_type inspect(Inspector& f, roster& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, training_outcome& x) {
-  return f(caf::meta::type_name("veil::protocols::session::training_outcome"),
-           x.model, exact(x.train_seconds), exact(x.bin_seconds));
+typename Inspector::result_type inspect(Inspector& f, trained& x) {
+  return f(caf::meta::type_name("veil::protocols::session::trained"), x.model,
+           exact(x.seconds), exact(x.prepare_seconds), x.own_splits,
+           raw(x.report));
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, prediction& x) {
-  return f(caf::meta::type_name("veil::protocols::session::prediction"),
-           raw(x.margins), x.metric_names, raw(x.metric_values),
-           exact(x.predict_seconds));
+typename Inspector::result_type inspect(Inspector& f, predicted& x) {
+  return f(caf::meta::type_name("veil::protocols::session::predicted"),
+           raw(x.margins), exact(x.seconds), x.metric_names,
+           raw(x.metric_values), raw(x.labels));
 }
 
 template <class Inspector>
@@ -99,3 +105,29 @@ typename Inspector::result_type inspect(Inspector& f, progress_report& x) {
 }
 
 } // namespace veil::protocols::session
+
+namespace veil::messages {
+
+/// A protocol's own report (any struct with an inspect()) as the bytes a
+/// session::trained carries: what the protocol tells its coordinator
+/// without a message type of its own.
+template <class T>
+std::vector<std::uint8_t> pack(T x) {
+  std::vector<char> bytes;
+  caf::binary_serializer sink{static_cast<caf::execution_unit*>(nullptr),
+                              bytes};
+  if (auto err = sink(x))
+    return {}; // not reached: inspect() of plain data does not fail
+  return {bytes.begin(), bytes.end()};
+}
+
+/// The report `pack` made, into `x`; false if `bytes` are not one T.
+template <class T>
+bool unpack(const std::vector<std::uint8_t>& bytes, T& x) {
+  caf::binary_deserializer source{static_cast<caf::execution_unit*>(nullptr),
+                                  reinterpret_cast<const char*>(bytes.data()),
+                                  bytes.size()};
+  return !source(x) && source.remaining() == 0;
+}
+
+} // namespace veil::messages

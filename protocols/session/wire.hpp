@@ -110,23 +110,36 @@ struct roster {
   std::int32_t hub = -1;
 };
 
-/// Active party -> coordinator: the federated model (structure and leaf
-/// values; passive parties' thresholds stay with them).
-struct training_outcome {
+/// A training party -> the coordinator, when its training ended; one
+/// message for every protocol. The model as the coordinator may hold it
+/// (the public model: structure and leaf values; the thresholds of the
+/// splits other parties own stay with them; empty from a party whose
+/// model another one reports), and the protocol's own account of the
+/// training in `report`: a protocol struct packed by messages::pack
+/// (FEVERLESS: the privacy report and, when exported, the split table;
+/// OpBoost: the budget spent), empty if it has none.
+struct trained {
   learners::model model;
-  /// Wall time from the train request to the last tree, binning included.
-  double train_seconds = 0;
-  /// Of which the active party's own binning.
-  double bin_seconds = 0;
+  /// Wall time from the train request to the party's last tree.
+  double seconds = 0;
+  /// Of which its own preparation (binning its columns).
+  double prepare_seconds = 0;
+  /// The splits this party owns.
+  std::uint64_t own_splits = 0;
+  std::vector<std::uint8_t> report;
 };
 
-/// Active party -> coordinator: margins (output-major, as
-/// model::predict_margin) and the metrics computed from its labels.
-struct prediction {
+/// The predicting party -> the coordinator; one message for every
+/// protocol: margins (output-major, as model::predict_margin), the wall
+/// time, and either the metrics it computed from its own labels (plain:
+/// the labels stay with it) or the labels of the predicted rows when the
+/// coordinator computes them (OpBoost's Party A, from its test file).
+struct predicted {
   std::vector<double> margins;
+  double seconds = 0;
   std::vector<std::string> metric_names;
   std::vector<double> metric_values;
-  double predict_seconds = 0;
+  std::vector<float> labels;
 };
 
 /// One split a party holds: (tree, node) -> its feature, threshold and

@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   BOOST_TEST((tr2.params.objective == learners::objective_kind::multi_softmax));
   BOOST_TEST(std::isnan(tr2.params.base_score));
 
-  session::training_outcome out;
+  session::trained out;
   out.model.feature_names = {"a", "party1:0"};
   out.model.base_margin = {-0.5};
   learners::regression_tree t;
@@ -141,7 +141,8 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   t.nodes[1].value = 0.25f;
   t.nodes[2].value = -0.125f;
   out.model.trees = {t, t};
-  out.train_seconds = 1.5;
+  out.seconds = 1.5;
+  out.own_splits = 3;
   auto out2 = round_trip(out);
   BOOST_REQUIRE_EQUAL(out2.model.trees.size(), 2u);
   BOOST_TEST(out2.model.trees[1].nodes[2].value == -0.125f);
@@ -151,7 +152,7 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   BOOST_TEST(std::isnan(out2.model.trees[0].nodes[0].threshold));
   BOOST_TEST(out2.model.base_margin == out.model.base_margin);
 
-  auto p = round_trip(session::prediction{{0.5, -1}, {"auc"}, {0.75}, 0.1});
+  auto p = round_trip(session::predicted{{0.5, -1}, 0.1, {"auc"}, {0.75}, {}});
   BOOST_TEST(p.margins == (std::vector<double>{0.5, -1}));
   round_trip(session::split_export{"p1", {{0, 0, "age", 37.5f, true}}});
   auto b = round_trip(session::byte_stats{
