@@ -601,7 +601,7 @@ void name_clients(const feverless_run& run, feverless_result& result) {
 template <>
 struct session_hooks<feverless_protocol> {
   using run = feverless_run;
-  static constexpr const char* kind = "feverless";
+  static party_kind kind() { return feverless_party_kind(); }
 
   static run from_parties(const feverless_party_config& cfg) {
     run r;
@@ -765,6 +765,12 @@ feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
                                         const local_options& opts,
                                         const progress_fn& on_progress) {
   return run_once<feverless_protocol>(on_progress, cfg, tls, opts);
+}
+
+party_kind feverless_party_kind() {
+  return {"feverless", [](caf::actor_system& sys, std::string name) {
+            return spawn_feverless_client(sys, std::move(name));
+          }};
 }
 
 } // namespace veil::actors

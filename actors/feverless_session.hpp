@@ -29,6 +29,9 @@
 
 namespace veil::actors {
 
+/// FEVERLESS clients (every variant: the session's params say which).
+party_kind feverless_party_kind();
+
 /// One FEVERLESS client: its columns, the labels it holds and its columns
 /// of the rows to predict (none: no prediction).
 struct feverless_client_spec {

@@ -21,7 +21,7 @@ namespace veil::actors {
 /// A party daemon (`veil node`): on request from a coordinator it spawns a
 /// party of the given name and protocol kind ("plain": a plain party,
 /// "feverless": a FEVERLESS client, "opboost": an OpBoost party; see
-/// spawn_kind in actors/remote.hpp)
+/// the kinds its program lists, actors/node.hpp)
 /// on its node and returns its handle, sent untyped. The request carries
 /// the coordinator's messages::handshake() (Veil version and wire
 /// fingerprint); another build's is refused, naming both, and so is an

@@ -8,7 +8,7 @@
 //
 //   template <> struct session_hooks<my_protocol> {
 //     using run = my_run;                       // what the driver needs
-//     static constexpr const char* kind = "my"; // spawn_kind's name
+//     static party_kind kind();                 // its parties, by name
 //     static run from_parties(const my_party_config&);
 //     static run from_given(const my_config&);
 //     static auto& given_specs(my_config&);     // the specs given at spawn
@@ -251,7 +251,7 @@ bool live_session<P>::open(const typename P::party_config& cfg,
   s.make_system(remote, opts, tls);
   std::vector<caf::actor> parties;
   if (auto f = spawn_parties(*s.own_sys, *s.self, cfg.parties, tls, cfg.timeout,
-                             impl::hooks::kind, parties))
+                             impl::hooks::kind(), parties))
     return s.fail_now(failed<outcome_type>(f->code, std::move(f->error)));
   return s.start(std::move(parties));
 }

@@ -22,9 +22,6 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/errors.hpp"
-#include "actors/feverless_client.hpp"
-#include "actors/opboost_party.hpp"
-#include "actors/party.hpp"
 #include "actors/remote.hpp"
 #include "learners/input_error.hpp"
 #include "messages/register.hpp"
@@ -61,31 +58,6 @@ net_config::net_config(int threads, const tls_files& tls) {
 
 namespace {
 
-/// A kind of party a node can host: the name a spawn request gives and the
-/// function that spawns it.
-struct party_kind {
-  const char* name;
-  caf::actor (*spawn)(caf::actor_system&, std::string);
-};
-
-const std::vector<party_kind>& party_kinds() {
-  static const std::vector<party_kind> kinds = {
-      {"plain",
-       [](caf::actor_system& sys, std::string name) {
-         return spawn_party(sys, std::move(name));
-       }},
-      {"feverless",
-       [](caf::actor_system& sys, std::string name) {
-         return spawn_feverless_client(sys, std::move(name));
-       }},
-      {"opboost",
-       [](caf::actor_system& sys, std::string name) {
-         return spawn_opboost_party(sys, std::move(name));
-       }},
-  };
-  return kinds;
-}
-
 namespace session = protocols::session;
 using session::errc;
 using namespace std::chrono_literals;
@@ -94,6 +66,7 @@ struct node_state {
   static inline const char* name = "veil.node";
   bool once = false;
   bool served = false;
+  std::vector<party_kind> kinds;
   /// The parties spawned for each requester (a session's coordinator side).
   std::map<caf::actor_addr, std::vector<caf::actor>> sessions;
 };
@@ -126,8 +99,29 @@ void forget_party(node_pointer self, const caf::actor_addr& addr) {
     self->quit();
 }
 
-node_actor::behavior_type node_impl(node_pointer self, bool once) {
+/// Spawns a party of the kind called `kind` among `kinds`; an unknown kind
+/// is a bad_request error that lists the known ones.
+caf::expected<caf::actor> spawn_hosted(caf::actor_system& sys,
+                                       const std::vector<party_kind>& kinds,
+                                       const std::string& kind,
+                                       std::string name) {
+  std::string known;
+  for (const auto& k : kinds) {
+    if (kind == k.name)
+      return k.spawn(sys, std::move(name));
+    known += (known.empty() ? "" : ", ") + std::string(k.name);
+  }
+  return session_error(errc::bad_request, "cannot start party " + name +
+                                              ": unknown protocol "
+                                              "kind \"" +
+                                              kind + "\" (this node hosts " +
+                                              known + " parties)");
+}
+
+node_actor::behavior_type node_impl(node_pointer self, bool once,
+                                    std::vector<party_kind> kinds) {
   self->state.once = once;
+  self->state.kinds = std::move(kinds);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
     auto i = st.sessions.find(dm.source);
@@ -171,7 +165,7 @@ node_actor::behavior_type node_impl(node_pointer self, bool once) {
           return session_error(errc::bad_request,
                                "node: started with --once, it has served "
                                "its session already");
-        auto party = spawn_kind(self->system(), kind, name);
+        auto party = spawn_hosted(self->system(), st.kinds, kind, name);
         if (!party)
           return party.error();
         auto handle = *party;
@@ -203,14 +197,16 @@ std::pair<std::string, std::uint16_t> split_address(const std::string& host,
 
 } // namespace
 
-caf::actor spawn_node(caf::actor_system& sys, bool once) {
-  return caf::actor_cast<caf::actor>(sys.spawn(node_impl, once));
+caf::actor spawn_node(caf::actor_system& sys, bool once,
+                      std::vector<party_kind> kinds) {
+  return caf::actor_cast<caf::actor>(
+      sys.spawn(node_impl, once, std::move(kinds)));
 }
 
 int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
   net_config cfg(opts.threads, opts.tls);
   caf::actor_system sys{cfg};
-  auto node = sys.spawn(node_impl, opts.once);
+  auto node = sys.spawn(node_impl, opts.once, opts.kinds);
   auto [host, port] = split_address(opts.host, opts.port);
   auto published =
       opts.tls.enabled()
@@ -237,25 +233,10 @@ int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
-caf::expected<caf::actor>
-spawn_kind(caf::actor_system& sys, const std::string& kind, std::string name) {
-  std::string known;
-  for (const auto& k : party_kinds()) {
-    if (kind == k.name)
-      return k.spawn(sys, std::move(name));
-    known += (known.empty() ? "" : ", ") + std::string(k.name);
-  }
-  return session_error(errc::bad_request, "cannot start party " + name +
-                                              ": unknown protocol "
-                                              "kind \"" +
-                                              kind + "\" (this node hosts " +
-                                              known + " parties)");
-}
-
 std::optional<spawn_failure>
 spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
               const std::vector<party_spec>& specs, const tls_files& tls,
-              std::chrono::milliseconds timeout, const std::string& kind,
+              std::chrono::milliseconds timeout, const party_kind& kind,
               std::vector<caf::actor>& out) {
   auto fail = [&](errc code, std::string error) {
     for (auto& p : out)
@@ -266,10 +247,7 @@ spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
   std::map<std::string, node_actor> nodes;
   for (const auto& p : specs) {
     if (!p.is_remote()) {
-      auto a = spawn_kind(sys, kind, p.name);
-      if (!a)
-        return fail(code_of(a.error()), describe(a.error()));
-      out.push_back(*a);
+      out.push_back(kind.spawn(sys, p.name));
       continue;
     }
     auto [host, port] = split_address(p.host, p.port);
@@ -296,7 +274,7 @@ spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
     }
     std::optional<spawn_failure> failure;
     self->request(it->second, timeout, messages::spawn_atom::value, p.name,
-                  kind, messages::handshake())
+                  std::string(kind.name), messages::handshake())
         .receive([&](caf::actor& a) { out.push_back(std::move(a)); },
                  [&](caf::error& e) {
                    failure = fail(code_of(e), "the node at " + where +

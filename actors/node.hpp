@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "actors/session.hpp"
 
@@ -24,6 +25,9 @@ struct node_options {
   tls_files tls;
   /// Scheduler threads; 0 = one per core.
   int threads = 0;
+  /// The kinds of party it hosts (a spawn request for another is refused,
+  /// naming these).
+  std::vector<party_kind> kinds;
 };
 
 /// Publishes the node and serves sessions until --once is done or the

@@ -494,7 +494,7 @@ void train_parties(driver& d, opboost_result& result) {
 template <>
 struct session_hooks<opboost_protocol> {
   using run = opboost_run;
-  static constexpr const char* kind = "opboost";
+  static party_kind kind() { return opboost_party_kind(); }
 
   static run from_parties(const opboost_party_config& cfg) {
     run r;
@@ -638,6 +638,12 @@ opboost_outcome run_opboost_parties(const opboost_party_config& cfg,
                                     const local_options& opts,
                                     const progress_fn& on_progress) {
   return run_once<opboost_protocol>(on_progress, cfg, tls, opts);
+}
+
+party_kind opboost_party_kind() {
+  return {"opboost", [](caf::actor_system& sys, std::string name) {
+            return spawn_opboost_party(sys, std::move(name));
+          }};
 }
 
 } // namespace veil::actors

@@ -29,6 +29,9 @@
 
 namespace veil::actors {
 
+/// OpBoost parties (Party A or a Party B, as the roster says).
+party_kind opboost_party_kind();
+
 /// One OpBoost party. Party A (the first): its columns with the labels.
 /// A Party B: its raw columns (no labels) and their public pre-processing
 /// constants. `eval`: its columns of the rows to predict (none: no

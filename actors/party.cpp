@@ -291,4 +291,8 @@ caf::actor spawn_party(caf::actor_system& sys, std::string name) {
   return spawn_host<party_hooks>(sys, std::move(name));
 }
 
+party_kind plain_party_kind() {
+  return {"plain", spawn_party};
+}
+
 } // namespace veil::actors

@@ -136,7 +136,7 @@ void await_active(driver& d, const plain_run& r, Store store) {
 template <>
 struct session_hooks<plain_protocol> {
   using run = plain_run;
-  static constexpr const char* kind = "plain";
+  static party_kind kind() { return plain_party_kind(); }
 
   static run from_parties(const session_config& cfg) {
     run r;

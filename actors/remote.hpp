@@ -26,19 +26,10 @@ struct net_config : caf::actor_system_config {
   net_config(int threads, const tls_files& tls);
 };
 
-/// Spawns a party of protocol kind `kind` called `name` in `sys`: "plain"
-/// (a plain party, actors/party.hpp), "feverless" (a FEVERLESS client
-/// that loads its own data, actors/feverless_client.hpp; every FEVERLESS
-/// variant, the session's params say which) or "opboost" (an OpBoost party
-/// that loads its own data, actors/opboost_party.hpp; Party A or a Party
-/// B, as the roster says). An unknown kind is a bad_request error that
-/// lists the known ones.
-caf::expected<caf::actor> spawn_kind(caf::actor_system& sys,
-                                     const std::string& kind, std::string name);
-
-/// The node actor `veil node` publishes (serve_node), spawned in `sys`;
-/// `once`: it ends after its first session.
-caf::actor spawn_node(caf::actor_system& sys, bool once);
+/// The node actor `veil node` publishes (serve_node), spawned in `sys`,
+/// hosting parties of `kinds`; `once`: it ends after its first session.
+caf::actor spawn_node(caf::actor_system& sys, bool once,
+                      std::vector<party_kind> kinds);
 
 /// Why starting the parties failed.
 struct spawn_failure {
@@ -46,7 +37,7 @@ struct spawn_failure {
   std::string error;
 };
 
-/// Starts one party of kind `kind` per spec, in order: a local one in
+/// Starts one party of `kind` per spec, in order: a local one in
 /// `sys`, a remote one by its node (connected over TLS when `tls` is
 /// enabled; each node once), with `self` as the requester the nodes
 /// monitor. On failure the parties started so far are ended and the error
@@ -54,7 +45,7 @@ struct spawn_failure {
 std::optional<spawn_failure>
 spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
               const std::vector<party_spec>& specs, const tls_files& tls,
-              std::chrono::milliseconds timeout, const std::string& kind,
+              std::chrono::milliseconds timeout, const party_kind& kind,
               std::vector<caf::actor>& out);
 
 } // namespace veil::actors

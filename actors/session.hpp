@@ -16,7 +16,24 @@
 #include "learners/boost/booster.hpp"
 #include "protocols/session/wire.hpp"
 
+namespace caf {
+class actor;
+class actor_system;
+} // namespace caf
+
 namespace veil::actors {
+
+/// A kind of party: the name a spawn request gives it (`veil node` hosts
+/// the kinds its program lists) and what spawns one that loads its own
+/// data, in this process or on a node. Each protocol names its own
+/// (plain_party_kind(), feverless_party_kind(), opboost_party_kind()).
+struct party_kind {
+  const char* name;
+  caf::actor (*spawn)(caf::actor_system&, std::string);
+};
+
+/// The plain protocol's parties.
+party_kind plain_party_kind();
 
 /// One party: its name (unique; also the suffix of its model file) and the
 /// data it loads itself.

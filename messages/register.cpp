@@ -4,9 +4,6 @@
 #include <caf/atom.hpp>
 #include <caf/message.hpp>
 
-#include "messages/feverless.hpp"
-#include "messages/opboost.hpp"
-#include "messages/plain.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
 

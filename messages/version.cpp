@@ -7,9 +7,6 @@
 #include <caf/binary_serializer.hpp>
 #include <sodium.h>
 
-#include "messages/feverless.hpp"
-#include "messages/opboost.hpp"
-#include "messages/plain.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
 #include "protocols/crypto/sodium.hpp"

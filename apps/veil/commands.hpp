@@ -93,18 +93,6 @@ struct session_config;
 std::vector<actors::party_spec>
 party_specs(const session_config& c, std::size_t& remote, bool& have_test);
 
-/// `veil train --config` with protocol feverless, feverless-plain,
-/// feverless-ldp or feverless-ahe: each party loads its own file (labels
-/// spread by the parties' label columns), locally or on its node; the
-/// [protocol] parameters are the --set feverless.* names.
-int run_feverless_config(const session_config& c, const train_options& o);
-
-/// `veil train --config` with protocol opboost: the party with the label
-/// is Party A, every other one a Party B; each loads its own file, locally
-/// or on its node; the [protocol] parameters are the --set opboost.* names
-/// and epsilon.
-int run_opboost_config(const session_config& c, const train_options& o);
-
 /// Options of `veil node`.
 struct node_command_options {
   std::string listen;
@@ -114,24 +102,6 @@ struct node_command_options {
 };
 
 int run_node(const node_command_options& opts);
-
-/// `veil train --protocol plain`: the columns of one table dealt out in
-/// order to --parties in-process parties (party 0 holds the label), trained
-/// with plaintext vertical federated XGBoost. Called by run_train once the
-/// objective and --set settings are applied to opts.params.
-int run_plain_train(const train_options& opts);
-
-/// `veil train --protocol feverless|feverless-plain|feverless-ldp|
-/// feverless-ahe`: one table's columns split evenly over --parties clients
-/// in this process, the labels spread uniformly at random over them.
-/// Called by run_train with the objective parsed; reads the --set keys.
-int run_feverless_train(const train_options& opts);
-
-/// `veil train --protocol opboost`: Party A (party 0) holds the label and
-/// the --categorical columns, --parties - 1 Party B users the others in
-/// contiguous blocks, desensitized by a dLDP mechanism. Called by run_train
-/// with the objective parsed; reads the opboost.* --set keys.
-int run_opboost_train(const train_options& opts);
 
 /// The built-in demo data: synthetic, split 80/20 into train and test.
 std::pair<learners::dataset, learners::dataset>

@@ -6,6 +6,7 @@
 
 #include "actors/node.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/protocols.hpp"
 #include "learners/input_error.hpp"
 
 namespace veil::apps {
@@ -30,6 +31,8 @@ int run_node(const node_command_options& o) {
   n.once = o.once;
   n.threads = o.threads;
   n.tls = {o.tls_cert, o.tls_key, o.tls_ca};
+  for (const auto& p : federated_protocols())
+    n.kinds.push_back(p.kind());
   int given = !o.tls_cert.empty() + !o.tls_key.empty() + !o.tls_ca.empty();
   if (given != 0 && given != 3)
     throw input_error("--tls-cert, --tls-key and --tls-ca go together: give "

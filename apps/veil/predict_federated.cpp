@@ -13,10 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "actors/feverless_session.hpp"
-#include "actors/opboost_session.hpp"
 #include "actors/session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/input_error.hpp"
@@ -46,16 +45,6 @@ rows_from take_predict_on(std::vector<std::string>& overrides) {
   });
   return on;
 }
-
-/// Who predicts where: the parties (in the model's order: its splits name
-/// their owners by index), the session's timeout, links and TLS files.
-struct prediction_plan {
-  std::vector<actors::party_spec> parties;
-  std::size_t remote = 0;
-  std::chrono::milliseconds timeout{60000};
-  protocols::session::link_model link;
-  actors::tls_files tls;
-};
 
 /// The parties of the session file (with `overrides`), checked against the
 /// model's.
@@ -144,114 +133,20 @@ prediction_plan plan_in_process(const predict_options& o,
   return plan;
 }
 
-/// What a prediction session gave, whatever the protocol.
-struct predicted {
-  std::vector<double> margins;
-  std::vector<std::string> ids; ///< by row, when the parties have ids
-  std::map<std::string, double> metrics;
-  std::vector<std::string> names;
-  std::vector<protocols::session::byte_stats> bytes;
-  double seconds = 0;
-};
-
-/// The session's failure as the exit code, after printing it.
-template <class Outcome>
-int failure(const Outcome& out) {
-  std::cerr << "veil: error: " << out.error << "\n";
-  return out.code == session::errc::bad_input ? 2 : 1;
-}
-
-int predict_plain(const prediction_plan& plan, const predict_options& o,
-                  const session::federated_model& fm, predicted& got) {
-  actors::session_config cfg;
-  cfg.parties = plan.parties;
-  cfg.timeout = plan.timeout;
-  cfg.link = plan.link;
-  cfg.params.objective = fm.model.objective;
-  cfg.params.num_class = std::max(2, fm.model.num_class);
-  cfg.params.threads = o.threads;
-  cfg.eval = actors::evaluation::test;
-  cfg.parts = {o.model, fm.model_id};
-  cfg.restore = fm.model;
-  auto out = plan.remote == 0 && !plan.tls.enabled()
-                 ? actors::run_local_session(cfg)
-                 : actors::run_distributed_session(cfg, plan.tls);
-  if (!out.ok())
-    return failure(out);
-  auto& r = *out.result;
-  got.margins = std::move(r.margins);
-  got.ids = std::move(r.ids);
-  for (std::size_t i = 0; i < r.metric_names.size(); ++i)
-    got.metrics[r.metric_names[i]] = r.metric_values[i];
-  got.names = std::move(r.names);
-  got.bytes = std::move(r.bytes);
-  got.seconds = r.predict_seconds;
-  return 0;
-}
-
-/// A FEVERLESS or OpBoost result (their labels gathered from the label
-/// holders; metrics only with labels) as what veil predict prints.
-template <class Result, class Parties>
-void take_result(Result& r, Parties& parties, bool labelled,
-                 const session::federated_model& fm, predicted& got) {
-  got.margins = std::move(r.margins);
-  got.ids = std::move(r.ids);
-  if (labelled) {
-    auto obj = fm.model.make_objective();
-    got.metrics = learners::evaluate(
-        obj, r.labels, obj.transform(got.margins, r.labels.size()));
-  }
-  for (auto& c : parties) {
-    got.names.push_back(c.name);
-    got.bytes.push_back(std::move(c.bytes));
-  }
-  got.seconds = r.predict_seconds;
-}
-
-int predict_feverless(const prediction_plan& plan, const predict_options& o,
-                      const session::federated_model& fm, predicted& got) {
-  actors::feverless_party_config cfg;
-  cfg.parties = plan.parties;
-  cfg.timeout = plan.timeout;
-  cfg.link = plan.link;
-  cfg.parts = {o.model, fm.model_id};
-  cfg.restore = fm.model;
-  auto out = actors::run_feverless_parties(cfg, plan.tls);
-  if (!out.ok())
-    return failure(out);
-  auto& r = *out.result;
-  take_result(r, r.clients, r.labelled, fm, got);
-  return 0;
-}
-
-int predict_opboost(const prediction_plan& plan, const predict_options& o,
-                    const session::federated_model& fm, predicted& got) {
-  actors::opboost_party_config cfg;
-  cfg.parties = plan.parties;
-  cfg.timeout = plan.timeout;
-  cfg.link = plan.link;
-  cfg.params.booster.threads = o.threads;
-  cfg.parts = {o.model, fm.model_id};
-  cfg.restore = fm.model;
-  cfg.features = fm.features;
-  auto out = actors::run_opboost_parties(cfg, plan.tls);
-  if (!out.ok())
-    return failure(out);
-  auto& r = *out.result;
-  take_result(r, r.parties, !r.labels.empty(), fm, got);
-  return 0;
-}
-
 } // namespace
 
 int run_federated_predict(const predict_options& o,
                           const nlohmann::json& model) {
   auto fm = session::federated_model_from_json(model, o.model);
-  bool feverless = fm.protocol.rfind("feverless", 0) == 0;
-  if (fm.protocol != "plain" && fm.protocol != "opboost" && !feverless)
+  const auto* protocol = find_federated(fm.protocol);
+  if (!protocol) {
+    std::string known;
+    for (const auto& p : federated_protocols())
+      known += (known.empty() ? "" : ", ") + std::string(p.name);
     throw input_error(o.model + ": a " + fm.protocol +
-                      " model; veil predict runs federated prediction for "
-                      "plain, FEVERLESS and OpBoost models in this build");
+                      " model; veil predict runs federated prediction for " +
+                      known + " models in this build");
+  }
   auto overrides = o.overrides;
   auto on = take_predict_on(overrides);
   prediction_plan plan;
@@ -274,10 +169,8 @@ int run_federated_predict(const predict_options& o,
                         "it was trained with");
     plan = plan_in_process(o, fm);
   }
-  predicted got;
-  if (int rc = feverless                  ? predict_feverless(plan, o, fm, got)
-               : fm.protocol == "opboost" ? predict_opboost(plan, o, fm, got)
-                                          : predict_plain(plan, o, fm, got))
+  federated_prediction got;
+  if (int rc = protocol->predict(plan, o, fm, got))
     return rc;
   auto k = static_cast<std::size_t>(fm.model.outputs());
   auto rows = got.margins.size() / k;
@@ -290,11 +183,8 @@ int run_federated_predict(const predict_options& o,
             << ")\n";
   if (!got.metrics.empty())
     std::cout << format_metrics(got.metrics) << "\n";
-  if (fm.protocol == "opboost")
-    std::cout << "privacy: every Party B desensitized its values of these "
-                 "rows afresh with its mechanism (private prediction): each "
-                 "row's Party B values spend the per-value budget of "
-                 "training once more, and two predictions of a row differ\n";
+  if (!got.privacy.empty())
+    std::cout << "privacy: " << got.privacy << "\n";
   if (!o.out.empty())
     learners::write_file_atomically(o.out, predictions_csv(preds, k, got.ids));
   if (!o.report.empty()) {

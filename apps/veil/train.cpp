@@ -9,12 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/veil/commands.hpp"
+#include "apps/veil/protocols.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/data/synthetic.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
+#include "protocols/descriptor.hpp"
 
 namespace veil::apps {
 
@@ -260,21 +262,22 @@ int run_train(train_options o) {
   if (o.link.enabled() && o.protocol == "centralized")
     throw input_error("--set net.*: centralized training has no links to "
                       "emulate (use a federated --protocol)");
-  if (o.protocol.rfind("feverless", 0) == 0)
-    return run_feverless_train(o);
-  if (o.protocol == "opboost")
-    return run_opboost_train(o);
+  if (const auto* protocol = find_federated(o.protocol))
+    return protocol->train(o);
+  if (o.protocol != "centralized") {
+    std::string known = "centralized";
+    for (const auto* d : protocols::all_protocols())
+      for (const auto& n : d->names)
+        if (n != "centralized")
+          known += ", " + n;
+    throw input_error("--protocol " + o.protocol +
+                      ": not available in this build (available: " + known +
+                      ")");
+  }
   if (!o.categorical.empty())
     throw input_error("--categorical: only for --protocol opboost");
   for (const auto& s : o.settings)
     apply_setting(p, s);
-  if (o.protocol == "plain")
-    return run_plain_train(o);
-  if (o.protocol != "centralized")
-    throw input_error("--protocol " + o.protocol +
-                      ": not available in this build (available: "
-                      "centralized, plain, feverless, feverless-plain, "
-                      "feverless-ldp, feverless-ahe, opboost)");
   if (o.parties > 1)
     throw input_error("--parties " + std::to_string(o.parties) +
                       ": centralized training has one party (use --protocol "

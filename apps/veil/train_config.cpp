@@ -7,6 +7,7 @@
 
 #include "actors/session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "learners/input_error.hpp"
 
@@ -49,22 +50,22 @@ int run_config_train(const train_options& o) {
   auto c = load_session(o.config);
   for (const auto& kv : o.overrides)
     apply_override(c, kv);
+  const auto* protocol = find_federated(c.protocol);
+  if (!protocol) {
+    std::string known;
+    for (const auto& p : federated_protocols())
+      known += (known.empty() ? "" : ", ") + std::string(p.name);
+    throw input_error(c.source + ": protocol \"" + c.protocol +
+                      "\": veil train --config runs the " + known +
+                      " protocols in this build");
+  }
+  check_local_files(c);
   auto with_link = o; // the reports say how the links were emulated
   with_link.link = c.link;
-  if (c.protocol.rfind("feverless", 0) == 0) {
-    check_local_files(c);
-    return run_feverless_config(c, with_link);
-  }
-  if (c.protocol == "opboost") {
-    check_local_files(c);
-    return run_opboost_config(c, with_link);
-  }
-  if (c.protocol != "plain")
-    throw input_error(c.source + ": protocol \"" + c.protocol +
-                      "\": veil train --config runs the plain, feverless "
-                      "and opboost protocols in this build");
-  check_local_files(c);
+  return protocol->train_config(c, with_link);
+}
 
+int run_plain_config(const session_config& c, const train_options& o) {
   auto p = c.params;
   if (p.early_stopping_rounds > 0)
     throw input_error(c.source + ": early_stopping_rounds is not available "

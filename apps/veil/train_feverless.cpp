@@ -16,6 +16,7 @@
 
 #include "actors/feverless_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/boost/model_io.hpp"
@@ -568,6 +569,23 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   auto opts = o;
   opts.timeout = c.timeout_seconds;
   return report_feverless(out, p, opts, info);
+}
+
+int predict_feverless(const prediction_plan& plan, const predict_options& o,
+                      const protocols::session::federated_model& fm,
+                      federated_prediction& got) {
+  actors::feverless_party_config cfg;
+  cfg.parties = plan.parties;
+  cfg.timeout = plan.timeout;
+  cfg.link = plan.link;
+  cfg.parts = {o.model, fm.model_id};
+  cfg.restore = fm.model;
+  auto out = actors::run_feverless_parties(cfg, plan.tls);
+  if (!out.ok())
+    return session_failure(out);
+  auto& r = *out.result;
+  take_prediction(r, r.clients, r.labelled, fm, got);
+  return 0;
 }
 
 } // namespace veil::apps

@@ -17,6 +17,7 @@
 
 #include "actors/session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/protocols.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
@@ -81,7 +82,11 @@ std::string format_metrics(const std::vector<std::string>& names,
 } // namespace
 
 int run_plain_train(const train_options& o) {
+  if (!o.categorical.empty())
+    throw input_error("--categorical: only for --protocol opboost");
   auto p = o.params;
+  for (const auto& s : o.settings)
+    apply_setting(p, s);
   int n = o.parties == 0 ? 3 : o.parties;
   if (n < 2)
     throw input_error("--parties " + std::to_string(n) +
@@ -263,6 +268,35 @@ int report_federated(const actors::session_outcome& out,
         {"history", json::array()}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }
+  return 0;
+}
+
+int predict_plain(const prediction_plan& plan, const predict_options& o,
+                  const protocols::session::federated_model& fm,
+                  federated_prediction& got) {
+  actors::session_config cfg;
+  cfg.parties = plan.parties;
+  cfg.timeout = plan.timeout;
+  cfg.link = plan.link;
+  cfg.params.objective = fm.model.objective;
+  cfg.params.num_class = std::max(2, fm.model.num_class);
+  cfg.params.threads = o.threads;
+  cfg.eval = actors::evaluation::test;
+  cfg.parts = {o.model, fm.model_id};
+  cfg.restore = fm.model;
+  auto out = plan.remote == 0 && !plan.tls.enabled()
+                 ? actors::run_local_session(cfg)
+                 : actors::run_distributed_session(cfg, plan.tls);
+  if (!out.ok())
+    return session_failure(out);
+  auto& r = *out.result;
+  got.margins = std::move(r.margins);
+  got.ids = std::move(r.ids);
+  for (std::size_t i = 0; i < r.metric_names.size(); ++i)
+    got.metrics[r.metric_names[i]] = r.metric_values[i];
+  got.names = std::move(r.names);
+  got.bytes = std::move(r.bytes);
+  got.seconds = r.predict_seconds;
   return 0;
 }
 

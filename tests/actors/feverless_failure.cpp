@@ -20,11 +20,13 @@
 
 #include "actors/errors.hpp"
 #include "actors/feverless_client.hpp"
+#include "actors/opboost_session.hpp"
 #include "actors/remote.hpp"
 #include "learners/data/synthetic.hpp"
 #include "messages/feverless.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
+#include "messages/version.hpp"
 #include "tests/actors/fixture.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -234,16 +236,32 @@ BOOST_AUTO_TEST_CASE(a_reported_failure_names_its_sender_and_step) {
 }
 
 BOOST_AUTO_TEST_CASE(a_node_refuses_an_unknown_party_kind) {
-  auto a = actors::spawn_kind(sys, "secureboost", "alice");
+  // A node hosts the kinds its program lists, and names them when asked
+  // for another.
+  auto node = actors::spawn_node(sys, false,
+                                 {actors::plain_party_kind(),
+                                  actors::feverless_party_kind(),
+                                  actors::opboost_party_kind()});
+  caf::scoped_actor self{sys};
+  auto ask = [&](const std::string& kind, const std::string& name) {
+    caf::expected<caf::actor> out{caf::actor{}};
+    self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,
+                  name, kind, messages::handshake())
+        .receive([&](caf::actor& a) { out = std::move(a); },
+                 [&](caf::error& e) { out = std::move(e); });
+    return out;
+  };
+  auto a = ask("secureboost", "alice");
   BOOST_REQUIRE(!a);
   auto msg = actors::describe(a.error());
   BOOST_TEST(contains(msg, "cannot start party alice"), msg);
   BOOST_TEST(contains(msg, "unknown protocol kind \"secureboost\""), msg);
   BOOST_TEST(contains(msg, "plain, feverless, opboost"), msg);
   BOOST_TEST((actors::code_of(a.error()) == errc::bad_request));
-  auto b = actors::spawn_kind(sys, "feverless", "bob");
+  auto b = ask("feverless", "bob");
   BOOST_REQUIRE(b);
-  caf::anon_send_exit(*b, caf::exit_reason::user_shutdown);
+  self->send_exit(*b, caf::exit_reason::user_shutdown);
+  self->send_exit(node, caf::exit_reason::user_shutdown);
 }
 
 namespace {

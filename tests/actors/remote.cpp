@@ -10,6 +10,7 @@
 #include <caf/io/middleman.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/feverless_session.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/remote.hpp"
 #include "learners/boost/booster.hpp"
@@ -105,7 +106,7 @@ BOOST_AUTO_TEST_CASE(a_node_refuses_another_builds_coordinator) {
   BOOST_TEST(messages::wire_fingerprint().size() == 16u);
   node_config cfg;
   caf::actor_system sys{cfg};
-  auto node = actors::spawn_node(sys, false);
+  auto node = actors::spawn_node(sys, false, {actors::feverless_party_kind()});
   caf::scoped_actor self{sys};
   std::string refusal;
   self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,

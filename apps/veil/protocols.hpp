@@ -1,0 +1,100 @@
+#pragma once
+
+// The federated protocols `veil` runs: the one list a protocol joins at the
+// application level (besides its descriptor in protocols/descriptor.cpp and
+// its message types in messages/type_ids.hpp). `veil train`, `veil train
+// --config`, `veil predict` and `veil node` find a protocol here; what each
+// entry points at lives in the protocol's own command file
+// (train_<p>.cpp).
+
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "actors/session.hpp"
+#include "apps/veil/commands.hpp"
+#include "learners/metrics/metrics.hpp"
+#include "protocols/session/model_file.hpp"
+
+namespace veil::apps {
+
+struct session_config;
+
+/// Who predicts where in `veil predict`: the parties (in the model's order:
+/// its splits name their owners by index), the session's timeout, links
+/// and TLS files.
+struct prediction_plan {
+  std::vector<actors::party_spec> parties;
+  std::size_t remote = 0;
+  std::chrono::milliseconds timeout{60000};
+  protocols::session::link_model link;
+  actors::tls_files tls;
+};
+
+/// What a prediction session gave, whatever the protocol.
+struct federated_prediction {
+  std::vector<double> margins;
+  std::vector<std::string> ids; ///< by row, when the parties have ids
+  std::map<std::string, double> metrics;
+  std::vector<std::string> names;
+  std::vector<protocols::session::byte_stats> bytes;
+  double seconds = 0;
+  /// What the protocol says about the prediction's privacy, if anything.
+  std::string privacy;
+};
+
+struct federated_protocol {
+  /// Its descriptor's name (protocols::find_protocol finds every variant).
+  const char* name;
+  /// Its parties, as `veil node` hosts them.
+  actors::party_kind (*kind)();
+  /// `veil train --protocol P`: one table dealt to parties in this process.
+  int (*train)(const train_options&);
+  /// `veil train --config SESSION` with protocol P (the file loaded, its
+  /// overrides applied, its local files checked).
+  int (*train_config)(const session_config&, const train_options&);
+  /// `veil predict` on a model of P: a prediction session per `plan`; 0,
+  /// or the exit code after printing the failure.
+  int (*predict)(const prediction_plan&, const predict_options&,
+                 const protocols::session::federated_model&,
+                 federated_prediction&);
+};
+
+/// Every federated protocol, in the order of protocols::all_protocols().
+const std::vector<federated_protocol>& federated_protocols();
+
+/// The federated protocol `name` names (any of its descriptor's names);
+/// null for centralized training or an unknown name.
+const federated_protocol* find_federated(const std::string& name);
+
+/// A failed session's exit code (2 for bad input, 1 otherwise), after
+/// printing its error.
+template <class Outcome>
+int session_failure(const Outcome& out) {
+  std::cerr << "veil: error: " << out.error << "\n";
+  return out.code == protocols::session::errc::bad_input ? 2 : 1;
+}
+
+/// A prediction result whose labels the coordinator holds (FEVERLESS,
+/// OpBoost; metrics only with labels) as what veil predict prints.
+template <class Result, class Parties>
+void take_prediction(Result& r, Parties& parties, bool labelled,
+                     const protocols::session::federated_model& fm,
+                     federated_prediction& got) {
+  got.margins = std::move(r.margins);
+  got.ids = std::move(r.ids);
+  if (labelled) {
+    auto obj = fm.model.make_objective();
+    got.metrics = learners::evaluate(
+        obj, r.labels, obj.transform(got.margins, r.labels.size()));
+  }
+  for (auto& c : parties) {
+    got.names.push_back(c.name);
+    got.bytes.push_back(std::move(c.bytes));
+  }
+  got.seconds = r.predict_seconds;
+}
+
+} // namespace veil::apps
