@@ -103,8 +103,10 @@ void after_step(client_actor* self) {
   }
   if (st.predicting && st.role->predict_done()) {
     st.predicting = false;
-    self->send(st.coordinator, session::predicted{st.role->predicted_margins(),
-                                                  seconds_since(st.started)});
+    session::predicted out;
+    out.margins = st.role->predicted_margins();
+    out.seconds = seconds_since(st.started);
+    self->send(st.coordinator, std::move(out));
   }
 }
 
@@ -472,15 +474,13 @@ void load_data(driver& d, const feverless_run& run, feverless_result& result) {
     load(true, test, test_labels);
   if (d.error)
     return;
-  bool ids = !specs[0].data.id_column.empty();
-  row_orders train_orders, test_orders;
-  for (auto [what, s, orders] : {std::tuple{"training", &train, &train_orders},
-                                 std::tuple{"test", &test, &test_orders}}) {
-    if (std::string(what) == "test" ? !have_test : !have_train)
-      continue;
-    if (auto msg = align_rows(run.names, *s, ids, what, *orders); !msg.empty())
-      return d.fail(errc::bad_input, msg);
-  }
+  if (!have_train)
+    train.clear();
+  if (!have_test)
+    test.clear();
+  d.align_loaded(train, test, !specs[0].data.id_column.empty());
+  if (d.error)
+    return;
   if (!have_train) {
     std::uint64_t held = 0;
     for (auto k : test_labels)
@@ -491,24 +491,16 @@ void load_data(driver& d, const feverless_run& run, feverless_result& result) {
       check_label_counts(d, test_labels, test[0].rows, "test");
     if (d.error)
       return;
-    d.reorder(true, test_orders);
     result.ids = std::move(test[0].ids); // client 0's order is the session's
     for (auto& s : test)
       result.features.push_back(std::move(s.feature_names));
     return;
   }
-  for (std::size_t c = 0; have_test && c < n; ++c)
-    if (test[c].feature_names != train[c].feature_names)
-      return d.fail(errc::bad_input,
-                    d.name(c) + "'s test data has other feature columns than "
-                                "its training data");
   check_label_counts(d, labels, train[0].rows, "training");
   if (have_test && !d.error)
     check_label_counts(d, test_labels, test[0].rows, "test");
   if (d.error)
     return;
-  d.reorder(false, train_orders);
-  d.reorder(true, test_orders);
   result.rows = train[0].rows;
   result.test_rows = have_test ? test[0].rows : 0;
   for (auto& s : train)

@@ -106,12 +106,11 @@ void after_step(party_actor* self) {
   }
   if (st.predicting && st.active->predict_done()) {
     st.predicting = false;
-    self->send(st.coordinator,
-               session::predicted{st.active->predicted_margins(),
-                                  seconds_since(st.started),
-                                  {},
-                                  {},
-                                  st.eval_labels});
+    session::predicted out;
+    out.margins = st.active->predicted_margins();
+    out.seconds = seconds_since(st.started);
+    out.labels = st.eval_labels;
+    self->send(st.coordinator, std::move(out));
   }
 }
 
@@ -304,22 +303,13 @@ caf::result<std::uint64_t> restore_part(party_actor* self,
 
 /// An OpBoost party (Party A or a Party B) on the shared role host
 /// (actors/role_host.hpp).
-struct party_hooks {
+struct party_hooks : loading_party_hooks<party_state> {
   using state = party_state;
   using spec = opboost_party_spec;
   using roster = opl::roster;
   using message = op::message;
   using failure = op::failure;
 
-  static void init(party_actor*) {}
-  static caf::result<session::data_summary> load(party_actor* self,
-                                                 session::load_request& r) {
-    auto& st = self->state;
-    auto s = load_party_data(st.me, r, st.loaded);
-    if (!s)
-      return std::move(s.error());
-    return std::move(*s);
-  }
   static auto join(party_actor* self, const opl::roster& r,
                    const std::vector<caf::actor>& peers) {
     return on_roster(self, r, peers);
@@ -339,7 +329,6 @@ struct party_hooks {
   static auto restore_part(party_actor* self, session::part_request& r) {
     return actors::restore_part(self, r);
   }
-  static caf::message_handler extra(party_actor*) { return {}; }
 };
 
 // -- the driver ---------------------------------------------------------------
@@ -361,12 +350,10 @@ void load_rows_to_predict(driver& d, const opboost_run& run,
                                          " is a Party B and has labels: only "
                                          "Party A (" +
                                          d.name(0) + ") may hold them");
-  row_orders orders;
-  if (auto msg = align_rows(
-          run.names, test, !run.load[0].data.id_column.empty(), "test", orders);
-      !msg.empty())
-    return d.fail(errc::bad_input, msg);
-  d.reorder(true, orders);
+  std::vector<session::data_summary> none;
+  d.align_loaded(none, test, !run.load[0].data.id_column.empty());
+  if (d.error)
+    return;
   result.test_rows = test[0].rows;
   result.ids = std::move(test[0].ids); // Party A's order is the session's
   for (auto& s : test)
@@ -423,23 +410,11 @@ void load_data(driver& d, const opboost_run& run, opboost_result& result) {
                         "they are not pre-processed; bounds apply to Party B "
                         "columns");
   }
-  bool ids = !specs[0].data.id_column.empty();
-  for (bool is_test : {false, true}) {
-    if (is_test && !have_test)
-      continue;
-    auto& s = is_test ? test : train;
-    row_orders orders;
-    if (auto msg = align_rows(run.names, s, ids, is_test ? "test" : "training",
-                              orders);
-        !msg.empty())
-      return d.fail(errc::bad_input, msg);
-    d.reorder(is_test, orders);
-  }
-  for (std::size_t c = 0; have_test && c < n; ++c)
-    if (test[c].feature_names != train[c].feature_names)
-      return d.fail(errc::bad_input,
-                    d.name(c) + "'s test data has other feature columns than "
-                                "its training data");
+  if (!have_test)
+    test.clear();
+  d.align_loaded(train, test, !specs[0].data.id_column.empty());
+  if (d.error)
+    return;
   result.rows = train[0].rows;
   result.test_rows = have_test ? test[0].rows : 0;
   for (std::size_t c = 0; c < n; ++c) {

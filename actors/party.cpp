@@ -236,22 +236,13 @@ caf::result<std::uint64_t> restore_part(plain_party* self,
 }
 
 /// A plain party on the shared role host.
-struct party_hooks {
+struct party_hooks : loading_party_hooks<party_state> {
   using state = party_state;
   using spec = nothing_given;
   using roster = pln::roster;
   using message = plain::message;
   using failure = plain::failure;
 
-  static void init(plain_party*) {}
-  static caf::result<session::data_summary> load(plain_party* self,
-                                                 session::load_request& r) {
-    auto& st = self->state;
-    auto s = load_party_data(st.me, r, st.loaded);
-    if (!s)
-      return std::move(s.error());
-    return std::move(*s);
-  }
   static auto join(plain_party* self, const pln::roster& r,
                    const std::vector<caf::actor>& peers) {
     return on_roster(self, r, peers);

@@ -95,18 +95,10 @@ void align(driver& d, const plain_run& r,
            std::vector<session::data_summary>& train,
            std::vector<session::data_summary>& test,
            session::session_result& result) {
-  bool ids = !r.cfg.parties[0].data.id_column.empty();
-  row_orders train_orders, test_orders;
-  if (!r.restore)
-    if (auto msg = align_rows(r.names, train, ids, "training", train_orders);
-        !msg.empty())
-      return d.fail(errc::bad_input, msg);
-  if (r.cfg.eval == evaluation::train && !r.restore) // the same rows
-    test_orders = train_orders;
-  else if (!test.empty())
-    if (auto msg = align_rows(r.names, test, ids, "test", test_orders);
-        !msg.empty())
-      return d.fail(errc::bad_input, msg);
+  d.align_loaded(train, test, !r.cfg.parties[0].data.id_column.empty(),
+                 r.cfg.eval == evaluation::train && !r.restore);
+  if (d.error)
+    return;
   result.rows = train.empty() ? 0 : train[0].rows;
   result.test_rows = test.empty() ? 0 : test[0].rows;
   if (r.restore) {
@@ -116,8 +108,6 @@ void align(driver& d, const plain_run& r,
   }
   for (auto& s : train)
     result.features.push_back(std::move(s.feature_names));
-  d.reorder(false, train_orders);
-  d.reorder(true, test_orders);
 }
 
 /// Waits for party 0's answer to a train or predict request: no request

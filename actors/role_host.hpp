@@ -24,9 +24,11 @@
 //   static caf::result<std::uint64_t> restore_part(actor*, part_request&);
 //   static caf::message_handler extra(actor*); // its own steps, or {}
 //
-// where actor is host_actor<H>. load runs only when refuse_load allows it;
-// save_part and restore_part only for the session's coordinator between
-// steps, and an exception they throw is the party's bad input.
+// where actor is host_actor<H>; loading_party_hooks<state> supplies init,
+// load and extra for a party that loads its own file. load runs only when
+// refuse_load allows it; save_part and restore_part only for the session's
+// coordinator between steps, and an exception they throw is the party's bad
+// input.
 
 #include <cstdint>
 #include <optional>
@@ -46,6 +48,24 @@ namespace veil::actors {
 
 template <class Hooks>
 using host_actor = caf::stateful_actor<typename Hooks::state>;
+
+/// The hooks most protocols share, for a hooks struct to derive from: no
+/// work at spawn, a load step that reads the party's own file into its
+/// state's `loaded` rows (load_party_data), no steps of its own.
+template <class State>
+struct loading_party_hooks {
+  using actor = caf::stateful_actor<State>;
+  static void init(actor*) {}
+  static caf::result<protocols::session::data_summary>
+  load(actor* self, protocols::session::load_request& r) {
+    auto& st = self->state;
+    auto s = load_party_data(st.me, r, st.loaded);
+    if (!s)
+      return std::move(s.error());
+    return std::move(*s);
+  }
+  static caf::message_handler extra(actor*) { return {}; }
+};
 
 /// Hands one wire message to the role and routes what it answers.
 template <class Hooks, class T>

@@ -385,7 +385,8 @@ struct peer_state {
       if (!linked(qi))
         continue;
       slot_by_addr.emplace(handles[q].address(), neighbours.size());
-      neighbours.push_back({qi, r.names[q], handles[q], std::nullopt, {}});
+      neighbours.push_back(
+          {qi, r.names[q], handles[q], std::nullopt, {}, std::nullopt, {}});
       peers.push_back(qi);
     }
     links.reset(std::move(peers), r.link);
@@ -1129,6 +1130,36 @@ struct session_driver {
           },
           {c});
     }
+  }
+
+  /// Lines up the rows the parties loaded (their summaries: `train`,
+  /// `test`; empty: not loaded): each party's test columns must be its
+  /// training columns; then the rows are aligned on the id column (`ids`)
+  /// or checked by position (align_rows), and every party reorders its
+  /// rows into party 0's order. `test_is_train`: the test rows are the
+  /// training rows (aligned once).
+  void align_loaded(std::vector<protocols::session::data_summary>& train,
+                    std::vector<protocols::session::data_summary>& test,
+                    bool ids, bool test_is_train = false) {
+    for (std::size_t c = 0; c < size() && !error; ++c)
+      if (!train.empty() && !test.empty() && !test_is_train &&
+          test[c].feature_names != train[c].feature_names)
+        fail(protocols::session::errc::bad_input,
+             name(c) + "'s test data has other feature columns than its "
+                       "training data");
+    row_orders train_orders, test_orders;
+    for (auto [what, rows, orders] :
+         {std::tuple{"training", &train, &train_orders},
+          std::tuple{"test", &test, &test_orders}}) {
+      if (error || rows->empty() || (rows == &test && test_is_train))
+        continue;
+      if (auto msg = align_rows(names, *rows, ids, what, *orders); !msg.empty())
+        fail(protocols::session::errc::bad_input, msg);
+    }
+    if (test_is_train)
+      test_orders = train_orders;
+    reorder(false, train_orders);
+    reorder(true, test_orders);
   }
 
   /// Waits for one message of type T from each party in `from` (results).

@@ -69,6 +69,21 @@ const std::vector<federated_protocol>& federated_protocols();
 /// null for centralized training or an unknown name.
 const federated_protocol* find_federated(const std::string& name);
 
+/// The config of a prediction session of `plan` (any protocol's: its
+/// parties, timeout and links), restoring `fm` and the parts saved beside
+/// the model file `o.model`.
+template <class Config>
+Config prediction_config(const prediction_plan& plan, const predict_options& o,
+                         const protocols::session::federated_model& fm) {
+  Config cfg;
+  cfg.parties = plan.parties;
+  cfg.timeout = plan.timeout;
+  cfg.link = plan.link;
+  cfg.parts = {o.model, fm.model_id};
+  cfg.restore = fm.model;
+  return cfg;
+}
+
 /// A failed session's exit code (2 for bad input, 1 otherwise), after
 /// printing its error.
 template <class Outcome>

@@ -574,13 +574,8 @@ int run_feverless_config(const session_config& c, const train_options& o) {
 int predict_feverless(const prediction_plan& plan, const predict_options& o,
                       const protocols::session::federated_model& fm,
                       federated_prediction& got) {
-  actors::feverless_party_config cfg;
-  cfg.parties = plan.parties;
-  cfg.timeout = plan.timeout;
-  cfg.link = plan.link;
-  cfg.parts = {o.model, fm.model_id};
-  cfg.restore = fm.model;
-  auto out = actors::run_feverless_parties(cfg, plan.tls);
+  auto out = actors::run_feverless_parties(
+      prediction_config<actors::feverless_party_config>(plan, o, fm), plan.tls);
   if (!out.ok())
     return session_failure(out);
   auto& r = *out.result;

@@ -577,13 +577,8 @@ int run_opboost_config(const session_config& c, const train_options& o) {
 int predict_opboost(const prediction_plan& plan, const predict_options& o,
                     const protocols::session::federated_model& fm,
                     federated_prediction& got) {
-  actors::opboost_party_config cfg;
-  cfg.parties = plan.parties;
-  cfg.timeout = plan.timeout;
-  cfg.link = plan.link;
+  auto cfg = prediction_config<actors::opboost_party_config>(plan, o, fm);
   cfg.params.booster.threads = o.threads;
-  cfg.parts = {o.model, fm.model_id};
-  cfg.restore = fm.model;
   cfg.features = fm.features;
   auto out = actors::run_opboost_parties(cfg, plan.tls);
   if (!out.ok())

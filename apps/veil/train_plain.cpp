@@ -274,16 +274,11 @@ int report_federated(const actors::session_outcome& out,
 int predict_plain(const prediction_plan& plan, const predict_options& o,
                   const protocols::session::federated_model& fm,
                   federated_prediction& got) {
-  actors::session_config cfg;
-  cfg.parties = plan.parties;
-  cfg.timeout = plan.timeout;
-  cfg.link = plan.link;
+  auto cfg = prediction_config<actors::session_config>(plan, o, fm);
   cfg.params.objective = fm.model.objective;
   cfg.params.num_class = std::max(2, fm.model.num_class);
   cfg.params.threads = o.threads;
   cfg.eval = actors::evaluation::test;
-  cfg.parts = {o.model, fm.model_id};
-  cfg.restore = fm.model;
   auto out = plan.remote == 0 && !plan.tls.enabled()
                  ? actors::run_local_session(cfg)
                  : actors::run_distributed_session(cfg, plan.tls);
