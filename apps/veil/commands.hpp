@@ -166,6 +166,61 @@ nlohmann::json party_bytes_json(const protocols::session::byte_stats& b,
                                 bool by_direction,
                                 const std::vector<std::string>& names);
 
+/// What every federated session's report says, whatever its protocol.
+struct federated_summary {
+  std::string protocol;
+  std::string data;
+  std::string objective;
+  std::uint64_t rows = 0;
+  std::uint64_t test_rows = 0; ///< 0 unless the metrics are on test rows
+  /// By party: its name, its columns and its byte counts.
+  std::vector<std::string> names;
+  std::vector<std::vector<std::string>> features;
+  std::vector<protocols::session::byte_stats> bytes;
+  /// Bytes by message type for each direction apart (else their sum).
+  bool bytes_by_direction = true;
+  std::size_t trees = 0;
+  std::map<std::string, double> metrics;
+  std::string metrics_on; ///< "test", "train", or empty: none
+  double train_seconds = 0;
+  double predict_seconds = 0;
+  nlohmann::json params = nlohmann::json::object();
+  nlohmann::json privacy = nlohmann::json::object();
+  /// Party -> its part file (save_session_model), and whose split tables
+  /// reached this process.
+  nlohmann::json model_parts = nlohmann::json::object();
+  nlohmann::json split_tables_exported = nlohmann::json::array();
+
+  /// The bytes every party sent, in all.
+  std::uint64_t total_bytes() const;
+  /// Columns in all.
+  std::size_t total_features() const;
+};
+
+/// The facts of a session result `r` whose parties (`parties`: each with
+/// a name and byte counts) are listed apart from its columns.
+template <class Result, class Parties>
+federated_summary summary_of(const Result& r, const Parties& parties) {
+  federated_summary s;
+  s.rows = r.rows;
+  for (const auto& q : parties) {
+    s.names.push_back(q.name);
+    s.bytes.push_back(q.bytes);
+  }
+  s.features = r.features;
+  s.trees = r.model.trees.size();
+  s.train_seconds = r.train_seconds;
+  s.predict_seconds = r.predict_seconds;
+  return s;
+}
+
+/// The --report keys every federated protocol writes (the protocol adds
+/// its own): version, protocol, data, rows, parties and their columns,
+/// trees, params, metrics, times, bytes per party, network, the model's
+/// parts and privacy.
+nlohmann::json federated_report(const federated_summary& s,
+                                const train_options& o);
+
 /// The "[tree 3/10]" line on stderr while a federated session trains, in a
 /// terminal and without --quiet; cleared when it goes out of scope.
 class tree_progress {

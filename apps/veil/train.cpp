@@ -160,6 +160,56 @@ json party_bytes_json(const protocols::session::byte_stats& b,
           {"busy_seconds", b.busy_seconds}};
 }
 
+std::uint64_t federated_summary::total_bytes() const {
+  std::uint64_t n = 0;
+  for (const auto& b : bytes)
+    n += b.total_sent();
+  return n;
+}
+
+std::size_t federated_summary::total_features() const {
+  std::size_t n = 0;
+  for (const auto& f : features)
+    n += f.size();
+  return n;
+}
+
+json federated_report(const federated_summary& s, const train_options& o) {
+  json per_party = json::object();
+  json party_features = json::object();
+  for (std::size_t q = 0; q < s.names.size(); ++q) {
+    if (q < s.bytes.size())
+      per_party[s.names[q]] =
+          party_bytes_json(s.bytes[q], s.bytes_by_direction, s.names);
+    if (q < s.features.size())
+      party_features[s.names[q]] = s.features[q];
+  }
+  return {{"veil_version", VEIL_VERSION},
+          {"protocol", s.protocol},
+          {"data", s.data},
+          {"objective", s.objective},
+          {"rows", s.rows},
+          {"test_rows", s.test_rows},
+          {"features", s.total_features()},
+          {"parties", s.names.size()},
+          {"party_names", s.names},
+          {"party_features", party_features},
+          {"trees", s.trees},
+          {"params", s.params},
+          {"metrics", s.metrics},
+          {"metrics_on", s.metrics_on.empty() ? "none" : s.metrics_on},
+          {"train_seconds", s.train_seconds},
+          {"predict_seconds", s.predict_seconds},
+          {"timeout_seconds", o.timeout},
+          {"bytes", {{"total", s.total_bytes()}, {"per_party", per_party}}},
+          {"network",
+           network_json(o.link, s.bytes, s.train_seconds + s.predict_seconds)},
+          {"split_tables_exported", s.split_tables_exported},
+          {"model_parts", s.model_parts},
+          {"privacy", s.privacy},
+          {"history", json::array()}};
+}
+
 std::string federated_note(const std::string& protocol,
                            const std::string& own) {
   return "the public part of a " + protocol +

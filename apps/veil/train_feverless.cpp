@@ -268,52 +268,36 @@ struct run_info {
 /// model, and each client's split table beside it) and --report.
 int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
                      const train_options& o, const run_info& info) {
-  if (!out.ok()) {
-    std::cerr << "veil: error: " << out.error << "\n";
-    return out.code == session::errc::bad_input ? 2 : 1;
-  }
+  if (!out.ok())
+    return session_failure(out);
   const auto& r = *out.result;
-  std::map<std::string, double> metrics;
+  auto sum = summary_of(r, r.clients);
+  sum.protocol = info.protocol;
+  sum.data = info.data_name;
+  sum.objective = "binary:logistic";
+  sum.test_rows = info.metrics_on == "test" ? r.test_rows : 0;
+  sum.metrics_on = info.metrics_on;
   if (!info.metrics_on.empty()) {
     auto obj = r.model.make_objective();
     auto preds = obj.transform(r.margins, info.labels->size());
-    metrics = learners::evaluate(obj, *info.labels, preds);
-  }
-  std::size_t m = 0;
-  std::uint64_t total_bytes = 0;
-  json per_party = json::object();
-  json party_features = json::object();
-  json names = json::array();
-  std::vector<std::string> client_names;
-  std::vector<protocols::session::byte_stats> stats;
-  for (const auto& c : r.clients) {
-    client_names.push_back(c.name);
-    stats.push_back(c.bytes);
-  }
-  for (std::size_t c = 0; c < r.clients.size(); ++c) {
-    const auto& b = r.clients[c].bytes;
-    total_bytes += b.total_sent();
-    per_party[r.clients[c].name] = party_bytes_json(b, true, client_names);
-    party_features[r.clients[c].name] = r.features[c].size();
-    names.push_back(r.clients[c].name);
-    m += r.features[c].size();
+    sum.metrics = learners::evaluate(obj, *info.labels, preds);
   }
   const auto& pr = r.privacy;
-  std::cout << "trained " << r.model.trees.size() << " trees on " << r.rows
-            << " rows x " << m << " features in " << std::fixed
+  std::cout << "trained " << sum.trees << " trees on " << r.rows << " rows x "
+            << sum.total_features() << " features in " << std::fixed
             << std::setprecision(3) << r.train_seconds << " s ("
-            << info.protocol << ", " << info.where << ", " << total_bytes
+            << info.protocol << ", " << info.where << ", " << sum.total_bytes()
             << " bytes exchanged)\n"
             << std::defaultfloat;
   if (auto line =
-          network_line(o.link, stats, r.train_seconds + r.predict_seconds);
+          network_line(o.link, sum.bytes, r.train_seconds + r.predict_seconds);
       !line.empty())
     std::cout << line << "\n";
   if (info.metrics_on.empty())
     std::cout << "no test files: no metrics (the training labels stay with "
                  "their parties)\n";
   else
-    std::cout << info.metrics_on << ": " << format_metrics(metrics)
+    std::cout << info.metrics_on << ": " << format_metrics(sum.metrics)
               << (info.metrics_on == "train"
                       ? " (from the exact training labels in this process: "
                         "outside the guarantee below)"
@@ -351,63 +335,39 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   // Each client kept its split table where it runs (cfg.parts): this
   // process writes the public model (no split's feature or threshold,
   // spec §8.4) and the session's parties.
-  json parts = json::object();
   if (!info.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
     fm.protocol = info.protocol;
-    fm.parties = client_names;
+    fm.parties = sum.names;
     fm.features = r.features;
     fm.label_column = info.label_column;
     fm.id_column = info.id_column;
-    parts =
+    sum.model_parts =
         save_session_model(o, std::move(fm), info.parts,
                            "each split's owner, no feature and no "
                            "threshold",
-                           client_names, "each client keeps its split table");
+                           sum.names, "each client keeps its split table");
   }
   if (!o.report.empty()) {
-    json report = {
-        {"veil_version", VEIL_VERSION},
-        {"protocol", info.protocol},
-        {"data", info.data_name},
-        {"objective", "binary:logistic"},
-        {"rows", r.rows},
-        {"test_rows", info.metrics_on == "test" ? r.test_rows : 0},
-        {"features", m},
-        {"parties", r.clients.size()},
-        {"party_names", names},
-        {"party_features", party_features},
-        {"trees", r.model.trees.size()},
-        {"queries", pr.queries_total},
-        {"params",
-         {{"max_depth", p.max_depth},
-          {"eta", p.eta},
-          {"lambda", p.lambda},
-          {"gamma", p.gamma},
-          {"max_delta_step", p.max_delta_step},
-          {"max_delta_step_is_default", info.default_clamp},
-          {"buckets", p.buckets},
-          {"election", fv::to_string(p.election)},
-          {"hide_labels", p.hide_labels},
-          {"paillier_bits", p.paillier_bits}}},
-        {"metrics", metrics},
-        {"metrics_on", info.metrics_on.empty() ? "none" : info.metrics_on},
-        {"metrics_note",
-         info.metrics_on == "train"
-             ? "computed from the exact training labels in this process, "
-               "outside the privacy guarantee"
-             : ""},
-        {"train_seconds", r.train_seconds},
-        {"predict_seconds", r.predict_seconds},
-        {"timeout_seconds", o.timeout},
-        {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
-        {"network",
-         network_json(o.link, stats, r.train_seconds + r.predict_seconds)},
-        {"split_tables_exported", json::array()},
-        {"model_parts", parts},
-        {"privacy", privacy_json(p, pr)},
-        {"history", json::array()}};
+    sum.params = {{"max_depth", p.max_depth},
+                  {"eta", p.eta},
+                  {"lambda", p.lambda},
+                  {"gamma", p.gamma},
+                  {"max_delta_step", p.max_delta_step},
+                  {"max_delta_step_is_default", info.default_clamp},
+                  {"buckets", p.buckets},
+                  {"election", fv::to_string(p.election)},
+                  {"hide_labels", p.hide_labels},
+                  {"paillier_bits", p.paillier_bits}};
+    sum.privacy = privacy_json(p, pr);
+    auto report = federated_report(sum, o);
+    report["queries"] = pr.queries_total;
+    report["metrics_note"] =
+        info.metrics_on == "train"
+            ? "computed from the exact training labels in this process, "
+              "outside the privacy guarantee"
+            : "";
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }
   return 0;

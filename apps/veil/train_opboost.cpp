@@ -360,43 +360,29 @@ int run_opboost_train(const train_options& o) {
 
 int report_opboost(const actors::opboost_outcome& out, const op::params& p,
                    const train_options& o, const opboost_run_info& info) {
-  if (!out.ok()) {
-    std::cerr << "veil: error: " << out.error << "\n";
-    return out.code == protocols::session::errc::bad_input ? 2 : 1;
-  }
+  if (!out.ok())
+    return session_failure(out);
   const auto& r = *out.result;
   const auto& bp = p.booster;
-  std::map<std::string, double> metrics;
+  auto sum = summary_of(r, r.parties);
+  sum.protocol = "opboost";
+  sum.data = info.data_name;
+  sum.objective = learners::to_string(bp.objective);
+  sum.test_rows = info.metrics_on == "test" ? info.margins->size() : 0;
+  sum.metrics_on = info.metrics_on;
   if (!info.metrics_on.empty()) {
     auto obj = r.model.make_objective();
     auto preds = obj.transform(*info.margins, info.labels->size());
-    metrics = learners::evaluate(obj, *info.labels, preds);
+    sum.metrics = learners::evaluate(obj, *info.labels, preds);
   }
-  std::uint64_t total_bytes = 0;
-  json per_party = json::object();
-  json party_features = json::object();
-  std::size_t features = 0;
-  std::vector<std::string> party_names;
-  std::vector<protocols::session::byte_stats> stats;
-  for (const auto& pr : r.parties) {
-    party_names.push_back(pr.name);
-    stats.push_back(pr.bytes);
-  }
-  for (std::size_t c = 0; c < r.parties.size(); ++c) {
-    const auto& pr = r.parties[c];
-    total_bytes += pr.bytes.total_sent();
-    per_party[pr.name] = party_bytes_json(pr.bytes, true, party_names);
-    party_features[pr.name] = r.features.at(c);
-    features += r.features.at(c).size();
-  }
-  std::cout << "trained " << r.model.trees.size() << " trees on " << r.rows
-            << " rows x " << features << " features in " << std::fixed
+  std::cout << "trained " << sum.trees << " trees on " << r.rows << " rows x "
+            << sum.total_features() << " features in " << std::fixed
             << std::setprecision(3) << r.train_seconds << " s (opboost, "
             << op::to_string(p.learner) << ", " << info.where << ", "
-            << total_bytes << " bytes exchanged)\n"
+            << sum.total_bytes() << " bytes exchanged)\n"
             << std::defaultfloat;
   if (auto line =
-          network_line(o.link, stats, r.train_seconds + r.predict_seconds);
+          network_line(o.link, sum.bytes, r.train_seconds + r.predict_seconds);
       !line.empty())
     std::cout << line << "\n";
   if (info.metrics_on.empty())
@@ -406,7 +392,7 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
     std::cout << info.metrics_on
               << (info.private_prediction ? " (private prediction): "
                                           : " (non-private prediction): ")
-              << format_metrics(metrics) << "\n";
+              << format_metrics(sum.metrics) << "\n";
   std::cout << "privacy: " << op::privacy_headline(p, r.spent) << "\n";
   if (p.mechanism.kind == op::mechanism_kind::identity)
     std::cerr << "veil: warning: the identity mechanism gives no protection "
@@ -416,18 +402,16 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
   // public constants and its mechanism. This process writes the model
   // (Party A's part: Party B thresholds in desensitized units, which raw
   // values must not meet) and the session's parties.
-  json parts = json::object();
   if (!info.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
     fm.protocol = "opboost";
-    for (const auto& q : r.parties)
-      fm.parties.push_back(q.name);
+    fm.parties = sum.names;
     fm.features = r.features;
     fm.label_column = info.label_column;
     fm.id_column = info.id_column;
     std::vector<std::string> bs(fm.parties.begin() + 1, fm.parties.end());
-    parts = save_session_model(
+    sum.model_parts = save_session_model(
         o, std::move(fm), info.parts,
         "Party A's splits; Party B thresholds in desensitized units, which "
         "new rows reach only through their Party B",
@@ -436,46 +420,22 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
         "mechanism)");
   }
   if (!o.report.empty()) {
-    bool on_test = info.metrics_on == "test";
-    json report = {
-        {"veil_version", VEIL_VERSION},
-        {"protocol", "opboost"},
-        {"data", info.data_name},
-        {"objective", learners::to_string(bp.objective)},
-        {"rows", r.rows},
-        {"test_rows", on_test ? info.margins->size() : 0},
-        {"features", features},
-        {"parties", r.parties.size()},
-        {"party_features", party_features},
-        {"trees", r.model.trees.size()},
-        {"party_b_splits", r.splits},
-        {"params",
-         {{"learner", op::to_string(p.learner)},
-          {"threshold", op::to_string(p.threshold)},
-          {"rounds", bp.rounds},
-          {"max_depth", bp.tree.max_depth},
-          {"eta", bp.tree.eta},
-          {"lambda", bp.tree.lambda},
-          {"gamma", bp.tree.gamma},
-          {"min_child_weight", bp.tree.min_child_weight},
-          {"max_delta_step", bp.tree.max_delta_step},
-          {"max_bin", bp.max_bin}}},
-        {"bounds", info.bounds},
-        {"metrics", metrics},
-        {"metrics_on", info.metrics_on.empty() ? "none" : info.metrics_on},
-        {"prediction", info.private_prediction ? "private" : "non-private"},
-        {"train_seconds", r.train_seconds},
-        {"predict_seconds", r.predict_seconds},
-        {"timeout_seconds", o.timeout},
-        {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
-        {"network",
-         network_json(o.link, stats, r.train_seconds + r.predict_seconds)},
-        {"split_tables_exported", json::array()},
-        {"model_parts", parts},
-        {"privacy",
-         privacy_json(p, r, info.private_prediction && !info.metrics_on.empty(),
-                      info.bounds)},
-        {"history", json::array()}};
+    sum.params = {{"learner", op::to_string(p.learner)},
+                  {"threshold", op::to_string(p.threshold)},
+                  {"rounds", bp.rounds},
+                  {"max_depth", bp.tree.max_depth},
+                  {"eta", bp.tree.eta},
+                  {"lambda", bp.tree.lambda},
+                  {"gamma", bp.tree.gamma},
+                  {"min_child_weight", bp.tree.min_child_weight},
+                  {"max_delta_step", bp.tree.max_delta_step},
+                  {"max_bin", bp.max_bin}};
+    sum.privacy = privacy_json(
+        p, r, info.private_prediction && !info.metrics_on.empty(), info.bounds);
+    auto report = federated_report(sum, o);
+    report["party_b_splits"] = r.splits;
+    report["bounds"] = info.bounds;
+    report["prediction"] = info.private_prediction ? "private" : "non-private";
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }
   return 0;

@@ -174,25 +174,31 @@ int report_federated(const actors::session_outcome& out,
                      const std::string& data_name, bool have_test,
                      const std::string& where) {
   const auto& p = cfg.params;
-  if (!out.ok()) {
-    std::cerr << "veil: error: " << out.error << "\n";
-    return out.code == session::errc::bad_input ? 2 : 1;
-  }
+  if (!out.ok())
+    return session_failure(out);
   const auto& r = *out.result;
-  std::size_t m = 0;
-  for (const auto& f : r.features)
-    m += f.size();
-  auto n = r.names.size();
-
-  std::uint64_t total_bytes = 0;
-  for (const auto& b : r.bytes)
-    total_bytes += b.total_sent();
-  std::cout << "trained " << r.model.rounds() << " rounds ("
-            << r.model.trees.size() << " "
+  federated_summary sum;
+  sum.protocol = "plain";
+  sum.data = data_name;
+  sum.objective = learners::to_string(p.objective);
+  sum.rows = r.rows;
+  sum.test_rows = have_test ? r.test_rows : 0;
+  sum.names = r.names;
+  sum.features = r.features;
+  sum.bytes = r.bytes;
+  sum.bytes_by_direction = false;
+  sum.trees = r.model.trees.size();
+  for (std::size_t i = 0; i < r.metric_names.size(); ++i)
+    sum.metrics[r.metric_names[i]] = r.metric_values[i];
+  sum.metrics_on = r.metrics_on;
+  sum.train_seconds = r.train_seconds;
+  sum.predict_seconds = r.predict_seconds;
+  std::cout << "trained " << r.model.rounds() << " rounds (" << sum.trees << " "
             << (p.tree.oblivious ? "decision tables" : "trees") << ") on "
-            << r.rows << " rows x " << m << " features in " << std::fixed
-            << std::setprecision(3) << r.train_seconds << " s (plain protocol, "
-            << where << ", " << total_bytes << " bytes exchanged)\n"
+            << r.rows << " rows x " << sum.total_features() << " features in "
+            << std::fixed << std::setprecision(3) << r.train_seconds
+            << " s (plain protocol, " << where << ", " << sum.total_bytes()
+            << " bytes exchanged)\n"
             << std::defaultfloat << r.metrics_on << ": "
             << format_metrics(r.metric_names, r.metric_values) << "\n";
   if (auto line =
@@ -202,7 +208,6 @@ int report_federated(const actors::session_outcome& out,
 
   // Each passive party kept its split table where it runs (cfg.parts):
   // this process writes the public model and the session's plan only.
-  json parts = json::object();
   if (!cfg.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
@@ -214,58 +219,26 @@ int report_federated(const actors::session_outcome& out,
         fm.label_column = s.data.label_column;
         fm.id_column = s.data.id_column;
       }
-    parts = save_session_model(
+    sum.model_parts = save_session_model(
         o, std::move(fm), cfg.parts, "the active party's splits",
         std::vector<std::string>(r.names.begin() + 1, r.names.end()),
         "each passive party keeps its split table");
   }
   if (!o.report.empty()) {
-    json metrics = json::object();
-    for (std::size_t i = 0; i < r.metric_names.size(); ++i)
-      metrics[r.metric_names[i]] = r.metric_values[i];
     // Whose split tables reached this process (--model-out only).
-    json exported = json::array();
     for (const auto& e : r.splits)
       if (!e.party.empty())
-        exported.push_back(e.party);
-    json per_party = json::object();
-    json party_features = json::object();
-    for (std::size_t q = 0; q < r.bytes.size(); ++q) {
-      per_party[r.names[q]] = party_bytes_json(r.bytes[q], false, r.names);
-      party_features[r.names[q]] = r.features[q];
-    }
-    json report = {
-        {"veil_version", VEIL_VERSION},
-        {"protocol", "plain"},
-        {"data", data_name},
-        {"objective", learners::to_string(p.objective)},
-        {"rows", r.rows},
-        {"test_rows", have_test ? r.test_rows : 0},
-        {"features", m},
-        {"parties", n},
-        {"party_names", r.names},
-        {"party_features", party_features},
-        {"weak_learner", r.model.weak_learner},
-        {"trees", r.model.trees.size()},
-        {"rounds", r.model.rounds()},
-        {"best_round", r.model.rounds()},
-        {"params", booster_params_json(p, r.model)},
-        {"metrics", metrics},
-        {"metrics_on", r.metrics_on},
-        {"bin_seconds", r.bin_seconds},
-        {"train_seconds", r.train_seconds},
-        {"load_seconds", r.load_seconds},
-        {"predict_seconds", r.predict_seconds},
-        {"timeout_seconds", o.timeout},
-        {"bytes", {{"total", total_bytes}, {"per_party", per_party}}},
-        {"network",
-         network_json(o.link, r.bytes, r.train_seconds + r.predict_seconds)},
-        {"split_tables_exported", exported},
-        {"model_parts", parts},
-        {"privacy",
-         {{"mechanism", "none"},
-          {"note", "plaintext gradients and histograms are exchanged"}}},
-        {"history", json::array()}};
+        sum.split_tables_exported.push_back(e.party);
+    sum.params = booster_params_json(p, r.model);
+    sum.privacy = {
+        {"mechanism", "none"},
+        {"note", "plaintext gradients and histograms are exchanged"}};
+    auto report = federated_report(sum, o);
+    report["weak_learner"] = r.model.weak_learner;
+    report["rounds"] = r.model.rounds();
+    report["best_round"] = r.model.rounds();
+    report["bin_seconds"] = r.bin_seconds;
+    report["load_seconds"] = r.load_seconds;
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }
   return 0;
