@@ -15,12 +15,11 @@
 
 #include "actors/session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/session_config.hpp"
 #include "learners/metrics/metrics.hpp"
 #include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
-
-struct session_config;
 
 /// Who predicts where in `veil predict`: the parties (in the model's order:
 /// its splits name their owners by index), the session's timeout, links
@@ -83,6 +82,43 @@ Config prediction_config(const prediction_plan& plan, const predict_options& o,
   cfg.restore = fm.model;
   return cfg;
 }
+
+/// What a session file (its overrides applied) gives every protocol's
+/// session: the parties in the file's order (session_file()).
+struct file_session {
+  const session_config* file = nullptr;
+  std::vector<actors::party_spec> parties;
+  std::size_t remote = 0; ///< how many run on other nodes
+  bool have_test = true;  ///< every party has a test file
+  actors::tls_files tls;
+  protocols::session::model_parts parts; ///< for --model-out
+
+  /// Where the parties run, for the outcome's line ("3 clients in this
+  /// process", "3 parties, 2 on other nodes over TLS"); `kind` names them.
+  std::string where(const std::string& kind) const;
+
+  /// The config fields every protocol's session has: the parties, the
+  /// timeout, the links and the parts.
+  template <class Config>
+  void fill(Config& cfg) const {
+    cfg.parties = parties;
+    cfg.timeout = file->timeout();
+    cfg.link = file->link;
+    cfg.parts = parts;
+  }
+
+  /// Names the file in a failed outcome's error, unless it does already.
+  template <class Outcome>
+  void name_file(Outcome& out) const {
+    if (!out.ok() && out.error.find(source()) == std::string::npos)
+      out.error = source() + ": " + out.error;
+  }
+
+  const std::string& source() const;
+};
+
+/// The session of the file `c` for `veil train --config` with `o`.
+file_session session_file(const session_config& c, const train_options& o);
 
 /// A failed session's exit code (2 for bad input, 1 otherwise), after
 /// printing its error.

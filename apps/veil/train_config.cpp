@@ -37,6 +37,27 @@ party_specs(const session_config& c, std::size_t& remote, bool& have_test) {
   return out;
 }
 
+std::string file_session::where(const std::string& kind) const {
+  auto n = std::to_string(parties.size()) + " " + kind;
+  if (remote == 0 && !tls.enabled())
+    return n + " in this process";
+  return n + ", " + std::to_string(remote) + " on other nodes" +
+         (tls.enabled() ? " over TLS" : "");
+}
+
+const std::string& file_session::source() const {
+  return file->source;
+}
+
+file_session session_file(const session_config& c, const train_options& o) {
+  file_session s;
+  s.file = &c;
+  s.parties = party_specs(c, s.remote, s.have_test);
+  s.tls = {c.tls.certificate, c.tls.key, c.tls.ca};
+  s.parts = parts_for(o.model_out);
+  return s;
+}
+
 int run_config_train(const train_options& o) {
   if (!o.conflicting.empty()) {
     std::string flags;
@@ -60,9 +81,10 @@ int run_config_train(const train_options& o) {
                       " protocols in this build");
   }
   check_local_files(c);
-  auto with_link = o; // the reports say how the links were emulated
-  with_link.link = c.link;
-  return protocol->train_config(c, with_link);
+  auto with_file = o; // the reports give the file's timeout and links
+  with_file.link = c.link;
+  with_file.timeout = c.timeout_seconds;
+  return protocol->train_config(c, with_file);
 }
 
 int run_plain_config(const session_config& c, const train_options& o) {
@@ -78,37 +100,20 @@ int run_plain_config(const session_config& c, const train_options& o) {
   if (p.num_class == 0)
     p.num_class = 2;
 
+  auto file = session_file(c, o);
   actors::session_config cfg;
+  file.fill(cfg);
   cfg.params = p;
-  cfg.timeout = c.timeout();
-  cfg.link = c.link;
-  cfg.parts = parts_for(o.model_out);
-  bool have_test = true;
-  std::size_t remote = 0;
-  cfg.parties = party_specs(c, remote, have_test);
-  cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
-
+  cfg.eval =
+      file.have_test ? actors::evaluation::test : actors::evaluation::train;
   actors::session_outcome out;
-  std::string where;
-  auto progress = std::make_optional<tree_progress>(o.quiet);
-  auto on_progress = progress->callback();
-  if (remote == 0 && !c.tls.enabled()) {
-    out = actors::run_local_session(cfg, on_progress);
-    where = std::to_string(cfg.parties.size()) + " parties in this process";
-  } else {
-    actors::tls_files tls{c.tls.certificate, c.tls.key, c.tls.ca};
-    out = actors::run_distributed_session(cfg, tls, on_progress);
-    where = std::to_string(cfg.parties.size()) + " parties, " +
-            std::to_string(remote) + " on other nodes" +
-            (tls.enabled() ? " over TLS" : "");
+  {
+    tree_progress progress(o.quiet);
+    out = actors::run_distributed_session(cfg, file.tls, progress.callback());
   }
-  progress.reset(); // clears the line
-  auto opts = o;
-  opts.timeout = c.timeout_seconds;
-  opts.link = c.link;
-  if (!out.ok() && out.error.find(c.source) == std::string::npos)
-    out.error = c.source + ": " + out.error;
-  return report_federated(out, cfg, opts, c.source, have_test, where);
+  file.name_file(out);
+  return report_federated(out, cfg, o, c.source, file.have_test,
+                          file.where("parties"));
 }
 
 } // namespace veil::apps

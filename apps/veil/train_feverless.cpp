@@ -497,38 +497,26 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   p.session = (p.session << 32) ^ std::random_device{}();
   finish_params(p, c.params, fs, context);
 
+  auto file = session_file(c, o);
   actors::feverless_party_config cfg;
+  file.fill(cfg);
   cfg.params = p;
-  cfg.timeout = c.timeout();
-  cfg.link = c.link;
-  cfg.parts = parts_for(o.model_out);
-  bool have_test = true;
-  std::size_t remote = 0;
-  cfg.parties = party_specs(c, remote, have_test);
-  actors::tls_files tls{c.tls.certificate, c.tls.key, c.tls.ca};
   actors::feverless_outcome out;
   {
     tree_progress progress(o.quiet);
-    out = actors::run_feverless_parties(cfg, tls, {}, progress.callback());
+    out = actors::run_feverless_parties(cfg, file.tls, {}, progress.callback());
   }
-  if (!out.ok() && out.error.find(c.source) == std::string::npos)
-    out.error = context + out.error;
-  auto n = std::to_string(c.parties.size());
+  file.name_file(out);
   run_info info{c.protocol,
                 c.source,
-                remote == 0 ? n + " clients in this process"
-                            : n + " clients, " + std::to_string(remote) +
-                                  " on other nodes" +
-                                  (tls.enabled() ? " over TLS" : ""),
-                have_test ? "test" : "",
+                file.where("clients"),
+                file.have_test ? "test" : "",
                 out.ok() ? &out.result->labels : nullptr,
                 default_clamp(p, fs),
                 c.parties[c.active_party()].label,
                 c.parties[c.active_party()].id,
                 cfg.parts};
-  auto opts = o;
-  opts.timeout = c.timeout_seconds;
-  return report_feverless(out, p, opts, info);
+  return report_feverless(out, p, o, info);
 }
 
 int predict_feverless(const prediction_plan& plan, const predict_options& o,

@@ -478,19 +478,13 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   }
 
   // Party A is the label holder; the others keep their order.
+  auto file = session_file(c, o);
   actors::opboost_party_config cfg;
+  file.fill(cfg);
   cfg.params = p;
-  cfg.timeout = c.timeout();
-  cfg.link = c.link;
-  cfg.parts = parts_for(o.model_out);
-  bool have_test = true;
-  std::size_t remote = 0;
-  auto specs = party_specs(c, remote, have_test);
   auto a = c.active_party();
-  cfg.parties.push_back(specs[a]);
-  for (std::size_t q = 0; q < specs.size(); ++q)
-    if (q != a)
-      cfg.parties.push_back(std::move(specs[q]));
+  std::rotate(cfg.parties.begin(), cfg.parties.begin() + a,
+              cfg.parties.begin() + a + 1); // Party A first, the rest in order
   json bounds_report = {{"public", json::object()},
                         {"public_columns", json::array()},
                         {"fitted", json::array()},
@@ -500,27 +494,21 @@ int run_opboost_config(const session_config& c, const train_options& o) {
     bounds_report["public"][column] = {b.map.lower, b.map.upper};
     bounds_report["public_columns"].push_back(column);
   }
-  actors::tls_files tls{c.tls.certificate, c.tls.key, c.tls.ca};
   actors::opboost_outcome out;
   {
     tree_progress progress(o.quiet);
-    out = actors::run_opboost_parties(cfg, tls, {}, progress.callback());
+    out = actors::run_opboost_parties(cfg, file.tls, {}, progress.callback());
   }
-  if (!out.ok() && out.error.find(c.source) == std::string::npos)
-    out.error = context + out.error;
+  file.name_file(out);
   if (out.ok()) {
     warn_fitted_bounds(out.result->fitted);
     for (const auto& f : out.result->fitted)
       bounds_report["fitted"].push_back(f);
   }
-  auto n = std::to_string(c.parties.size());
   opboost_run_info info;
   info.data_name = c.source;
-  info.where = remote == 0
-                   ? n + " parties in this process"
-                   : n + " parties, " + std::to_string(remote) +
-                         " on other nodes" + (tls.enabled() ? " over TLS" : "");
-  info.metrics_on = have_test ? "test" : "";
+  info.where = file.where("parties");
+  info.metrics_on = file.have_test ? "test" : "";
   if (out.ok()) {
     info.labels = &out.result->labels;
     info.margins = &out.result->margins;
@@ -529,9 +517,7 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   info.label_column = c.parties[a].label;
   info.id_column = c.parties[a].id;
   info.parts = cfg.parts;
-  auto opts = o;
-  opts.timeout = c.timeout_seconds;
-  return report_opboost(out, p, opts, info);
+  return report_opboost(out, p, o, info);
 }
 
 int predict_opboost(const prediction_plan& plan, const predict_options& o,
