@@ -94,30 +94,15 @@ struct feverless_result {
   std::uint32_t predictions = 0;
 };
 
-struct feverless_outcome {
-  std::optional<feverless_result> result;
-  protocols::session::errc code = protocols::session::errc::none;
-  std::string error;
-
-  bool ok() const { return result.has_value(); }
-};
+using feverless_outcome = outcome_of<feverless_result>;
 
 /// A FEVERLESS session whose clients load their own data: each party's
 /// file, id, feature and label columns (a row whose label cell is empty is
 /// another client's), test file, and where it runs.
-struct feverless_party_config {
+struct feverless_party_config : parties_config {
   protocols::feverless::params params;
-  std::vector<party_spec> parties;
-  std::chrono::milliseconds timeout{60000};
-  /// Emulated links between the parties (none by default).
-  protocols::session::link_model link;
   /// Every client sends its split table with its model (feverless_run).
   bool export_splits = false;
-  /// Non-empty: each client keeps its split table (feverless_run::parts).
-  protocols::session::model_parts parts;
-  /// A prediction session (feverless_run::restore): each party's test file
-  /// holds the rows to predict.
-  std::optional<learners::model> restore;
 };
 
 /// feverless's plug into live_session (actors/live_session.hpp): a long-lived

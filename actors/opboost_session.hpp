@@ -94,29 +94,16 @@ struct opboost_result {
   std::uint32_t predictions = 0;
 };
 
-struct opboost_outcome {
-  std::optional<opboost_result> result;
-  protocols::session::errc code = protocols::session::errc::none;
-  std::string error;
-
-  bool ok() const { return result.has_value(); }
-};
+using opboost_outcome = outcome_of<opboost_result>;
 
 /// An OpBoost session whose parties load their own data: each party's
 /// file, id, feature and (Party A, first) label columns, test file, and
 /// where it runs; the public pre-processing bounds by column.
-struct opboost_party_config {
+struct opboost_party_config : parties_config {
   protocols::opboost::params params;
-  std::vector<party_spec> parties;
   std::map<std::string, protocols::opboost::feature_map> bounds;
-  std::chrono::milliseconds timeout{60000};
-  /// Emulated links between the parties (none by default).
-  protocols::session::link_model link;
-  /// Non-empty: each Party B keeps its part (opboost_run::parts).
-  protocols::session::model_parts parts;
-  /// A prediction session (opboost_run::restore and features): each
-  /// party's test file holds the rows to predict.
-  std::optional<learners::model> restore;
+  /// A prediction session (with restore): every party's columns, Party A
+  /// first (opboost_run::features).
   std::vector<std::vector<std::string>> features;
 };
 

@@ -68,42 +68,55 @@ enum class evaluation {
   train, ///< the training rows
 };
 
-struct session_config {
-  /// The parties; exactly one holds the label (the active party), which
-  /// gets id 0; the others get ids 1, 2, ... in this order.
+/// What every protocol's session over parties that load their own data
+/// takes (each protocol's config derives from it and adds its settings).
+struct parties_config {
+  /// The parties, here or on their nodes; their order is the protocol's.
   std::vector<party_spec> parties;
-  learners::booster_params params;
-  /// How long a party may take to answer one step (a load, one protocol
-  /// round trip); the active party's progress may pause twice as long.
+  /// How long a working party may hear nothing from its peers (a load, one
+  /// protocol round trip); a party with nothing to do waits for
+  /// link.idle_seconds (default 30 timeouts).
   std::chrono::milliseconds timeout{60000};
-  /// Emulated links between the parties (none by default).
+  /// Emulated links between the parties (none by default), and the idle
+  /// bound.
   protocols::session::link_model link;
+  /// Non-empty: after training, each party keeps its part of the model
+  /// where it runs, in protocols::session::part_path(parts.path, its name)
+  /// (the coordinator's caller keeps the model file `parts.path` itself).
+  protocols::session::model_parts parts;
+  /// A prediction session: no training data and no training; the parties
+  /// restore this model and their parts (from part_path(parts.path, their
+  /// name), where they run) and predict their test files' rows.
+  std::optional<learners::model> restore;
+};
+
+/// A session's result, or why it failed.
+template <class Result>
+struct outcome_of {
+  std::optional<Result> result;
+  protocols::session::errc code = protocols::session::errc::none;
+  std::string error;
+
+  bool ok() const { return result.has_value(); }
+};
+
+struct session_config : parties_config {
+  /// parties: exactly one holds the label (the active party), which gets
+  /// id 0; the others get ids 1, 2, ... in this order. The active party's
+  /// progress may pause twice the timeout.
+  learners::booster_params params;
   evaluation eval = evaluation::test;
   /// Every party sends its split table (features and thresholds) to the
   /// coordinator after training (for --model-out). Off, the passive
   /// parties' splits never leave them: the result's split tables are
   /// empty.
   bool export_splits = false;
-  /// Non-empty: after training, each party keeps its part of the model
-  /// where it runs, in protocols::session::part_path(parts, its name) (the
-  /// coordinator's caller keeps the model file `parts` itself).
-  protocols::session::model_parts parts;
-  /// A prediction session: no training data and no training; the active
-  /// party restores this model, every other party its part from
-  /// part_path(parts.path, its name) on its own machine, and the active
-  /// party predicts the test rows (eval test: the test files; eval train:
-  /// the data files).
-  std::optional<learners::model> restore;
+  // restore: the active party restores the model, every other party its
+  // split table, and the active party predicts the test rows (eval test:
+  // the test files; eval train: the data files).
 };
 
-/// The session's result, or why it failed.
-struct session_outcome {
-  std::optional<protocols::session::session_result> result;
-  protocols::session::errc code = protocols::session::errc::none;
-  std::string error;
-
-  bool ok() const { return result.has_value(); }
-};
+using session_outcome = outcome_of<protocols::session::session_result>;
 
 /// The plain protocol's plug into live_session (actors/live_session.hpp).
 struct plain_protocol {

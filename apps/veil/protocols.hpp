@@ -99,8 +99,7 @@ struct file_session {
 
   /// The config fields every protocol's session has: the parties, the
   /// timeout, the links and the parts.
-  template <class Config>
-  void fill(Config& cfg) const {
+  void fill(actors::parties_config& cfg) const {
     cfg.parties = parties;
     cfg.timeout = file->timeout();
     cfg.link = file->link;
