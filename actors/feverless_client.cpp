@@ -596,16 +596,9 @@ struct session_hooks<feverless_protocol> {
   static party_kind kind() { return feverless_party_kind(); }
 
   static run from_parties(const feverless_party_config& cfg) {
-    run r;
+    run r(cfg);
     r.params = cfg.params;
-    r.timeout = cfg.timeout;
-    r.link = cfg.link;
-    r.load = cfg.parties;
     r.export_splits = cfg.export_splits;
-    r.parts = cfg.parts;
-    r.restore = cfg.restore;
-    for (const auto& p : cfg.parties)
-      r.names.push_back(p.name);
     return r;
   }
 

@@ -47,30 +47,15 @@ caf::actor spawn_feverless_client(caf::actor_system& sys,
                                   std::int32_t index = 0);
 
 /// How the driver runs a session on given client actors.
-struct feverless_run {
-  /// Client names, by index (also the names in errors and reports).
-  std::vector<std::string> names;
+/// Client 0 predicts (its eval data, or the test files); in a prediction
+/// session every client restores its split table. The clients' files name
+/// the data, id and label columns and test file of each.
+struct feverless_run : session_run {
+  using session_run::session_run;
   protocols::feverless::params params;
-  std::chrono::milliseconds timeout{60000};
-  /// Emulated links between the parties (none by default).
-  protocols::session::link_model link;
-  /// Client 0 predicts the evaluation rows (its eval data, or the test
-  /// files) after training, when there are any.
-  bool predict = true;
   /// Every client sends its split table (features and thresholds) with its
   /// model, for --model-out. Off, they never leave their clients.
   bool export_splits = false;
-  /// Non-empty: after training, each client keeps its split table where it
-  /// runs, in protocols::session::part_path(parts, its name).
-  protocols::session::model_parts parts;
-  /// A prediction session (with `load`): the clients load only the rows to
-  /// predict, restore this public model and their split tables from
-  /// part_path(parts, name), and client 0 predicts.
-  std::optional<learners::model> restore;
-  /// Non-empty: the clients load their data from these specs first (same
-  /// order as the actors; the data, id and label columns and test file of
-  /// each), and are aligned on the id column like plain parties.
-  std::vector<party_spec> load;
 };
 
 /// Runs a FEVERLESS session on `clients` (spawned by either function above,

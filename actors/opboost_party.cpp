@@ -472,17 +472,10 @@ struct session_hooks<opboost_protocol> {
   static party_kind kind() { return opboost_party_kind(); }
 
   static run from_parties(const opboost_party_config& cfg) {
-    run r;
+    run r(cfg);
     r.params = cfg.params;
-    r.timeout = cfg.timeout;
-    r.link = cfg.link;
     r.bounds = cfg.bounds;
-    r.load = cfg.parties;
-    r.parts = cfg.parts;
-    r.restore = cfg.restore;
     r.features = cfg.features;
-    for (const auto& p : cfg.parties)
-      r.names.push_back(p.name);
     return r;
   }
 

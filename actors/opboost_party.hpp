@@ -49,32 +49,17 @@ caf::actor spawn_opboost_party(caf::actor_system& sys, opboost_party_spec spec,
                                std::int32_t index = 0);
 
 /// How the driver runs a session on given party actors.
-struct opboost_run {
-  /// Party names, by index (Party A first; the names in errors, reports).
-  std::vector<std::string> names;
+/// Party A first; it predicts privately (its eval data, or the test
+/// files); only Party A's file names a label column. In a prediction
+/// session Party A restores the model with every party's columns
+/// (`features`, by index), each Party B its part.
+struct opboost_run : session_run {
+  using session_run::session_run;
   protocols::opboost::params params;
-  std::chrono::milliseconds timeout{60000};
-  /// Emulated links between the parties (none by default).
-  protocols::session::link_model link;
-  /// Party A predicts the evaluation rows privately after training (its
-  /// eval data, or the test files), when there are any.
-  bool predict = true;
   /// Public pre-processing bounds by column, for the Party Bs that load
   /// their data; each must name a column of one of them.
   std::map<std::string, protocols::opboost::feature_map> bounds;
-  /// Non-empty: after training, each Party B keeps its part where it runs,
-  /// in protocols::session::part_path(parts, its name).
-  protocols::session::model_parts parts;
-  /// A prediction session (with `load`): the parties load only the rows to
-  /// predict, Party A restores this model (`features`: every party's
-  /// columns, by index), each Party B its part from part_path(parts, name),
-  /// and Party A predicts privately.
-  std::optional<learners::model> restore;
   std::vector<std::vector<std::string>> features;
-  /// Non-empty: the parties load their data from these specs first (same
-  /// order as the actors; Party A's names the label column, no other's
-  /// does), and are aligned on the id column like plain parties.
-  std::vector<party_spec> load;
 };
 
 /// Runs an OpBoost session on `parties` (spawned by either function above,

@@ -29,14 +29,9 @@ using driver = session_driver<session_outcome>;
 
 /// A plain session as the driver runs it: the config with the active party
 /// first, and what the shared steps read.
-struct plain_run {
+struct plain_run : session_run {
+  using session_run::session_run;
   session_config cfg;
-  std::vector<std::string> names;
-  std::chrono::milliseconds timeout{60000};
-  bool predict = true;
-  std::vector<party_spec> load;
-  session::model_parts parts;
-  std::optional<learners::model> restore;
 };
 
 /// Which parties hold labels, and that test columns match training's;
@@ -129,15 +124,10 @@ struct session_hooks<plain_protocol> {
   static party_kind kind() { return plain_party_kind(); }
 
   static run from_parties(const session_config& cfg) {
-    run r;
-    r.cfg = active_first(cfg); // party 0 is the one with the label
-    for (const auto& p : r.cfg.parties)
-      r.names.push_back(p.name);
-    r.timeout = cfg.timeout;
+    auto ordered = active_first(cfg); // party 0 is the one with the label
+    run r(ordered);
+    r.cfg = std::move(ordered);
     r.predict = cfg.eval != evaluation::none;
-    r.load = r.cfg.parties;
-    r.parts = cfg.parts;
-    r.restore = cfg.restore;
     return r;
   }
 

@@ -90,6 +90,38 @@ struct parties_config {
   std::optional<learners::model> restore;
 };
 
+/// How a session's driver runs it, whatever the protocol (each protocol's
+/// run derives from it and adds its settings).
+struct session_run {
+  /// Party names, by index (the protocol's order; the names in errors and
+  /// reports).
+  std::vector<std::string> names;
+  std::chrono::milliseconds timeout{60000};
+  /// Emulated links between the parties, and the idle bound.
+  protocols::session::link_model link;
+  /// The predicting party predicts the evaluation rows after training,
+  /// when there are any.
+  bool predict = true;
+  /// Non-empty: after training, each party keeps its part where it runs,
+  /// in protocols::session::part_path(parts.path, its name).
+  protocols::session::model_parts parts;
+  /// A prediction session (with `load`): the parties load only the rows to
+  /// predict and restore this model and their parts.
+  std::optional<learners::model> restore;
+  /// Non-empty: the parties load their data from these specs first (same
+  /// order as the actors), and are aligned on the id column.
+  std::vector<party_spec> load;
+
+  session_run() = default;
+  /// The run of parties that load their own data.
+  explicit session_run(const parties_config& cfg)
+      : timeout(cfg.timeout), link(cfg.link), parts(cfg.parts),
+        restore(cfg.restore), load(cfg.parties) {
+    for (const auto& p : cfg.parties)
+      names.push_back(p.name);
+  }
+};
+
 /// A session's result, or why it failed.
 template <class Result>
 struct outcome_of {
