@@ -279,7 +279,7 @@ void on_train(client_actor* self) {
   st.training = true;
   auto out = st.role->start();
   // The silence clock starts after its own work (Paillier keys, say).
-  st.last_heard = clock_type::now();
+  st.last_heard = now_of(self);
   if (!out) {
     abort(self, errc::protocol_error,
           st.me + " could not start at step " + out.error().step + ": " +

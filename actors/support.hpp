@@ -123,7 +123,8 @@ struct link_state {
   /// at once, no emulation). Arrival times on a link never decrease, and
   /// CAF's clock delivers messages due at the same time in the order they
   /// were scheduled, so a link keeps its order.
-  std::optional<clock_type::time_point> sent(std::size_t q, std::size_t n) {
+  std::optional<clock_type::time_point> sent(std::size_t q, std::size_t n,
+                                             clock_type::time_point now) {
     bytes[q] += n;
     if (answered[q]) {
       ++turns[q];
@@ -132,7 +133,6 @@ struct link_state {
     if (!model.enabled())
       return std::nullopt;
     using seconds = std::chrono::duration<double>;
-    auto now = clock_type::now();
     auto start = std::max(now, free_at[q]);
     double transfer =
         model.bandwidth_mbps > 0
@@ -153,10 +153,18 @@ void send_on_link(Actor* self, link_state& links, std::size_t q,
                   const Dest& dest, std::size_t n, T&& x) {
   // CAF's actor clock is the steady clock too: arrival times are absolute.
   static_assert(std::is_same_v<caf::actor_clock::clock_type, clock_type>);
-  if (auto at = links.sent(q, n))
+  if (auto at = links.sent(q, n, self->clock().now()))
     self->scheduled_send(dest, *at, std::forward<T>(x));
   else
     self->send(dest, std::forward<T>(x));
+}
+
+/// Now on the actor's clock: the liveness rules and the emulated links
+/// measure time by it, so that CAF's deterministic test coordinator can
+/// drive them (it is the steady clock otherwise).
+template <class Actor>
+clock_type::time_point now_of(Actor* self) {
+  return self->clock().now();
 }
 
 /// Adds the time from its construction to its end to `total` (seconds): a
@@ -375,7 +383,7 @@ struct peer_state {
     index = at;
     timeout = std::chrono::milliseconds(r.timeout_ms);
     idle = idle_bound(r);
-    last_heard = clock_type::now(); // the idle bound counts from here
+    last_heard = now_of(self); // the idle bound counts from here
     auto linked = [&](std::int32_t q) {
       return q != index && (r.hub < 0 || index == r.hub || q == r.hub);
     };
@@ -481,7 +489,7 @@ template <class Actor, class Outbox>
 void route(Actor* self, Outbox out) {
   auto& st = self->state;
   if (!out.empty())
-    st.last_heard = clock_type::now();
+    st.last_heard = now_of(self);
   for (auto& e : out) {
     auto q = st.slot_of(e.to);
     if (q == peer_state::none) {
@@ -518,7 +526,7 @@ template <class Actor>
 void report_progress(Actor* self, std::size_t done, std::size_t total,
                      const char* phase = "train") {
   auto& st = self->state;
-  auto now = clock_type::now();
+  auto now = now_of(self);
   auto n = static_cast<std::int64_t>(done);
   if (!st.coordinator || (n == st.progress_done && st.progress_phase == phase &&
                           now - st.progress_at < st.timeout / 4))
@@ -563,7 +571,7 @@ void begin_work(Actor* self, bool peer_state::*busy, Start start, After after) {
   auto& st = self->state;
   busy_clock working{st.busy_seconds};
   st.started = clock_type::now();
-  st.last_heard = st.started;
+  st.last_heard = now_of(self);
   st.progress_done = -1; // a new piece of work
   if (busy)
     st.*busy = true;
@@ -575,7 +583,7 @@ void begin_work(Actor* self, bool peer_state::*busy, Start start, After after) {
                              st.me + ": " + e.what()));
     return;
   }
-  st.last_heard = clock_type::now();
+  st.last_heard = now_of(self);
   route(self, std::move(out));
   if (has_quit(self))
     return;
@@ -613,7 +621,7 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
   const auto& peer = nb.name;
   auto what = step_text(name, m);
   st.bytes[name].received += messages::wire_bytes(m);
-  st.last_heard = clock_type::now();
+  st.last_heard = now_of(self);
   nb.heard = st.last_heard;
   nb.heard_what = what;
   nb.owes_since.reset();
@@ -631,7 +639,7 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
     return;
   }
   auto out = handle(from, m);
-  st.last_heard = clock_type::now();
+  st.last_heard = now_of(self);
   if (!out) {
     const auto& e = out.error();
     if (e.bad_input) {
@@ -664,7 +672,8 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
 /// Whom a stalled party waits for: the neighbours never heard from (the
 /// first five named, then how many more), else the one heard from least
 /// recently, with what it last sent.
-inline std::string silent_peers(const std::vector<neighbour>& neighbours) {
+inline std::string silent_peers(const std::vector<neighbour>& neighbours,
+                                clock_type::time_point now) {
   std::string never;
   std::size_t unheard = 0;
   const neighbour* oldest = nullptr;
@@ -684,17 +693,17 @@ inline std::string silent_peers(const std::vector<neighbour>& neighbours) {
     return "no peers";
   return "the longest silent is " + oldest->name + " (for " +
          seconds_text(std::chrono::duration_cast<std::chrono::milliseconds>(
-             clock_type::now() - *oldest->heard)) +
+             now - *oldest->heard)) +
          ", since its " + oldest->heard_what + ")";
 }
 
 /// The neighbours that owe an answer for longer than `timeout` ("mute did
 /// not answer within 0.3 s at step setup; ..."); empty if none does.
 inline std::string late_answers(const std::vector<neighbour>& neighbours,
-                                std::chrono::milliseconds timeout) {
+                                std::chrono::milliseconds timeout,
+                                clock_type::time_point now) {
   std::string late;
   std::size_t count = 0;
-  auto now = clock_type::now();
   for (const auto& n : neighbours)
     if (n.owes_since && now - *n.owes_since > timeout && ++count <= 5)
       late += (late.empty() ? "" : "; ") + n.name + " did not answer within " +
@@ -719,26 +728,29 @@ void on_tick(Actor* self, std::uint64_t epoch) {
   if (!st.busy()) {
     if (!st.answering)
       return;
-    if (clock_type::now() - st.last_heard > st.idle) {
+    auto now = now_of(self);
+    if (now - st.last_heard > st.idle) {
       self->quit(session_error(
           protocols::session::errc::timeout,
           st.me + " waited for a message from its peers for " +
               seconds_text(st.idle) + " (net.idle_timeout) after step " +
-              st.step + ": " + silent_peers(st.neighbours)));
+              st.step + ": " + silent_peers(st.neighbours, now)));
       return;
     }
     arm_ticks(self);
     return;
   }
-  if (clock_type::now() - st.last_heard > st.timeout) {
-    auto late = late_answers(st.neighbours, st.timeout);
+  auto now = now_of(self);
+  if (now - st.last_heard > st.timeout) {
+    auto late = late_answers(st.neighbours, st.timeout, now);
     self->quit(session_error(
         protocols::session::errc::timeout,
         st.me + " heard from no peer within " + seconds_text(st.timeout) +
             " (" + (st.training ? "train" : "predict") + ", last step " +
             st.step + "): " +
-            (late.empty() ? silent_peers(st.neighbours)
-                          : late + " (" + silent_peers(st.neighbours) + ")")));
+            (late.empty()
+                 ? silent_peers(st.neighbours, now)
+                 : late + " (" + silent_peers(st.neighbours, now) + ")")));
     return;
   }
   if (st.progress_done >= 0)

@@ -1,0 +1,113 @@
+// The liveness rules run on the actor's clock, so CAF's deterministic test
+// coordinator drives them without waiting: a plain passive party with
+// nothing to do stays within its idle bound (net.idle_timeout) and leaves,
+// naming it, once the bound has passed on the test clock.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <fstream>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include "actors/errors.hpp"
+#include "actors/party.hpp"
+#include "messages/plain.hpp"
+#include "messages/register.hpp"
+#include "messages/type_ids.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace veil;
+using namespace std::chrono_literals;
+namespace sess = veil::protocols::session;
+
+namespace {
+
+struct deterministic_config : caf::actor_system_config {
+  deterministic_config() {
+    messages::register_types(*this);
+    set("scheduler.policy", caf::atom("testing"));
+    set("logger.file-verbosity", caf::atom("quiet"));
+  }
+};
+
+bool contains(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(idle_clock)
+
+BOOST_AUTO_TEST_CASE(an_idle_party_leaves_after_its_bound_on_the_test_clock) {
+  test::temp_dir dir;
+  auto file = dir / "p1.csv";
+  {
+    std::ofstream out(file);
+    out << "x,y\n1,2\n3,4\n5,6\n7,8\n";
+  }
+  deterministic_config cfg;
+  caf::actor_system sys{cfg};
+  auto& sched =
+      dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  caf::scoped_actor coordinator{sys};
+  caf::scoped_actor active{sys}; // stands in for the active party
+  auto party = actors::spawn_party(sys, "p1");
+  coordinator->monitor(party);
+
+  // Its rows, then the roster: a star around the active party, a 1 s
+  // timeout and a 5 s idle bound.
+  coordinator->send(
+      party, messages::load_atom::value,
+      sess::load_request{false, false, {file, "", {}, ""}, false});
+  sched.run();
+  bool loaded = false;
+  coordinator->receive([&](sess::data_summary& s) { loaded = s.rows == 4; },
+                       caf::after(0s) >> [] {});
+  BOOST_REQUIRE(loaded);
+  messages::pln::roster roster{{-1, {"a", "p1"}, 1000, {0, 0, 5}, 0}, {}};
+  std::vector<caf::actor> handles{caf::actor_cast<caf::actor>(active.ptr()),
+                                  party};
+  coordinator->send(party, messages::peers_atom::value, roster, handles);
+  sched.run();
+  bool joined = false;
+  coordinator->receive([&](caf::ok_atom) { joined = true; },
+                       caf::after(0s) >> [] {});
+  BOOST_REQUIRE(joined);
+
+  // The active party's setup: the passive party answers and, having its
+  // role, starts watching the time.
+  active->send(party, protocols::plain::setup{256, 1});
+  sched.run();
+  bool answered = false;
+  active->receive([&](protocols::plain::setup_done&) { answered = true; },
+                  caf::after(0s) >> [] {});
+  BOOST_REQUIRE(answered);
+
+  // Nothing more comes. Within the bound it stays; past it, it leaves.
+  std::string reason;
+  auto down = [&] {
+    coordinator->receive(
+        [&](caf::down_msg& dm) { reason = actors::describe(dm.reason); },
+        caf::after(0s) >> [] {});
+    return !reason.empty();
+  };
+  for (int step = 0; step < 9; ++step) { // 4.5 s of test time
+    sched.advance_time(500ms);
+    sched.run();
+  }
+  BOOST_TEST(!down(), reason);
+  for (int step = 0; step < 4 && reason.empty(); ++step) {
+    sched.advance_time(500ms);
+    sched.run();
+    down();
+  }
+  BOOST_TEST(contains(reason, "p1 waited for a message from its peers for 5 s "
+                              "(net.idle_timeout) after step setup_done"),
+             reason);
+  BOOST_TEST(contains(reason, "a (for 5"), reason);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
