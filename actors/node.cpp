@@ -1,5 +1,4 @@
 #include "actors/node.hpp"
-#include "actors/interfaces.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +21,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/interfaces.hpp"
 #include "actors/remote.hpp"
 #include "learners/input_error.hpp"
 #include "messages/register.hpp"

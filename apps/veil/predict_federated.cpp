@@ -139,14 +139,10 @@ int run_federated_predict(const predict_options& o,
                           const nlohmann::json& model) {
   auto fm = session::federated_model_from_json(model, o.model);
   const auto* protocol = find_federated(fm.protocol);
-  if (!protocol) {
-    std::string known;
-    for (const auto& p : federated_protocols())
-      known += (known.empty() ? "" : ", ") + std::string(p.name);
+  if (!protocol)
     throw input_error(o.model + ": a " + fm.protocol +
                       " model; veil predict runs federated prediction for " +
-                      known + " models in this build");
-  }
+                      federated_protocol_names() + " models in this build");
   auto overrides = o.overrides;
   auto on = take_predict_on(overrides);
   prediction_plan plan;

@@ -52,6 +52,13 @@ const std::vector<federated_protocol>& federated_protocols() {
   return all;
 }
 
+std::string federated_protocol_names() {
+  std::string names;
+  for (const auto& p : federated_protocols())
+    names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names;
+}
+
 const federated_protocol* find_federated(const std::string& name) {
   const auto* d = protocols::find_protocol(name);
   if (!d)

@@ -64,6 +64,9 @@ struct federated_protocol {
 /// Every federated protocol, in the order of protocols::all_protocols().
 const std::vector<federated_protocol>& federated_protocols();
 
+/// Their names, "plain, feverless, opboost", for messages.
+std::string federated_protocol_names();
+
 /// The federated protocol `name` names (any of its descriptor's names);
 /// null for centralized training or an unknown name.
 const federated_protocol* find_federated(const std::string& name);

@@ -72,14 +72,10 @@ int run_config_train(const train_options& o) {
   for (const auto& kv : o.overrides)
     apply_override(c, kv);
   const auto* protocol = find_federated(c.protocol);
-  if (!protocol) {
-    std::string known;
-    for (const auto& p : federated_protocols())
-      known += (known.empty() ? "" : ", ") + std::string(p.name);
+  if (!protocol)
     throw input_error(c.source + ": protocol \"" + c.protocol +
-                      "\": veil train --config runs the " + known +
-                      " protocols in this build");
-  }
+                      "\": veil train --config runs the " +
+                      federated_protocol_names() + " protocols in this build");
   check_local_files(c);
   auto with_file = o; // the reports give the file's timeout and links
   with_file.link = c.link;

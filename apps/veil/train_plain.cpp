@@ -70,15 +70,6 @@ struct scratch_dir {
   }
 };
 
-std::string format_metrics(const std::vector<std::string>& names,
-                           const std::vector<double>& values) {
-  std::ostringstream s;
-  s << std::setprecision(6);
-  for (std::size_t i = 0; i < names.size(); ++i)
-    s << (i ? "  " : "") << names[i] << " " << values[i];
-  return s.str();
-}
-
 } // namespace
 
 int run_plain_train(const train_options& o) {
@@ -200,7 +191,7 @@ int report_federated(const actors::session_outcome& out,
             << " s (plain protocol, " << where << ", " << sum.total_bytes()
             << " bytes exchanged)\n"
             << std::defaultfloat << r.metrics_on << ": "
-            << format_metrics(r.metric_names, r.metric_values) << "\n";
+            << format_metrics(sum.metrics) << "\n";
   if (auto line =
           network_line(o.link, r.bytes, r.train_seconds + r.predict_seconds);
       !line.empty())

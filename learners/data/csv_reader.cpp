@@ -430,22 +430,35 @@ dataset assemble(std::vector<std::string> names,
 
 // ---------------------------------------------------------------------------
 
-dataset read_csv(const std::string& path, const read_options& opts) {
-  line_reader in(path);
+namespace {
+
+/// The fields of the header row of `in` (the first line that is not
+/// blank); fails naming the file (`path`) and line.
+std::vector<std::string> header_fields(line_reader& in,
+                                       const std::string& path) {
   std::string_view line;
   do {
     if (!in.next(line))
       fail(path + ": the file is empty; expected a header row");
   } while (is_blank_line(line));
-  const std::size_t header_line = in.line_number();
-  const std::string where = at_line(path, header_line);
-
   std::vector<std::string_view> fields;
   std::string scratch;
   if (long bad = split_fields(line, fields, scratch); bad >= 0)
-    fail(where + "column " + std::to_string(bad + 1) +
+    fail(at_line(path, in.line_number()) + "column " + std::to_string(bad + 1) +
          ": malformed quoted field in the header");
-  std::vector<std::string> names(fields.begin(), fields.end());
+  return {fields.begin(), fields.end()};
+}
+
+} // namespace
+
+dataset read_csv(const std::string& path, const read_options& opts) {
+  line_reader in(path);
+  std::vector<std::string> names = header_fields(in, path);
+  const std::size_t header_line = in.line_number();
+  const std::string where = at_line(path, header_line);
+  std::string_view line;
+  std::vector<std::string_view> fields;
+  std::string scratch;
   const std::size_t ncols = names.size();
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t j = 0; j < ncols; ++j) {
@@ -663,10 +676,7 @@ dataset read_libsvm(const std::string& path, bool redact_values) {
 }
 
 dataset read_table(const std::string& path, const read_options& opts) {
-  bool libsvm = false;
-  for (auto ext : {".libsvm", ".svm", ".libsvm.gz", ".svm.gz"})
-    libsvm |= ends_with_ci(path, ext);
-  if (!libsvm)
+  if (!is_libsvm_path(path))
     return read_csv(path, opts);
   if (!opts.id.empty())
     fail(path + ": a LibSVM file has no id column, yet id column " +
@@ -892,68 +902,15 @@ void write_csv(const dataset& d, const std::string& path,
 }
 
 bool is_libsvm_path(const std::string& path) {
-  for (auto ext : {".libsvm", ".svm", ".libsvm.gz", ".svm.gz"}) {
-    std::string e = ext;
-    if (path.size() >= e.size() &&
-        path.compare(path.size() - e.size(), e.size(), e) == 0)
+  for (auto ext : {".libsvm", ".svm", ".libsvm.gz", ".svm.gz"})
+    if (ends_with_ci(path, ext))
       return true;
-  }
   return false;
 }
 
 std::vector<std::string> csv_header(const std::string& path) {
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (!in)
-    throw input_error(path + ": cannot open the file");
-  std::string line;
-  char buf[4096];
-  while (true) {
-    if (!gzgets(in, buf, sizeof buf))
-      break;
-    line += buf;
-    if (!line.empty() && line.back() == '\n') {
-      if (line.find_first_not_of(" \t\r\n") != std::string::npos)
-        break; // skip blank lines, as the reader does
-      line.clear();
-    }
-  }
-  gzclose(in);
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
-    line.pop_back();
-  if (line.rfind("\xEF\xBB\xBF", 0) == 0)
-    line.erase(0, 3);
-  if (line.empty())
-    throw input_error(path + ": the file is empty; expected a header row");
-  std::vector<std::string> names;
-  std::string field;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      names.push_back(field);
-      field.clear();
-    } else {
-      field += c;
-    }
-  }
-  names.push_back(field);
-  for (auto& n : names) { // the reader trims blanks around unquoted names
-    auto b = n.find_first_not_of(" \t");
-    auto e = n.find_last_not_of(" \t");
-    n = b == std::string::npos ? std::string() : n.substr(b, e - b + 1);
-  }
-  return names;
+  line_reader in(path);
+  return header_fields(in, path);
 }
 
 } // namespace veil::learners
