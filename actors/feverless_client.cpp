@@ -200,13 +200,15 @@ feverless_client_spec spec_from_loaded(party_data& ld) {
   return s;
 }
 
-caf::result<caf::ok_atom> on_roster(client_actor* self, const fvl::roster& r,
+caf::result<caf::ok_atom> on_roster(client_actor* self,
+                                    const session::roster& base,
+                                    const fvl::roster_settings& r,
                                     const std::vector<caf::actor>& peers) {
   auto& st = self->state;
   auto n = peers.size();
   if (st.role)
     return session_error(errc::bad_request, st.me + ": got a second roster");
-  auto at = check_roster(st.me, r.base, peers, self->address());
+  auto at = check_roster(st.me, base, peers, self->address());
   if (!at)
     return std::move(at.error());
   bool predicting_only = !st.given && !st.loaded.train_loaded;
@@ -221,7 +223,7 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, const fvl::roster& r,
       return session_error(errc::bad_request,
                            st.me + ": roster before its data was loaded");
     // A prediction session: the role comes from the model part (on_part).
-    st.join(self, r.base, peers, *at);
+    st.join(self, base, peers, *at);
     return caf::ok_atom::value;
   }
   try {
@@ -229,7 +231,7 @@ caf::result<caf::ok_atom> on_roster(client_actor* self, const fvl::roster& r,
   } catch (const input_error& e) {
     return session_error(errc::bad_input, st.me + ": " + e.what());
   }
-  st.join(self, r.base, peers, *at);
+  st.join(self, base, peers, *at);
   st.export_splits = r.export_splits;
   st.trees = r.params.trees;
   const auto& p = r.params;
@@ -386,7 +388,7 @@ void make_identity(client_actor* self) {
 struct client_hooks {
   using state = client_state;
   using spec = feverless_client_spec;
-  using roster = fvl::roster;
+  using settings = fvl::roster_settings;
   using message = fv::message;
   using failure = fv::failure;
 
@@ -394,9 +396,9 @@ struct client_hooks {
   static auto load(client_actor* self, session::load_request& r) {
     return on_load(self, r);
   }
-  static auto join(client_actor* self, const fvl::roster& r,
-                   const std::vector<caf::actor>& peers) {
-    return on_roster(self, r, peers);
+  static auto join(client_actor* self, const session::roster& r,
+                   const settings& s, const std::vector<caf::actor>& peers) {
+    return on_roster(self, r, s, peers);
   }
   static void train(client_actor* self) { on_train(self); }
   static void predict(client_actor* self) { on_predict(self); }
@@ -539,21 +541,12 @@ void gather_labels(driver& d, feverless_result& result) {
 }
 
 /// The roster every client gets (with the identity keys, none in a
-/// prediction session).
+/// prediction session): a mesh.
 void hand_out_roster(driver& d, const feverless_run& run,
-                     const std::vector<std::uint8_t>& keys) {
-  d.ask_all<caf::ok_atom>(
-      "roster",
-      [&](std::size_t c) {
-        fvl::roster r{{static_cast<std::int32_t>(c), run.names,
-                       run.timeout.count(), run.link},
-                      keys,
-                      run.params,
-                      run.export_splits && !run.restore};
-        return std::make_tuple(messages::peers_atom::value, std::move(r),
-                               d.parties);
-      },
-      [](std::size_t, caf::ok_atom) {});
+                     std::vector<std::uint8_t> keys) {
+  d.hand_out_roster(run, -1,
+                    fvl::roster_settings{std::move(keys), run.params,
+                                         run.export_splits && !run.restore});
 }
 
 /// The split tables the clients sent with their models (export_splits).

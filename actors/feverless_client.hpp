@@ -10,7 +10,7 @@
 //   (load_atom, session::load_request) -> fvl::loaded     [loading clients]
 //   (align_atom, session::align_request) -> std::uint64_t [loading clients]
 //   (keys_atom) -> fvl::identity_key
-//   (peers_atom, fvl::roster, std::vector<caf::actor>) -> caf::ok_atom
+//   (peers_atom, session::roster [fvl::roster_settings], peers) -> ok_atom
 //   (train_atom)      then client -> coordinator: session::trained
 //                     (its fvl::training_report packed inside)
 //   (predict_atom)    client 0;  then client -> coordinator: session::predicted

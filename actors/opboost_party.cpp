@@ -116,7 +116,8 @@ void after_step(party_actor* self) {
 
 /// A loading party's role inputs: its training and test rows, and (a Party
 /// B) its maps, from the roster's public bounds or its data.
-opboost_party_spec spec_from_loaded(party_state& st, const opl::roster& r) {
+opboost_party_spec spec_from_loaded(party_state& st,
+                                    const opl::roster_settings& r) {
   opboost_party_spec s;
   s.name = st.me;
   s.features = std::move(st.loaded.train);
@@ -145,13 +146,15 @@ opboost_party_spec spec_from_loaded(party_state& st, const opl::roster& r) {
   return s;
 }
 
-caf::result<caf::ok_atom> on_roster(party_actor* self, const opl::roster& r,
+caf::result<caf::ok_atom> on_roster(party_actor* self,
+                                    const session::roster& base,
+                                    const opl::roster_settings& r,
                                     const std::vector<caf::actor>& peers) {
   auto& st = self->state;
   auto n = peers.size();
   if (st.has_role())
     return session_error(errc::bad_request, st.me + ": got a second roster");
-  auto at = check_roster(st.me, r.base, peers, self->address());
+  auto at = check_roster(st.me, base, peers, self->address());
   if (!at)
     return std::move(at.error());
   if (r.bound_lower.size() != r.bound_columns.size() ||
@@ -166,11 +169,11 @@ caf::result<caf::ok_atom> on_roster(party_actor* self, const opl::roster& r,
       return session_error(errc::bad_request,
                            st.me + ": roster before its data was loaded");
     // A prediction session: the role comes from the model part (on_part).
-    st.join(self, r.base, peers, *at);
+    st.join(self, base, peers, *at);
     st.roster_params = r.params;
     return caf::ok_atom::value;
   }
-  st.join(self, r.base, peers, *at);
+  st.join(self, base, peers, *at);
   st.roster_params = r.params;
   try {
     r.params.validate();
@@ -306,13 +309,13 @@ caf::result<std::uint64_t> restore_part(party_actor* self,
 struct party_hooks : loading_party_hooks<party_state> {
   using state = party_state;
   using spec = opboost_party_spec;
-  using roster = opl::roster;
+  using settings = opl::roster_settings;
   using message = op::message;
   using failure = op::failure;
 
-  static auto join(party_actor* self, const opl::roster& r,
-                   const std::vector<caf::actor>& peers) {
-    return on_roster(self, r, peers);
+  static auto join(party_actor* self, const session::roster& r,
+                   const settings& s, const std::vector<caf::actor>& peers) {
+    return on_roster(self, r, s, peers);
   }
   static void train(party_actor* self) { on_train(self); }
   static void predict(party_actor* self) { on_predict(self); }
@@ -515,18 +518,13 @@ struct session_hooks<opboost_protocol> {
   static void open(driver& d, const run& r, opboost_result& result) {
     if (!r.load.empty())
       load_data(d, r, result);
-    opl::roster roster{
-        {-1, r.names, r.timeout.count(), r.link, 0}, r.params, {}, {}, {}};
+    opl::roster_settings settings{r.params, {}, {}, {}};
     for (const auto& [column, m] : r.bounds) {
-      roster.bound_columns.push_back(column);
-      roster.bound_lower.push_back(m.lower);
-      roster.bound_upper.push_back(m.upper);
+      settings.bound_columns.push_back(column);
+      settings.bound_lower.push_back(m.lower);
+      settings.bound_upper.push_back(m.upper);
     }
-    auto roster_message = caf::make_message(messages::peers_atom::value,
-                                            std::move(roster), d.parties);
-    d.ask_all<caf::ok_atom>(
-        "roster", [&](std::size_t) { return roster_message; },
-        [](std::size_t, caf::ok_atom) {});
+    d.hand_out_roster(r, 0, settings);
     if (!r.restore)
       return;
     d.ask_parts(true, r.parts, [&](std::size_t c, session::part_request& p) {

@@ -10,7 +10,7 @@
 // The session steps, coordinator -> party (each a request):
 //   (load_atom, session::load_request) -> session::data_summary [loading]
 //   (align_atom, session::align_request) -> std::uint64_t       [loading]
-//   (peers_atom, opl::roster, std::vector<caf::actor>) -> caf::ok_atom
+//   (peers_atom, session::roster [opl::roster_settings], peers) -> ok_atom
 //   (train_atom)      then Party A -> coordinator: session::trained
 //                     (its opl::training_report packed inside)
 //   (predict_atom)    Party A;  then Party A -> coordinator: session::predicted

@@ -29,7 +29,6 @@ namespace {
 
 namespace plain = protocols::plain;
 namespace session = protocols::session;
-namespace pln = messages::pln;
 using session::errc;
 
 /// Plain parties always load their own rows: nothing is given at spawn.
@@ -101,15 +100,16 @@ void after_step(plain_party* self) {
   }
 }
 
-caf::result<caf::ok_atom> on_roster(plain_party* self, const pln::roster& r,
+caf::result<caf::ok_atom> on_roster(plain_party* self, const session::roster& r,
+                                    const learners::booster_params& params,
                                     const std::vector<caf::actor>& peers) {
   auto& st = self->state;
   if (st.index >= 0)
     return session_error(errc::bad_request, st.me + ": got a second roster");
-  auto at = check_roster(st.me, r.base, peers, self->address());
+  auto at = check_roster(st.me, r, peers, self->address());
   if (!at)
     return std::move(at.error());
-  if (r.base.hub != 0)
+  if (r.hub != 0)
     return session_error(errc::bad_request,
                          st.me + ": a plain session is a star around the "
                                  "active party (hub 0)");
@@ -119,8 +119,8 @@ caf::result<caf::ok_atom> on_roster(plain_party* self, const pln::roster& r,
   if (*at != 0 && st.loaded.train.has_labels())
     return session_error(errc::bad_input,
                          st.me + ": a passive party holds labels");
-  st.join(self, r.base, peers, *at);
-  st.params = r.params;
+  st.join(self, r, peers, *at);
+  st.params = params;
   if (st.index != 0 && st.loaded.train_loaded) { // else see restore_part
     st.passive.emplace(std::move(st.loaded.train));
     if (st.loaded.test_loaded)
@@ -239,13 +239,13 @@ caf::result<std::uint64_t> restore_part(plain_party* self,
 struct party_hooks : loading_party_hooks<party_state> {
   using state = party_state;
   using spec = nothing_given;
-  using roster = pln::roster;
+  using settings = learners::booster_params;
   using message = plain::message;
   using failure = plain::failure;
 
-  static auto join(plain_party* self, const pln::roster& r,
-                   const std::vector<caf::actor>& peers) {
-    return on_roster(self, r, peers);
+  static auto join(plain_party* self, const session::roster& r,
+                   const settings& s, const std::vector<caf::actor>& peers) {
+    return on_roster(self, r, s, peers);
   }
   static void train(plain_party* self) { on_train(self); }
   static void predict(plain_party* self) { on_predict(self); }

@@ -162,14 +162,7 @@ struct session_hooks<plain_protocol> {
     align(d, r, train, test, result);
     // One roster for all (each party finds itself in it): a star around
     // the active party.
-    auto roster = caf::make_message(
-        messages::peers_atom::value,
-        messages::pln::roster{{-1, r.names, r.timeout.count(), r.cfg.link, 0},
-                              r.cfg.params},
-        d.parties);
-    d.ask_all<caf::ok_atom>(
-        "peers", [&](std::size_t) { return roster; },
-        [](std::size_t, caf::ok_atom) {});
+    d.hand_out_roster(r, 0, r.cfg.params);
     result.load_seconds = seconds_since(t0);
     if (!r.restore)
       return;

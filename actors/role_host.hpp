@@ -8,13 +8,15 @@
 //
 //   using state = ...;   // derives from data_party_state<spec>; has_role()
 //   using spec = ...;    // what a party given its data at spawn gets
-//   using roster = ...;  // its roster message (peers_atom, roster, peers)
+//   using settings = ...; // what its roster carries (session::roster's
+//                         // settings, packed by messages::pack)
 //   using message = ...; // its wire variant, `failure` among them
 //   using failure = ...;
 //   static constexpr const char* name;    // the actor's name in CAF's logs
 //   static void init(actor*);             // at spawn (keys, say)
 //   static caf::result<R> load(actor*, session::load_request&);
-//   static caf::result<caf::ok_atom> join(actor*, const roster&,
+//   static caf::result<caf::ok_atom> join(actor*, const session::roster&,
+//                                         const settings&,
 //                                         const std::vector<caf::actor>&);
 //   static void train(actor*);
 //   static void predict(actor*);
@@ -125,9 +127,15 @@ caf::behavior host_impl(host_actor<Hooks>* self, std::string name,
       [=](messages::align_atom, protocols::session::align_request& r) {
         return align_loaded(self, r);
       },
-      [=](messages::peers_atom, const typename Hooks::roster& r,
-          const std::vector<caf::actor>& peers) {
-        return Hooks::join(self, r, peers);
+      [=](messages::peers_atom, const protocols::session::roster& r,
+          const std::vector<caf::actor>& peers) -> caf::result<caf::ok_atom> {
+        typename Hooks::settings s;
+        if (!messages::unpack(r.settings, s))
+          return session_error(protocols::session::errc::bad_request,
+                               self->state.me +
+                                   ": malformed roster (its settings are not "
+                                   "this protocol's)");
+        return Hooks::join(self, r, s, peers);
       },
       [=](messages::train_atom) { Hooks::train(self); },
       [=](messages::predict_atom) { Hooks::predict(self); },

@@ -1079,6 +1079,23 @@ struct session_driver {
     }
   }
 
+  /// Hands out the roster of `run`'s parties: one message for all (each
+  /// finds itself in it by its address), a star around `hub` (-1: a mesh),
+  /// with the protocol's `settings` (what the role host unpacks for its
+  /// hooks' join).
+  template <class Settings>
+  void hand_out_roster(const session_run& run, std::int32_t hub,
+                       const Settings& settings) {
+    auto message = caf::make_message(
+        messages::peers_atom::value,
+        protocols::session::roster{-1, run.names, run.timeout.count(), run.link,
+                                   hub, messages::pack(settings)},
+        parties);
+    ask_all<caf::ok_atom>(
+        "roster", [&](std::size_t) { return message; },
+        [](std::size_t, caf::ok_atom) {});
+  }
+
   /// Has every party load its training (`test`: test) file named by its
   /// spec in `specs` (same order); `on_reply(c, reply)` for each.
   /// `labels_optional`: a file without the label column is read without

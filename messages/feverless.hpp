@@ -58,12 +58,10 @@ struct identity_key {
   std::array<std::uint8_t, 32> key{};
 };
 
-/// The roster: this client's index, every client's name and identity key
-/// (32 bytes each, by index), the silence timeout and the session's
-/// parameters (identical for every client). Sent with the peers.
-struct roster {
-  /// Index, names, timeout and links, as every protocol's roster.
-  protocols::session::roster base;
+/// What the roster (session::roster::settings) tells every client: each
+/// client's identity key (32 bytes each, by index; none in a prediction
+/// session) and the session's parameters (identical for every client).
+struct roster_settings {
   std::vector<std::uint8_t> keys;
   protocols::feverless::params params;
   /// The coordinator wants the client's split table with its model (for
@@ -111,8 +109,8 @@ typename Inspector::result_type inspect(Inspector& f, identity_key& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, roster& x) {
-  return f(caf::meta::type_name("veil::messages::fvl::roster"), x.base,
+typename Inspector::result_type inspect(Inspector& f, roster_settings& x) {
+  return f(caf::meta::type_name("veil::messages::fvl::roster_settings"),
            raw(x.keys), x.params, x.export_splits);
 }
 

@@ -49,14 +49,12 @@ namespace veil::messages {
 /// Session messages of an OpBoost session (coordinator <-> party).
 namespace opl {
 
-/// The roster: this party's index (0 = Party A), every party's name, the
-/// silence timeout, the protocol's settings, and the public pre-processing
-/// bounds by column (a Party B that loaded its data maps each of its
-/// columns with its bounds, or with its data's min and max when it has
-/// none; one given its maps at spawn ignores them). Sent with the peers.
-struct roster {
-  /// Index, names, timeout and links, as every protocol's roster.
-  protocols::session::roster base;
+/// What the roster (session::roster::settings) tells every party: the
+/// protocol's settings, and the public pre-processing bounds by column (a
+/// Party B that loaded its data maps each of its columns with its bounds,
+/// or with its data's min and max when it has none; one given its maps at
+/// spawn ignores them).
+struct roster_settings {
   protocols::opboost::params params;
   std::vector<std::string> bound_columns;
   std::vector<double> bound_lower, bound_upper;
@@ -75,8 +73,8 @@ struct training_report {
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, roster& x) {
-  return f(caf::meta::type_name("veil::messages::opl::roster"), x.base,
+typename Inspector::result_type inspect(Inspector& f, roster_settings& x) {
+  return f(caf::meta::type_name("veil::messages::opl::roster_settings"),
            x.params, x.bound_columns, raw(x.bound_lower), raw(x.bound_upper));
 }
 

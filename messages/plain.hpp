@@ -79,21 +79,3 @@ typename Inspector::result_type inspect(Inspector& f, predict_answer& x) {
 }
 
 } // namespace veil::protocols::plain
-
-namespace veil::messages::pln {
-
-/// Coordinator -> every plain party: who is who (a star around the active
-/// party, index 0), and the booster's settings, which the active party
-/// trains with and a prediction session's active party predicts with.
-struct roster {
-  protocols::session::roster base;
-  learners::booster_params params;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, roster& x) {
-  return f(caf::meta::type_name("veil::messages::pln::roster"), x.base,
-           x.params);
-}
-
-} // namespace veil::messages::pln

@@ -56,7 +56,7 @@ typename Inspector::result_type inspect(Inspector& f, link_model& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster& x) {
   return f(caf::meta::type_name("veil::protocols::session::roster"), x.self,
-           x.names, x.timeout_ms, x.link, x.hub);
+           x.names, x.timeout_ms, x.link, x.hub, raw(x.settings));
 }
 
 template <class Inspector>

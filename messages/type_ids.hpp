@@ -28,7 +28,6 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::split_answer))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::predict_query))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::plain::predict_answer))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::failure)) // every protocol's refusal
-CAF_ADD_TYPE_ID(veil, (veil::messages::pln::roster))
 
 // -- session (protocols/session/wire.hpp) -----------------------------------
 
@@ -60,7 +59,6 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::node_decisions))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::predict_query))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::predict_answer))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::identity_key))
-CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::roster))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::loaded))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::eval_labels))
 
@@ -72,7 +70,6 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::split_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::split_values))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::predict_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::predict_values))
-CAF_ADD_TYPE_ID(veil, (veil::messages::opl::roster))
 
 // -- command atoms -----------------------------------------------------------
 

@@ -95,9 +95,9 @@ struct link_model {
   bool enabled() const { return latency_ms > 0 || bandwidth_mbps > 0; }
 };
 
-/// Coordinator -> party: who is who. The peer handles travel beside it
-/// (index = party id); a protocol's roster message carries
-/// it with the protocol's settings.
+/// Coordinator -> party: who is who, and the protocol's settings; one
+/// message for every protocol. The peer handles travel beside it (index =
+/// party id).
 struct roster {
   std::int32_t self = 0;
   std::vector<std::string> names;
@@ -108,6 +108,11 @@ struct roster {
   /// a star around this index, whose party talks to every other while the
   /// others talk to it only. A party watches the peers it talks to.
   std::int32_t hub = -1;
+  /// The protocol's settings for its parties (its roster_settings struct,
+  /// or the booster's for plain), packed by messages::pack; the role host
+  /// unpacks them into the protocol's type and refuses a roster whose
+  /// settings do not decode.
+  std::vector<std::uint8_t> settings;
 };
 
 /// A training party -> the coordinator, when its training ended; one

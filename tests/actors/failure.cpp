@@ -76,8 +76,9 @@ caf::behavior misbehaving_passive(caf::event_based_actor* self,
       [=](messages::align_atom, sess::align_request& r) {
         return static_cast<std::uint64_t>(r.rows.size());
       },
-      [=](messages::peers_atom, messages::pln::roster&,
-          std::vector<caf::actor>&) { return caf::ok_atom::value; },
+      [=](messages::peers_atom, sess::roster&, std::vector<caf::actor>&) {
+        return caf::ok_atom::value;
+      },
       [=](wire::setup&) {
         if (mode == misbehaviour::malformed_setup_done)
           self->send(caf::actor_cast<caf::actor>(self->current_sender()),

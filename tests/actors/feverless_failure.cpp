@@ -96,7 +96,7 @@ caf::behavior impostor(caf::event_based_actor* self, OnTrain on_train) {
         return fvl::identity_key{
             protocols::crypto::identity{}.public_key_bytes()};
       },
-      [=](messages::peers_atom, fvl::roster&, std::vector<caf::actor>& ps) {
+      [=](messages::peers_atom, sess::roster&, std::vector<caf::actor>& ps) {
         *peers = ps;
         return caf::ok_atom::value;
       },

@@ -67,7 +67,9 @@ BOOST_AUTO_TEST_CASE(an_idle_party_leaves_after_its_bound_on_the_test_clock) {
   coordinator->receive([&](sess::data_summary& s) { loaded = s.rows == 4; },
                        caf::after(0s) >> [] {});
   BOOST_REQUIRE(loaded);
-  messages::pln::roster roster{{-1, {"a", "p1"}, 1000, {0, 0, 5}, 0}, {}};
+  sess::roster roster{-1,   {"a", "p1"},
+                      1000, {0, 0, 5},
+                      0,    messages::pack(learners::booster_params{})};
   std::vector<caf::actor> handles{caf::actor_cast<caf::actor>(active.ptr()),
                                   party};
   coordinator->send(party, messages::peers_atom::value, roster, handles);
@@ -108,6 +110,42 @@ BOOST_AUTO_TEST_CASE(an_idle_party_leaves_after_its_bound_on_the_test_clock) {
                               "(net.idle_timeout) after step setup_done"),
              reason);
   BOOST_TEST(contains(reason, "a (for 5"), reason);
+}
+
+// One roster message serves every protocol, its settings packed: a party
+// refuses a roster whose settings are not its protocol's, before it joins.
+BOOST_AUTO_TEST_CASE(a_roster_with_another_protocols_settings_is_refused) {
+  test::temp_dir dir;
+  auto file = dir / "p1.csv";
+  {
+    std::ofstream out(file);
+    out << "x,y\n1,2\n3,4\n";
+  }
+  deterministic_config cfg;
+  caf::actor_system sys{cfg};
+  auto& sched =
+      dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  caf::scoped_actor coordinator{sys};
+  caf::scoped_actor active{sys};
+  auto party = actors::spawn_party(sys, "p1");
+  coordinator->send(
+      party, messages::load_atom::value,
+      sess::load_request{false, false, {file, "", {}, ""}, false});
+  sched.run();
+  coordinator->receive([](sess::data_summary&) {}, caf::after(0s) >> [] {});
+  // A plain party's settings are the booster's; these are three bytes.
+  sess::roster roster{-1, {"a", "p1"}, 1000, {}, 0, {1, 2, 3}};
+  std::vector<caf::actor> handles{caf::actor_cast<caf::actor>(active.ptr()),
+                                  party};
+  coordinator->send(party, messages::peers_atom::value, roster, handles);
+  sched.run();
+  std::string refused;
+  coordinator->receive([&](caf::ok_atom) { refused = "joined"; },
+                       [&](caf::error& e) { refused = actors::describe(e); },
+                       caf::after(0s) >> [] {});
+  BOOST_TEST(contains(refused, "p1: malformed roster (its settings are not "
+                               "this protocol's)"),
+             refused);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -161,10 +161,7 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   op::failure f{"M1 ranks", "not dense"};
   BOOST_TEST(round_trip(f).reason == f.reason);
 
-  messages::opl::roster ro;
-  ro.base.self = 1;
-  ro.base.names = {"A", "B1"};
-  ro.base.timeout_ms = 1500;
+  messages::opl::roster_settings ro;
   // Every setting crosses the wire, the booster's too.
   ro.params.dom = {-3, 40};
   ro.params.mechanism.kind = op::mechanism_kind::adj_map;
@@ -182,9 +179,14 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   ro.bound_columns = {"age", "hours"};
   ro.bound_lower = {17, 1};
   ro.bound_upper = {90, 99.5};
-  auto ro2 = round_trip(ro);
-  BOOST_TEST(ro2.base.names == ro.base.names);
-  BOOST_TEST(ro2.base.timeout_ms == 1500);
+  // They travel packed in the one roster of every protocol.
+  protocols::session::roster base{1,  {"A", "B1"}, 1500,
+                                  {}, 0,           messages::pack(ro)};
+  auto base2 = round_trip(base);
+  BOOST_TEST(base2.names == base.names);
+  BOOST_TEST(base2.timeout_ms == 1500);
+  messages::opl::roster_settings ro2;
+  BOOST_REQUIRE(messages::unpack(base2.settings, ro2));
   BOOST_TEST((ro2.params.dom == ro.params.dom));
   BOOST_TEST((ro2.params.mechanism.kind == op::mechanism_kind::adj_map));
   BOOST_TEST((ro2.params.mechanism.sampler == ro.params.mechanism.sampler));

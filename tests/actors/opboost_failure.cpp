@@ -105,7 +105,7 @@ caf::behavior impostor(caf::event_based_actor* self, OnTrain on_train) {
   auto peers = std::make_shared<std::vector<caf::actor>>();
   self->set_default_handler(caf::skip); // protocol messages: never answered
   return {
-      [=](messages::peers_atom, opl::roster&, std::vector<caf::actor>& ps) {
+      [=](messages::peers_atom, sess::roster&, std::vector<caf::actor>& ps) {
         *peers = ps;
         return caf::ok_atom::value;
       },

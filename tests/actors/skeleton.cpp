@@ -58,7 +58,8 @@ caf::behavior role_double(double_actor* self, std::chrono::milliseconds work,
   return {
       [=](std::vector<caf::actor>& handles, std::int64_t timeout_ms) {
         auto& st = self->state;
-        protocols::session::roster r{0, {"worker", "peer"}, timeout_ms, {}};
+        protocols::session::roster r{0, {"worker", "peer"}, timeout_ms, {}, -1,
+                                     {}};
         st.join(self, r, handles, 0);
         actors::begin_work(
             self, &actors::peer_state::training, [=] { return start_out; },

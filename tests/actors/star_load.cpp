@@ -145,7 +145,7 @@ load_run run_star(caf::actor_system& sys, std::size_t n, std::size_t kill = 0) {
     self->monitor(p);
   actors::session_driver<load_outcome> d{self, parties, names, 30s,
                                          std::nullopt};
-  session::roster roster{-1, names, 30000, {}, 0};
+  session::roster roster{-1, names, 30000, {}, 0, {}};
   auto message = caf::make_message(messages::peers_atom::value,
                                    std::move(roster), parties);
   d.ask_all<caf::ok_atom>(

@@ -107,20 +107,25 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   BOOST_TEST(ds.ids == (std::vector<std::string>{"a", "b"}));
 
   round_trip(session::align_request{true, {2, 0, 1}});
-  auto r = round_trip(session::roster{1, {"p0", "p1"}, 1500, {0.25, 10}});
+  auto r =
+      round_trip(session::roster{1, {"p0", "p1"}, 1500, {0.25, 10}, -1, {}});
   BOOST_TEST(r.timeout_ms == 1500);
   BOOST_TEST(r.link.latency_ms == 0.25);
   BOOST_TEST(r.link.bandwidth_mbps == 10.0);
 
-  veil::messages::pln::roster tr;
-  tr.base.names = {"p0", "p1"};
+  // Plain's roster settings are the booster's, packed into the roster.
+  struct {
+    learners::booster_params params;
+  } tr, tr2;
   tr.params.rounds = 17;
   tr.params.tree.max_depth = 4;
   tr.params.tree.oblivious = true;
   tr.params.tree.max_delta_step = 0.625;
   tr.params.objective = learners::objective_kind::multi_softmax;
   tr.params.num_class = 3;
-  auto tr2 = round_trip(tr);
+  auto packed = round_trip(session::roster{
+      -1, {"p0", "p1"}, 1500, {}, 0, veil::messages::pack(tr.params)});
+  BOOST_REQUIRE(veil::messages::unpack(packed.settings, tr2.params));
   BOOST_TEST(tr2.params.rounds == 17);
   BOOST_TEST(tr2.params.tree.max_depth == 4);
   BOOST_TEST(tr2.params.tree.oblivious);
