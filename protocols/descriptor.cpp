@@ -171,6 +171,15 @@ const setting& session_setting(std::string_view key) {
   throw std::logic_error("no session setting " + std::string(key));
 }
 
+std::optional<double> parse_finite(std::string_view text) {
+  double x = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (ec != std::errc{} || end != text.data() + text.size() ||
+      !std::isfinite(x))
+    return std::nullopt;
+  return x;
+}
+
 void check_setting(const setting& s, const std::string& value,
                    const std::string& context) {
   auto fail = [&] {
@@ -181,12 +190,10 @@ void check_setting(const setting& s, const std::string& value,
   switch (s.type) {
   case setting_type::number:
   case setting_type::integer: {
-    double x = 0;
-    auto [end, ec] =
-        std::from_chars(value.data(), value.data() + value.size(), x);
-    if (ec != std::errc{} || end != value.data() + value.size())
+    auto x = parse_finite(value);
+    if (!x)
       fail();
-    check_number(s, x, context);
+    check_number(s, *x, context);
     return;
   }
   case setting_type::boolean:

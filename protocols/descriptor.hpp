@@ -10,6 +10,7 @@
 // descriptor to the explicit list in protocols/descriptor.cpp.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,6 +122,9 @@ const std::vector<const descriptor*>& all_protocols();
 
 /// The protocol called `name` (any of its names); null if none.
 const descriptor* find_protocol(std::string_view name);
+
+/// The whole of `text` as a finite number; none if it is not one.
+std::optional<double> parse_finite(std::string_view text);
 
 /// Checks `value` against `s`'s type, range or choices; throws
 /// veil::input_error "CONTEXT: expected ..." naming what it takes

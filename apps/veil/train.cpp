@@ -86,13 +86,8 @@ dataset select_columns(const dataset& d, const std::vector<std::size_t>& cols,
 }
 
 double parse_number(const std::string& key, const std::string& v) {
-  try {
-    std::size_t used = 0;
-    double x = std::stod(v, &used);
-    if (used == v.size() && std::isfinite(x))
-      return x;
-  } catch (const std::exception&) {
-  }
+  if (auto x = protocols::parse_finite(v))
+    return *x;
   throw input_error("--set " + key + "=" + v + ": expected a number");
 }
 

@@ -23,7 +23,7 @@
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
-#include "protocols/feverless/descriptor.hpp"
+#include "protocols/feverless/settings.hpp"
 #include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
@@ -48,200 +48,6 @@ void check_binary(const dataset& d, const std::string& what) {
     if (y != 0.0f && y != 1.0f)
       throw input_error(what + ": FEVERLESS trains binary classification; "
                                "labels must be 0 or 1");
-}
-
-json privacy_json(const fv::params& p, const fv::privacy_report& r) {
-  json j;
-  j["headline"] = r.headline();
-  if (p.protocol == fv::mode::plain || !p.noise) {
-    // No guarantee at all: no budget, sigma or epsilon to print (an
-    // infinite epsilon would only turn into a JSON null).
-    j["mechanism"] = "none";
-    j["note"] = p.protocol == fv::mode::plain
-                    ? "plaintext partial sums are exchanged (baseline)"
-                    : "noise is off";
-    j["sigma"] = 0.0;
-    j["warning"] = r.warning.empty()
-                       ? "no privacy: " + j["note"].get<std::string>()
-                       : r.warning;
-    return j;
-  }
-  j["mechanism"] =
-      std::string("discrete gaussian in the fixed point (2^-") +
-      std::to_string(p.frac_bits) + " units), " +
-      (p.protocol == fv::mode::ldp ? "local: every client adds its own"
-                                   : "one noise leader per query");
-  j["neighbouring"] = "one row's label changes (label-level DP): its "
-                      "gradient g moves by exactly 1, its hessian h stays";
-  j["sensitivity"] = {{"g", p.sensitivity_g}, {"h", p.sensitivity_h}};
-  j["budget"] = p.budget == fv::budget_kind::total ? "total" : "per_sum";
-  j["budget_epsilon"] = p.epsilon;
-  j["budget_delta"] = p.delta;
-  j["calibration"] =
-      p.calib == fv::calibration::analytic ? "analytic" : "classical";
-  j["composition"] = p.total_split == fv::composition::zcdp ? "zcdp" : "basic";
-  j["sigma"] = r.sigma;
-  j["against"] = r.against;
-  j["source_noise"] = p.source_noise;
-  // A query's gradient sum; its hessian sum follows from public margins.
-  j["per_query"] = {{"epsilon", r.release_epsilon},
-                    {"delta", r.release_delta},
-                    {"rho", r.release_rho}};
-  j["total"] = {
-      {"epsilon", r.total_epsilon},
-      {"delta", r.total_delta},
-      {"by", r.total_by_zcdp ? "zcdp" : "basic"},
-      {"rho", r.total_rho},
-      {"record_query_bound", r.record_query_bound},
-      {"basic", {{"epsilon", r.basic_epsilon}, {"delta", r.basic_delta}}}};
-  j["realised"] = {{"record_queries", r.realised_record_queries},
-                   {"epsilon", r.realised_epsilon},
-                   {"note",
-                    "the most queries any one record joined in this run, known "
-                    "only after training; the guarantee is the total, fixed "
-                    "before training"}};
-  j["queries"] = r.queries_total;
-  if (!r.warning.empty())
-    j["warning"] = r.warning;
-  return j;
-}
-
-fv::mode parse_mode(const std::string& protocol) {
-  if (protocol == "feverless")
-    return fv::mode::feverless;
-  if (protocol == "feverless-plain")
-    return fv::mode::plain;
-  if (protocol == "feverless-ldp")
-    return fv::mode::ldp;
-  if (protocol == "feverless-ahe")
-    return fv::mode::ahe;
-  throw input_error("--protocol " + protocol +
-                    ": expected feverless, feverless-plain, feverless-ldp "
-                    "or feverless-ahe");
-}
-
-/// The FEVERLESS settings a session collects before they become params.
-struct feverless_settings {
-  std::optional<double> sum_epsilon;
-  double epsilon = 0; ///< total budget; 0 = not given (2)
-  double delta = 0;   ///< 0 = not given (1e-5)
-  /// max_delta_step was set: no default clamp.
-  bool max_delta_step_given = false;
-};
-
-/// [D] The leaf-weight clamp (XGBoost's max_delta_step) of the noisy modes
-/// when none is set. Noisy hessian sums put H + lambda near 0 often enough
-/// that weights -G/(H + lambda) blow up; the clamp post-processes released
-/// sums, so it costs no privacy. The default is the smallest clamp that
-/// still lets the trees move a margin by 3 in all (probability 0.5 to 0.05
-/// or 0.95: every client starts from margin 0, so the trees must reach the
-/// base rate), and at least 0.5: max(0.5, 3 / (eta NT)). Measured on bank
-/// marketing and adult (docs/reproduction/feverless.md §3).
-/// max_delta_step = 0 restores the paper's algorithm.
-double default_noisy_max_delta_step(const fv::params& p) {
-  return std::max(0.5, 3.0 / (p.eta * p.trees));
-}
-
-/// Whether `p` gets default_noisy_max_delta_step.
-bool default_clamp(const fv::params& p, const feverless_settings& fs) {
-  return p.protocol != fv::mode::plain && !fs.max_delta_step_given;
-}
-
-/// Applies one FEVERLESS setting (a --set key, or a [protocol] parameter
-/// of a session file); false if `key` is none. `context` names it in
-/// errors ("--set feverless.buckets=x", "session.toml: [protocol] ...").
-bool apply_feverless_setting(fv::params& p, feverless_settings& fs,
-                             const std::string& key, const std::string& value,
-                             const std::string& context) {
-  // The descriptor's table checks type and range; here values become
-  // params.
-  const auto& desc = fv::descriptor();
-  for (const auto& [old, why] : desc.renamed)
-    if (key == old)
-      throw input_error(context + ": " + why);
-  const auto* s = desc.find(key);
-  if (!s)
-    return false;
-  protocols::check_setting(*s, value, context);
-  auto number = [&] { return parse_number(key, value); };
-  if (key == "feverless.sum_epsilon")
-    fs.sum_epsilon = number();
-  else if (key == "epsilon")
-    fs.epsilon = number();
-  else if (key == "delta")
-    fs.delta = number();
-  else if (key == "feverless.calibration")
-    p.calib = value == "analytic" ? fv::calibration::analytic
-                                  : fv::calibration::classical;
-  else if (key == "feverless.election")
-    p.election = value == "per_query" ? fv::election_scope::per_query
-                                      : fv::election_scope::per_batch;
-  else if (key == "feverless.hide_labels")
-    p.hide_labels = value == "true";
-  else if (key == "feverless.source_noise")
-    p.source_noise = value == "true";
-  else if (key == "feverless.buckets")
-    p.buckets = static_cast<int>(number());
-  else if (key == "paillier.bits")
-    p.paillier_bits = static_cast<int>(number());
-  return true;
-}
-
-/// Refuses learner settings FEVERLESS's trees do not use, so that a user
-/// who sets one learns it had no effect instead of reading a model that
-/// silently ignored it.
-void refuse_unused_learner_settings(const learners::booster_params& bp,
-                                    const std::string& context) {
-  const learners::booster_params def;
-  auto refuse = [&](const std::string& key, const std::string& why) {
-    throw input_error(context + key + ": not used by FEVERLESS (" + why + ")");
-  };
-  if (bp.max_bin != def.max_bin)
-    refuse("max_bin", "its split candidates are quantile buckets: set "
-                      "feverless.buckets");
-  if (bp.tree.min_child_weight != def.tree.min_child_weight)
-    refuse("min_child_weight", "no child-weight limit in its split rule");
-  if (!std::isnan(bp.base_score))
-    refuse("base_score", "every client starts from margin 0");
-  if (bp.early_stopping_rounds != def.early_stopping_rounds)
-    refuse("early_stopping_rounds", "no validation set during training");
-  if (bp.eval_train != def.eval_train)
-    refuse("eval_train", "no per-round evaluation");
-  if (bp.tree.oblivious != def.tree.oblivious)
-    refuse("weak_learner", "it grows depth-wise trees only");
-}
-
-/// The learner's settings and the budget into `p`; validates it.
-void finish_params(fv::params& p, const learners::booster_params& bp,
-                   const feverless_settings& fs, const std::string& context) {
-  if (bp.objective != learners::objective_kind::binary_logistic)
-    throw input_error(context + fv::to_string(p.protocol) +
-                      " trains binary:logistic only");
-  refuse_unused_learner_settings(bp, context);
-  p.trees = bp.rounds;
-  p.max_depth = bp.tree.max_depth;
-  p.eta = bp.tree.eta;
-  p.lambda = bp.tree.lambda;
-  p.gamma = bp.tree.gamma;
-  p.max_delta_step = default_clamp(p, fs) ? default_noisy_max_delta_step(p)
-                                          : bp.tree.max_delta_step;
-  if (fs.sum_epsilon) {
-    if (fs.epsilon > 0)
-      throw input_error(context + "epsilon (a total budget) and "
-                                  "feverless.sum_epsilon (per released sum): "
-                                  "give one");
-    p.budget = fv::budget_kind::per_query;
-    p.epsilon = *fs.sum_epsilon;
-  } else {
-    p.budget = fv::budget_kind::total;
-    p.epsilon = fs.epsilon > 0 ? fs.epsilon : 2.0;
-  }
-  p.delta = fs.delta > 0 ? fs.delta : 1e-5;
-  try {
-    p.validate();
-  } catch (const input_error& e) {
-    throw input_error(context + e.what());
-  }
 }
 
 /// What the printing and the report say about the session's data.
@@ -303,34 +109,9 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
                         "outside the guarantee below)"
                       : "")
               << "\n";
-  std::cout << "privacy: " << pr.headline() << "\n";
-  if (pr.protected_sums) {
-    std::cout << "  noise: sigma " << pr.sigma << " per unit sensitivity "
-              << "(Δg = " << p.sensitivity_g << ", Δh = " << p.sensitivity_h
-              << ", one changed label"
-              << (p.source_noise ? ", plus the source's own draw on G" : "")
-              << "); by basic composition the total is (" << pr.basic_epsilon
-              << ", " << pr.basic_delta
-              << "); realised: the most queries one record joined was "
-              << pr.realised_record_queries << " of at most "
-              << pr.record_query_bound << "\n";
-    if (info.default_clamp)
-      std::cout << "  leaf weights clamped to ±" << p.max_delta_step
-                << " (max_delta_step, the default with noise; no privacy "
-                   "cost; max_delta_step=0 gives the paper's algorithm)\n";
-  }
-  if (!pr.warning.empty())
-    std::cerr << "veil: warning: " << pr.warning << "\n";
-  // Hessian noise of std >= lambda puts H + lambda near 0 often enough that
-  // weights blow up (docs/reproduction/feverless.md §3).
-  double hessian_noise = pr.sigma * p.sensitivity_h;
-  if (pr.protected_sums && p.max_delta_step == 0 && hessian_noise >= p.lambda)
-    std::cerr << "veil: warning: the hessian sums carry noise of std at "
-                 "least "
-              << hessian_noise << " (lambda = " << p.lambda
-              << "): a weight -G/(H+lambda) can blow up where H+lambda lands "
-                 "near 0; --set max_delta_step=0.5 clamps the weights at no "
-                 "privacy cost\n";
+  std::cout << fv::privacy_text(p, pr, info.default_clamp);
+  for (const auto& w : fv::privacy_warnings(p, pr))
+    std::cerr << "veil: warning: " << w << "\n";
 
   // Each client kept its split table where it runs (cfg.parts): this
   // process writes the public model (no split's feature or threshold,
@@ -360,7 +141,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
                   {"election", fv::to_string(p.election)},
                   {"hide_labels", p.hide_labels},
                   {"paillier_bits", p.paillier_bits}};
-    sum.privacy = privacy_json(p, pr);
+    sum.privacy = fv::privacy_json(p, pr);
     auto report = federated_report(sum, o);
     report["queries"] = pr.queries_total;
     report["metrics_note"] =
@@ -377,7 +158,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
 
 int run_feverless_train(const train_options& o) {
   fv::params p;
-  p.protocol = parse_mode(o.protocol);
+  p.protocol = fv::parse_mode(o.protocol);
   int n = o.parties == 0 ? 4 : o.parties;
   if (n < 2)
     throw input_error(
@@ -395,7 +176,7 @@ int run_feverless_train(const train_options& o) {
 
   // Learner settings: the flags, then --set (learner keys as for plain).
   auto bp = o.params;
-  feverless_settings fs;
+  fv::named_settings fs;
   fs.epsilon = o.epsilon;
   fs.delta = o.delta;
   for (const auto& s : o.settings) {
@@ -403,13 +184,13 @@ int run_feverless_train(const train_options& o) {
     auto key = s.substr(0, eq);
     auto value = eq == std::string::npos ? std::string() : s.substr(eq + 1);
     if (key == "epsilon" || key == "delta" ||
-        !apply_feverless_setting(p, fs, key, value, "--set " + s))
+        !fv::apply_setting(p, fs, key, value, "--set " + s))
       apply_setting(bp, s);
     if (key == "max_delta_step")
       fs.max_delta_step_given = true;
   }
   p.session = o.seed;
-  finish_params(p, bp, fs, "");
+  fv::finish_params(p, bp, fs, "");
 
   auto data = load_train_data(o, learners::objective_kind::binary_logistic);
   auto& train_set = data.train;
@@ -470,7 +251,7 @@ int run_feverless_train(const train_options& o) {
                 std::to_string(n) + " clients in this process",
                 have_test ? "test" : "train",
                 &eval_set.labels(),
-                default_clamp(p, fs),
+                fv::default_clamp(p, fs),
                 o.data.empty() ? "label" : o.label,
                 o.id,
                 parts};
@@ -480,22 +261,22 @@ int run_feverless_train(const train_options& o) {
 int run_feverless_config(const session_config& c, const train_options& o) {
   auto context = c.source + ": ";
   fv::params p;
-  p.protocol = parse_mode(c.protocol);
-  feverless_settings fs;
+  p.protocol = fv::parse_mode(c.protocol);
+  fv::named_settings fs;
   for (const auto& [key, value] : c.protocol_params) {
     auto line = c.protocol_param_lines.find(key);
     auto where = line == c.protocol_param_lines.end()
                      ? c.source + ": --set " + key + "=" + value
                      : c.source + ":" + std::to_string(line->second) +
                            ": [protocol] " + key + " = " + value;
-    if (!apply_feverless_setting(p, fs, key, value, where))
+    if (!fv::apply_setting(p, fs, key, value, where))
       throw input_error(where + ": not a FEVERLESS parameter");
   }
   fs.max_delta_step_given = c.learner_keys.count("max_delta_step") > 0;
   // A fresh session id: it is signed into every key announcement.
   p.session = std::random_device{}();
   p.session = (p.session << 32) ^ std::random_device{}();
-  finish_params(p, c.params, fs, context);
+  fv::finish_params(p, c.params, fs, context);
 
   auto file = session_file(c, o);
   actors::feverless_party_config cfg;
@@ -512,7 +293,7 @@ int run_feverless_config(const session_config& c, const train_options& o) {
                 file.where("clients"),
                 file.have_test ? "test" : "",
                 out.ok() ? &out.result->labels : nullptr,
-                default_clamp(p, fs),
+                fv::default_clamp(p, fs),
                 c.parties[c.active_party()].label,
                 c.parties[c.active_party()].id,
                 cfg.parts};

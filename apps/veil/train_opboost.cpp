@@ -25,7 +25,6 @@
 
 #include "actors/opboost_session.hpp"
 #include "apps/veil/commands.hpp"
-#include "apps/veil/opboost_settings.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
@@ -35,6 +34,7 @@
 #include "learners/metrics/metrics.hpp"
 #include "protocols/opboost/preprocess.hpp"
 #include "protocols/opboost/privacy.hpp"
+#include "protocols/opboost/settings.hpp"
 #include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
@@ -47,68 +47,34 @@ namespace dp = protocols::dp;
 
 namespace {
 
-json cost_json(const dp::privacy_cost& c) {
-  json j = {{"guarantee", dp::to_string(c.kind)},
-            {"mechanism", c.mechanism},
-            {"describe", c.describe()}};
-  switch (c.kind) {
-  case dp::guarantee::ldp:
-  case dp::guarantee::dldp:
-    j["epsilon"] = c.epsilon;
-    break;
-  case dp::guarantee::partition_dldp:
-    j["epsilon"] = c.epsilon;
-    j["epsilon_prt"] = c.epsilon_prt;
-    j["epsilon_ner"] = c.epsilon_ner;
-    j["theta"] = c.theta;
-    break;
-  case dp::guarantee::within_partition_dldp:
-    j["epsilon_ner"] = c.epsilon_ner;
-    j["theta"] = c.theta;
-    break;
-  case dp::guarantee::none:
-    break;
-  }
-  return j;
+/// What the printing and the report of an OpBoost session say about it.
+struct opboost_run_info {
+  std::string data_name;
+  /// "3 parties in this process", "3 parties, 2 on other nodes".
+  std::string where;
+  /// "test", "train", or empty: no metrics.
+  std::string metrics_on;
+  /// The labels and margins of the evaluation rows (metrics_on non-empty).
+  const std::vector<float>* labels = nullptr;
+  const std::vector<double>* margins = nullptr;
+  bool private_prediction = true;
+  /// {"public": {column: [lo, hi]}, "public_columns": [...], "fitted":
+  /// [...], "clamped": {...}}
+  json bounds;
+  /// For the model file: Party A's label and id columns, and where the
+  /// Party Bs kept their parts (none without --model-out).
+  std::string label_column;
+  std::string id_column;
+  protocols::session::model_parts parts;
+};
+
+void warn_fitted_bounds(const std::vector<std::string>& fitted) {
+  if (auto w = op::fitted_bounds_warning(fitted); !w.empty())
+    std::cerr << "veil: warning: " << w << "\n";
 }
 
-json privacy_json(const op::params& p, const actors::opboost_result& r,
-                  bool predicted, const json& bounds) {
-  json j;
-  j["headline"] = op::privacy_headline(p, r.spent);
-  j["mechanism"] = op::to_string(p.mechanism.kind);
-  j["sampler"] = op::to_string(p.mechanism.sampler);
-  j["epsilon"] = p.mechanism.epsilon;
-  j["theta"] = p.mechanism.theta;
-  j["alpha"] = p.mechanism.alpha;
-  j["budget"] = p.budget == op::budget_split::split ? "split" : "per_feature";
-  j["domain"] = {p.dom.lo, p.dom.hi};
-  // Which Party B features were mapped with public bounds, and which with
-  // bounds fitted to the data (whose range Party A then learns).
-  j["public_bounds"] = bounds["public_columns"];
-  j["fitted_bounds"] = bounds["fitted"];
-  json per_feature = json::array();
-  for (const auto& e : r.spent.entries()) {
-    auto c = cost_json(e.cost);
-    c["feature"] = e.what;
-    per_feature.push_back(c);
-  }
-  j["per_feature"] = per_feature;
-  json total = json::object();
-  for (const auto& [t, n] : r.spent.totals())
-    total[dp::to_string(t.kind)] = cost_json(t);
-  j["total_per_record"] = total;
-  j["unprotected"] = r.spent.any_unprotected();
-  if (p.mechanism.kind == op::mechanism_kind::adj_map)
-    j["partition_budget_note"] = op::partition_budget_note;
-  if (predicted)
-    j["prediction_note"] =
-        "private prediction: each Party B desensitized its columns of every "
-        "predicted record afresh, spending the per-record budget again on "
-        "that record";
-  j["report"] = r.privacy_report;
-  return j;
-}
+int report_opboost(const actors::opboost_outcome& out, const op::params& p,
+                   const train_options& o, const opboost_run_info& info);
 
 /// Values of `column` outside [lower, upper] (NaN is missing, not outside).
 std::size_t count_outside(std::span<const float> column,
@@ -145,28 +111,27 @@ int run_opboost_train(const train_options& o) {
                       "there is no delta");
 
   // Protocol settings first (the learner decides the booster defaults).
-  opboost_settings os;
+  op::named_settings os;
   std::vector<std::string> learner_settings;
   for (const auto& s : o.settings) {
     auto eq = s.find('=');
     auto key = s.substr(0, eq);
     auto value = eq == std::string::npos ? std::string() : s.substr(eq + 1);
-    if (key == "epsilon" ||
-        !apply_opboost_setting(os, key, value, "--set " + key))
+    if (key == "epsilon" || !op::apply_setting(os, key, value, "--set " + key))
       learner_settings.push_back(s);
   }
   auto& p = os.params;
-  const public_bounds given = os.bounds();
+  const op::public_bounds given = os.bounds();
   bool private_prediction = os.private_prediction;
   if (o.epsilon > 0)
     p.mechanism.epsilon = o.epsilon;
   // Party A's learner: the paper's defaults (or GBDT's), then the learner
   // flags that differ from the generic defaults, then the other --set keys.
-  p.booster = opboost_booster(p, o.params);
+  p.booster = op::booster_for(p, o.params);
   auto& bp = p.booster;
   for (const auto& s : learner_settings)
     apply_setting(bp, s);
-  refuse_unused_opboost_settings(bp, "--set ");
+  op::refuse_unused_learner_settings(bp, "--set ");
 
   auto data = load_train_data(o, bp.objective);
   auto& train_set = data.train;
@@ -358,6 +323,8 @@ int run_opboost_train(const train_options& o) {
   return report_opboost(out, p, o, info);
 }
 
+namespace {
+
 int report_opboost(const actors::opboost_outcome& out, const op::params& p,
                    const train_options& o, const opboost_run_info& info) {
   if (!out.ok())
@@ -430,8 +397,9 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
                   {"min_child_weight", bp.tree.min_child_weight},
                   {"max_delta_step", bp.tree.max_delta_step},
                   {"max_bin", bp.max_bin}};
-    sum.privacy = privacy_json(
-        p, r, info.private_prediction && !info.metrics_on.empty(), info.bounds);
+    sum.privacy = op::privacy_json(
+        p, r.spent, r.privacy_report,
+        info.private_prediction && !info.metrics_on.empty(), info.bounds);
     auto report = federated_report(sum, o);
     report["party_b_splits"] = r.splits;
     report["bounds"] = info.bounds;
@@ -441,16 +409,18 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
   return 0;
 }
 
+} // namespace
+
 int run_opboost_config(const session_config& c, const train_options& o) {
   auto context = c.source + ": ";
-  opboost_settings os;
+  op::named_settings os;
   for (const auto& [key, value] : c.protocol_params) {
     auto line = c.protocol_param_lines.find(key);
     auto where = line == c.protocol_param_lines.end()
                      ? c.source + ": --set " + key
                      : c.source + ":" + std::to_string(line->second) +
                            ": [protocol] " + key;
-    if (!apply_opboost_setting(os, key, value, where))
+    if (!op::apply_setting(os, key, value, where))
       throw input_error(where + ": not an OpBoost parameter");
   }
   if (!os.private_prediction)
@@ -461,9 +431,9 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   auto& p = os.params;
   if (os.epsilon > 0)
     p.mechanism.epsilon = os.epsilon;
-  p.booster = opboost_booster(p, c.params);
+  p.booster = op::booster_for(p, c.params);
   auto& bp = p.booster;
-  refuse_unused_opboost_settings(bp, context + "[learner] ");
+  op::refuse_unused_learner_settings(bp, context + "[learner] ");
   if (bp.objective == learners::objective_kind::multi_softmax &&
       bp.num_class == 0)
     throw input_error(context + "multi:softmax with the opboost protocol "

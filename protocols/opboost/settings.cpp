@@ -1,20 +1,25 @@
-// OpBoost's settings by name, Party A's booster and the fitted-bounds
-// warning (apps/veil/opboost_settings.hpp).
-#include "apps/veil/opboost_settings.hpp"
+// OpBoost's settings by name, Party A's booster, the fitted-bounds warning
+// and the report's privacy section (protocols/opboost/settings.hpp).
+#include "protocols/opboost/settings.hpp"
 
 #include <cmath>
 #include <fstream>
-#include <iostream>
 
 #include "learners/input_error.hpp"
 #include "protocols/opboost/descriptor.hpp"
 #include "protocols/opboost/gbdt.hpp"
+#include "protocols/opboost/privacy.hpp"
 
-namespace veil::apps {
-
-namespace op = protocols::opboost;
+namespace veil::protocols::opboost {
 
 namespace {
+
+/// `v` as a finite number; throws input_error naming `what`.
+double parse_number(const std::string& what, const std::string& v) {
+  if (auto x = parse_finite(v))
+    return *x;
+  throw input_error(what + ": expected a number, got '" + v + "'");
+}
 
 /// "LO:HI" as two finite numbers with LO < HI; errors name `what` (the key
 /// or the file and line).
@@ -40,7 +45,7 @@ std::pair<double, double> parse_range(const std::string& what,
 
 /// opboost.domain=LO:HI: integers, LO < HI, within [-2^22, 2^22] (the
 /// thresholds must stay exact floats; params::validate).
-op::domain parse_domain(const std::string& context, const std::string& text) {
+domain parse_domain(const std::string& context, const std::string& text) {
   auto [lo, hi] = parse_range(context, text);
   constexpr double limit = 4194304.0; // 2^22
   if (lo != std::floor(lo) || hi != std::floor(hi))
@@ -95,10 +100,10 @@ void read_bounds_file(public_bounds& all, const std::string& context,
   }
 }
 
-bool apply(opboost_settings& s, const std::string& key,
-           const std::string& value, const std::string& context) {
+bool apply(named_settings& s, const std::string& key, const std::string& value,
+           const std::string& context) {
   // The descriptor's table checks type, range and choices first.
-  const auto& desc = op::descriptor();
+  const auto& desc = descriptor();
   if (const auto* d = desc.find(key))
     protocols::check_setting(*d, value, context + "=" + value);
   auto& p = s.params;
@@ -110,11 +115,11 @@ bool apply(opboost_settings& s, const std::string& key,
     }
   };
   if (key == "epsilon")
-    s.epsilon = checked_epsilon(context, number());
+    s.epsilon = number(); // in range: checked above
   else if (key == "opboost.mechanism")
-    p.mechanism.kind = op::parse_mechanism(value);
+    p.mechanism.kind = parse_mechanism(value);
   else if (key == "opboost.sampler")
-    p.mechanism.sampler = op::parse_sampler(value);
+    p.mechanism.sampler = parse_sampler(value);
   else if (key == "opboost.theta") {
     double x = number();
     if (x != std::floor(x) || std::abs(x) > 1e15)
@@ -123,9 +128,9 @@ bool apply(opboost_settings& s, const std::string& key,
   } else if (key == "opboost.alpha")
     p.mechanism.alpha = number();
   else if (key == "opboost.learner")
-    p.learner = op::parse_learner(value);
+    p.learner = parse_learner(value);
   else if (key == "opboost.threshold")
-    p.threshold = op::parse_threshold_rule(value);
+    p.threshold = parse_threshold_rule(value);
   else if (key == "opboost.domain")
     p.dom = parse_domain(context, value);
   else if (key == "opboost.prediction") {
@@ -155,16 +160,15 @@ bool apply(opboost_settings& s, const std::string& key,
 
 } // namespace
 
-public_bounds opboost_settings::bounds() const {
+public_bounds named_settings::bounds() const {
   auto all = bounds_from_file;
   for (const auto& [column, b] : bounds_by_key)
     all[column] = b;
   return all;
 }
 
-bool apply_opboost_setting(opboost_settings& s, const std::string& key,
-                           const std::string& value,
-                           const std::string& context) {
+bool apply_setting(named_settings& s, const std::string& key,
+                   const std::string& value, const std::string& context) {
   try {
     return apply(s, key, value, context);
   } catch (const input_error& e) {
@@ -175,10 +179,10 @@ bool apply_opboost_setting(opboost_settings& s, const std::string& key,
   }
 }
 
-learners::booster_params opboost_booster(const op::params& p,
-                                         const learners::booster_params& g) {
-  auto bp = p.learner == op::learner_kind::gbdt ? op::gbdt_defaults()
-                                                : op::params::paper_booster();
+learners::booster_params booster_for(const params& p,
+                                     const learners::booster_params& g) {
+  auto bp = p.learner == learner_kind::gbdt ? gbdt_defaults()
+                                            : params::paper_booster();
   // A setting that differs from the generic default was given: it
   // overrides the protocol's default.
   const learners::booster_params generic;
@@ -201,7 +205,7 @@ learners::booster_params opboost_booster(const op::params& p,
   return bp;
 }
 
-void refuse_unused_opboost_settings(const learners::booster_params& bp,
+void refuse_unused_learner_settings(const learners::booster_params& bp,
                                     const std::string& context) {
   // Refused rather than dropped: a user who sets one must not read a model
   // that silently ignored it.
@@ -217,19 +221,85 @@ void refuse_unused_opboost_settings(const learners::booster_params& bp,
     refuse("weak_learner", "Party A grows depth-wise trees only");
 }
 
-void warn_fitted_bounds(const std::vector<std::string>& fitted) {
+std::string fitted_bounds_warning(const std::vector<std::string>& fitted) {
   if (fitted.empty())
-    return;
+    return {};
   std::string names;
   for (const auto& s : fitted)
     names += (names.empty() ? "" : ", ") + s;
-  std::cerr << "veil: warning: the pre-processing bounds of Party B "
-               "column(s) "
-            << names
-            << " were taken from the data (min and max), which reveals "
-               "each column's range to Party A; OpBoost assumes public "
-               "bounds fixed in advance (--set opboost.bounds.COLUMN=LO:HI "
-               "or --set opboost.bounds=FILE)\n";
+  return "the pre-processing bounds of Party B column(s) " + names +
+         " were taken from the data (min and max), which reveals each "
+         "column's range to Party A; OpBoost assumes public bounds fixed in "
+         "advance (--set opboost.bounds.COLUMN=LO:HI or --set "
+         "opboost.bounds=FILE)";
 }
 
-} // namespace veil::apps
+namespace {
+
+nlohmann::json cost_json(const dp::privacy_cost& c) {
+  nlohmann::json j = {{"guarantee", dp::to_string(c.kind)},
+                      {"mechanism", c.mechanism},
+                      {"describe", c.describe()}};
+  switch (c.kind) {
+  case dp::guarantee::ldp:
+  case dp::guarantee::dldp:
+    j["epsilon"] = c.epsilon;
+    break;
+  case dp::guarantee::partition_dldp:
+    j["epsilon"] = c.epsilon;
+    j["epsilon_prt"] = c.epsilon_prt;
+    j["epsilon_ner"] = c.epsilon_ner;
+    j["theta"] = c.theta;
+    break;
+  case dp::guarantee::within_partition_dldp:
+    j["epsilon_ner"] = c.epsilon_ner;
+    j["theta"] = c.theta;
+    break;
+  case dp::guarantee::none:
+    break;
+  }
+  return j;
+}
+
+} // namespace
+
+nlohmann::json privacy_json(const params& p, const dp::accountant& spent,
+                            const std::string& report, bool predicted,
+                            const nlohmann::json& bounds) {
+  nlohmann::json j;
+  j["headline"] = privacy_headline(p, spent);
+  j["mechanism"] = to_string(p.mechanism.kind);
+  j["sampler"] = to_string(p.mechanism.sampler);
+  j["epsilon"] = p.mechanism.epsilon;
+  j["theta"] = p.mechanism.theta;
+  j["alpha"] = p.mechanism.alpha;
+  j["budget"] = p.budget == budget_split::split ? "split" : "per_feature";
+  j["domain"] = {p.dom.lo, p.dom.hi};
+  // Which Party B features were mapped with public bounds, and which with
+  // bounds fitted to the data (whose range Party A then learns).
+  j["public_bounds"] = bounds["public_columns"];
+  j["fitted_bounds"] = bounds["fitted"];
+  nlohmann::json per_feature = nlohmann::json::array();
+  for (const auto& e : spent.entries()) {
+    auto c = cost_json(e.cost);
+    c["feature"] = e.what;
+    per_feature.push_back(c);
+  }
+  j["per_feature"] = per_feature;
+  nlohmann::json total = nlohmann::json::object();
+  for (const auto& [t, n] : spent.totals())
+    total[dp::to_string(t.kind)] = cost_json(t);
+  j["total_per_record"] = total;
+  j["unprotected"] = spent.any_unprotected();
+  if (p.mechanism.kind == mechanism_kind::adj_map)
+    j["partition_budget_note"] = partition_budget_note;
+  if (predicted)
+    j["prediction_note"] =
+        "private prediction: each Party B desensitized its columns of every "
+        "predicted record afresh, spending the per-record budget again on "
+        "that record";
+  j["report"] = report;
+  return j;
+}
+
+} // namespace veil::protocols::opboost
