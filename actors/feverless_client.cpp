@@ -25,6 +25,7 @@
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
 #include "protocols/crypto/random.hpp"
+#include "protocols/feverless/data.hpp"
 #include "protocols/session/model_file.hpp"
 
 namespace veil::actors {
@@ -110,94 +111,21 @@ void after_step(client_actor* self) {
   }
 }
 
-/// Reads a client's file: the features, and the label column (if any) as
-/// labels with NaN for an empty cell. Throws input_error.
-learners::dataset read_client_data(const session::data_spec& spec) {
-  learners::read_options o;
-  o.id = spec.id_column;
-  o.columns = spec.feature_columns;
-  o.redact_values = true; // its errors go to the coordinator
-  const auto& label = spec.label_column;
-  // The reader refuses an empty label cell, which here marks another
-  // client's row: read the label column as a feature (empty = missing).
-  if (!label.empty() && !o.columns.empty())
-    o.columns.push_back(label);
-  auto d = learners::read_table(spec.path, o);
-  if (label.empty()) {
-    d.labels().clear(); // LibSVM rows always carry one: not this client's
-    return d;
-  }
-  if (d.has_labels()) // LibSVM: the label is every row's first token
-    return d;
-  auto j = d.feature_index(label);
-  if (j < 0)
-    throw input_error(spec.path + ": the label column \"" + label +
-                      "\" is not in the file");
-  std::vector<std::size_t> rest;
-  for (std::size_t k = 0; k < d.features(); ++k)
-    if (static_cast<long>(k) != j)
-      rest.push_back(k);
-  auto col = d.column(static_cast<std::size_t>(j));
-  std::vector<float> labels(col.begin(), col.end());
-  auto ids = std::move(d.ids());
-  d = d.select_columns(rest);
-  d.labels() = std::move(labels);
-  d.ids() = std::move(ids);
-  return d;
-}
-
-/// Labels set on `d` (0 or 1 each; NaN = another client's row).
-std::uint64_t count_labels(const learners::dataset& d, const std::string& path,
-                           const std::string& column) {
-  std::uint64_t n = 0;
-  for (std::size_t i = 0; i < d.labels().size(); ++i) {
-    float y = d.labels()[i];
-    if (std::isnan(y))
-      continue;
-    if (y != 0.0f && y != 1.0f)
-      throw input_error(path + ": data row " + std::to_string(i + 1) +
-                        ": label column \"" + column +
-                        "\" holds neither 0 nor 1; FEVERLESS labels are 0, "
-                        "1, or empty (a row another party labels)");
-    ++n;
-  }
-  return n;
-}
-
 caf::result<fvl::loaded> on_load(client_actor* self, session::load_request& r) {
   auto& st = self->state;
-  auto s = load_party_data(st.me, r, st.loaded, read_client_data);
+  auto s = load_party_data(st.me, r, st.loaded, fv::read_client_rows);
   if (!s)
     return std::move(s.error());
   fvl::loaded out;
   try {
-    out.labels = count_labels(r.test ? st.loaded.test : st.loaded.train,
-                              r.data.path, r.data.label_column);
+    out.labels = fv::count_labels(r.test ? st.loaded.test : st.loaded.train,
+                                  r.data.path, r.data.label_column);
   } catch (const input_error& e) {
     return session_error(errc::bad_input, st.me + ": " + e.what());
   }
   out.data = std::move(*s);
   out.data.has_labels = out.labels > 0;
   return out;
-}
-
-/// The role's inputs from the loaded data: the features without labels,
-/// the rows whose label cell is set.
-feverless_client_spec spec_from_loaded(party_data& ld) {
-  feverless_client_spec s;
-  auto labels = std::move(ld.train.labels());
-  ld.train.labels().clear();
-  for (std::size_t i = 0; i < labels.size(); ++i)
-    if (!std::isnan(labels[i])) {
-      s.labels.rows.push_back(static_cast<std::uint32_t>(i));
-      s.labels.labels.push_back(labels[i]);
-    }
-  s.features = std::move(ld.train);
-  if (ld.test_loaded) {
-    s.eval = ld.test; // keeps its labels for labels_atom
-    s.eval.labels().clear();
-  }
-  return s;
 }
 
 caf::result<caf::ok_atom> on_roster(client_actor* self,
@@ -255,7 +183,10 @@ caf::result<caf::ok_atom> on_roster(client_actor* self,
     rng = [g = std::make_shared<protocols::crypto::system_random>()] {
       return (*g)();
     };
-  auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st.loaded);
+  auto spec = st.given ? std::move(*st.given)
+                       : fv::client_from_loaded(
+                             std::move(st.loaded.train),
+                             st.loaded.test_loaded ? &st.loaded.test : nullptr);
   st.given.reset();
   try {
     st.role = std::make_unique<fv::client>(

@@ -24,6 +24,7 @@
 #include "learners/data/dataset.hpp"
 #include "protocols/feverless/accountant.hpp"
 #include "protocols/feverless/client.hpp"
+#include "protocols/feverless/data.hpp"
 #include "protocols/feverless/params.hpp"
 #include "protocols/session/wire.hpp"
 
@@ -32,14 +33,8 @@ namespace veil::actors {
 /// FEVERLESS clients (every variant: the session's params say which).
 party_kind feverless_party_kind();
 
-/// One FEVERLESS client: its columns, the labels it holds and its columns
-/// of the rows to predict (none: no prediction).
-struct feverless_client_spec {
-  std::string name;
-  learners::dataset features;
-  protocols::feverless::label_set labels;
-  learners::dataset eval;
-};
+/// One FEVERLESS client given its data (protocols/feverless/data.hpp).
+using feverless_client_spec = protocols::feverless::client_data;
 
 struct feverless_config {
   protocols::feverless::params params;

@@ -23,6 +23,7 @@
 #include "learners/boost/model.hpp"
 #include "learners/data/dataset.hpp"
 #include "protocols/dp/accountant.hpp"
+#include "protocols/opboost/deal.hpp"
 #include "protocols/opboost/params.hpp"
 #include "protocols/opboost/preprocess.hpp"
 #include "protocols/session/wire.hpp"
@@ -32,16 +33,8 @@ namespace veil::actors {
 /// OpBoost parties (Party A or a Party B, as the roster says).
 party_kind opboost_party_kind();
 
-/// One OpBoost party. Party A (the first): its columns with the labels.
-/// A Party B: its raw columns (no labels) and their public pre-processing
-/// constants. `eval`: its columns of the rows to predict (none: no
-/// prediction).
-struct opboost_party_spec {
-  std::string name;
-  learners::dataset features;
-  std::vector<protocols::opboost::feature_map> maps; ///< Party B only
-  learners::dataset eval;
-};
+/// One OpBoost party's data, given at spawn (protocols/opboost/deal.hpp).
+using opboost_party_spec = protocols::opboost::party_data;
 
 struct opboost_config {
   protocols::opboost::params params;

@@ -23,6 +23,7 @@
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
+#include "protocols/feverless/data.hpp"
 #include "protocols/feverless/settings.hpp"
 #include "protocols/session/model_file.hpp"
 
@@ -34,21 +35,6 @@ namespace fv = protocols::feverless;
 namespace session = protocols::session;
 
 namespace {
-
-dataset columns(const dataset& d, std::size_t lo, std::size_t hi) {
-  std::vector<std::size_t> cols(hi - lo);
-  std::iota(cols.begin(), cols.end(), lo);
-  return select_columns(d, cols, false);
-}
-
-void check_binary(const dataset& d, const std::string& what) {
-  if (!d.has_labels())
-    throw input_error(what + ": no label column");
-  for (float y : d.labels())
-    if (y != 0.0f && y != 1.0f)
-      throw input_error(what + ": FEVERLESS trains binary classification; "
-                               "labels must be 0 or 1");
-}
 
 /// What the printing and the report say about the session's data.
 struct run_info {
@@ -197,49 +183,18 @@ int run_feverless_train(const train_options& o) {
   auto& test_set = data.test;
   const auto& data_name = data.name;
   bool have_test = data.have_test;
-  check_binary(train_set, data_name);
+  fv::check_binary(train_set, data_name);
   if (have_test)
-    check_binary(test_set, o.test.empty() ? "the test rows" : o.test);
-  auto m = train_set.features();
-  if (static_cast<std::size_t>(n) > m)
-    throw input_error("--parties " + std::to_string(n) + ": " + data_name +
-                      " has only " + std::to_string(m) +
-                      " feature columns; each client needs at least one");
+    fv::check_binary(test_set, o.test.empty() ? "the test rows" : o.test);
   const dataset& eval_set = have_test ? test_set : train_set;
-
-  // Columns: contiguous near-equal blocks. Labels: a random permutation of
-  // the rows (seeded by --seed) cut into n equal parts.
-  std::vector<std::size_t> bounds;
-  for (int c = 0; c <= n; ++c)
-    bounds.push_back(m * static_cast<std::size_t>(c) /
-                     static_cast<std::size_t>(n));
-  auto rows = train_set.rows();
-  std::vector<std::size_t> perm(rows);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::mt19937_64 gen(o.seed);
-  std::shuffle(perm.begin(), perm.end(), gen);
-  std::vector<int> owner(rows);
-  for (std::size_t k = 0; k < rows; ++k)
-    owner[perm[k]] = static_cast<int>(k * static_cast<std::size_t>(n) / rows);
-
   actors::feverless_config cfg;
   cfg.params = p;
   cfg.timeout = timeout;
   cfg.link = o.link;
   cfg.parts = parts_for(o.model_out);
   auto parts = cfg.parts;
-  for (int c = 0; c < n; ++c) {
-    actors::feverless_client_spec s;
-    s.name = "client" + std::to_string(c);
-    s.features = columns(train_set, bounds[c], bounds[c + 1]);
-    for (std::size_t i = 0; i < rows; ++i)
-      if (owner[i] == c) {
-        s.labels.rows.push_back(static_cast<std::uint32_t>(i));
-        s.labels.labels.push_back(train_set.labels()[i]);
-      }
-    s.eval = columns(eval_set, bounds[c], bounds[c + 1]);
-    cfg.clients.push_back(std::move(s));
-  }
+  cfg.clients = fv::deal_table(train_set, eval_set, static_cast<std::size_t>(n),
+                               o.seed, data_name);
   actors::feverless_outcome out;
   {
     tree_progress progress(o.quiet);

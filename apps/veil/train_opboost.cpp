@@ -32,6 +32,7 @@
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
+#include "protocols/opboost/deal.hpp"
 #include "protocols/opboost/preprocess.hpp"
 #include "protocols/opboost/privacy.hpp"
 #include "protocols/opboost/settings.hpp"
@@ -75,15 +76,6 @@ void warn_fitted_bounds(const std::vector<std::string>& fitted) {
 
 int report_opboost(const actors::opboost_outcome& out, const op::params& p,
                    const train_options& o, const opboost_run_info& info);
-
-/// Values of `column` outside [lower, upper] (NaN is missing, not outside).
-std::size_t count_outside(std::span<const float> column,
-                          const op::feature_map& m) {
-  std::size_t n = 0;
-  for (float x : column)
-    n += (x < m.lower || x > m.upper) ? 1 : 0;
-  return n;
-}
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;
@@ -152,67 +144,9 @@ int run_opboost_train(const train_options& o) {
   p.validate();
   const dataset& eval_set = have_test ? test_set : train_set;
 
-  // Columns: the categorical ones to Party A, the rest dealt out in order.
-  std::vector<std::size_t> a_cols, rest;
-  for (const auto& name : o.categorical) {
-    auto j = train_set.feature_index(name);
-    if (j < 0)
-      throw input_error("--categorical " + name + ": no such column in " +
-                        data_name);
-    if (std::find(a_cols.begin(), a_cols.end(), static_cast<std::size_t>(j)) ==
-        a_cols.end())
-      a_cols.push_back(static_cast<std::size_t>(j));
-  }
-  for (std::size_t j = 0; j < train_set.features(); ++j)
-    if (std::find(a_cols.begin(), a_cols.end(), j) == a_cols.end())
-      rest.push_back(j);
-  auto passives = static_cast<std::size_t>(n - 1);
-  if (passives > rest.size())
-    throw input_error("--parties " + std::to_string(n) + ": " + data_name +
-                      " has only " + std::to_string(rest.size()) +
-                      " numeric (non --categorical) columns; each of the " +
-                      std::to_string(passives) +
-                      " Party B users needs at least one");
-  auto eval_cols = [&](const std::vector<std::size_t>& cols) {
-    std::vector<std::size_t> out;
-    for (auto j : cols) {
-      auto k = eval_set.feature_index(train_set.feature_names()[j]);
-      if (k < 0)
-        throw input_error("the test data lacks column '" +
-                          train_set.feature_names()[j] + "'");
-      out.push_back(static_cast<std::size_t>(k));
-    }
-    return out;
-  };
-
-  // Non-private prediction (spec §5.6): every model feature of the eval
-  // rows in plaintext at Party A, Party B's pre-processed with its public
-  // constants; the model's feature order is Party A's, then each Party B's.
-  learners::dataset plain_eval;
-  auto add_plain = [&](const dataset& eval,
-                       const std::vector<op::feature_map>* maps) {
-    learners::dataset next(eval.rows(), plain_eval.feature_names());
-    for (std::size_t j = 0; j < plain_eval.features(); ++j)
-      std::copy(plain_eval.column(j).begin(), plain_eval.column(j).end(),
-                next.column(j).begin());
-    auto names = next.feature_names();
-    names.insert(names.end(), eval.feature_names().begin(),
-                 eval.feature_names().end());
-    learners::dataset out(eval.rows(), names);
-    for (std::size_t j = 0; j < next.features(); ++j)
-      std::copy(next.column(j).begin(), next.column(j).end(),
-                out.column(j).begin());
-    for (std::size_t j = 0; j < eval.features(); ++j) {
-      auto col = eval.column(j);
-      auto dst = out.column(next.features() + j);
-      for (std::size_t i = 0; i < eval.rows(); ++i)
-        dst[i] =
-            maps ? static_cast<float>(op::map_value((*maps)[j], p.dom, col[i]))
-                 : col[i];
-    }
-    plain_eval = std::move(out);
-  };
-
+  auto dealt = op::deal_table(train_set, eval_set, have_test,
+                              static_cast<std::size_t>(n), o.categorical, given,
+                              p, private_prediction, data_name);
   actors::opboost_config cfg;
   cfg.params = p;
   cfg.predict = private_prediction;
@@ -220,85 +154,13 @@ int run_opboost_train(const train_options& o) {
   auto parts = cfg.parts; // cfg moves into the session
   cfg.timeout = timeout;
   cfg.link = o.link;
-  {
-    actors::opboost_party_spec a;
-    a.name = "party0";
-    a.features = select_columns(train_set, a_cols, true);
-    a.eval = select_columns(eval_set, eval_cols(a_cols), false);
-    if (!private_prediction)
-      add_plain(a.eval, nullptr);
-    cfg.parties.push_back(std::move(a));
-  }
-  // Public bounds must name a Party B (numeric, desensitized) column.
-  for (const auto& [column, b] : given) {
-    auto j = train_set.feature_index(column);
-    if (j < 0)
-      throw input_error(b.origin + ": no column '" + column + "' in " +
-                        data_name);
-    if (std::find(a_cols.begin(), a_cols.end(), static_cast<std::size_t>(j)) !=
-        a_cols.end())
-      throw input_error(b.origin + ": column '" + column +
-                        "' is --categorical: Party A holds it in plaintext "
-                        "and it is not pre-processed; public bounds apply to "
-                        "the Party B (numeric) columns");
-  }
-  // Each Party B column: its public bounds, or (the reference code's
-  // behaviour [R]) its training min and max, with a warning naming it.
-  // Values outside public bounds are clamped to them (spec §3), not refused:
-  // public bounds are fixed before anyone sees the data, so refusing would
-  // push users to data-fitted bounds (the leak public bounds avoid), and the
-  // dLDP guarantee is on the mapped value whatever the raw one was. The
-  // command line says once which columns had values clamped.
-  json bounds_report = {{"public", json::object()},
-                        {"public_columns", json::array()},
-                        {"fitted", json::array()},
-                        {"clamped", json::object()}};
-  std::vector<std::string> fitted, clamped;
-  auto pick_map = [&](const dataset& cols, const dataset& eval, std::size_t j) {
-    const auto& name = cols.feature_names()[j];
-    auto it = given.find(name);
-    if (it == given.end()) {
-      fitted.push_back(name);
-      bounds_report["fitted"].push_back(name);
-      return op::fit_bounds(cols.column(j));
-    }
-    const auto& m = it->second.map;
-    bounds_report["public"][name] = {m.lower, m.upper};
-    bounds_report["public_columns"].push_back(name);
-    auto n_train = count_outside(cols.column(j), m);
-    auto n_eval = have_test ? count_outside(eval.column(j), m) : 0;
-    if (n_train + n_eval > 0) {
-      bounds_report["clamped"][name] = {{"train", n_train}, {"test", n_eval}};
-      std::ostringstream os;
-      os << name << " (" << n_train << " training";
-      if (have_test)
-        os << ", " << n_eval << " test";
-      os << " values outside [" << m.lower << ", " << m.upper << "])";
-      clamped.push_back(os.str());
-    }
-    return m;
-  };
-  for (std::size_t q = 0; q < passives; ++q) {
-    std::vector<std::size_t> mine(
-        rest.begin() + static_cast<std::ptrdiff_t>(rest.size() * q / passives),
-        rest.begin() +
-            static_cast<std::ptrdiff_t>(rest.size() * (q + 1) / passives));
-    actors::opboost_party_spec b;
-    b.name = "party" + std::to_string(q + 1);
-    b.features = select_columns(train_set, mine, false);
-    b.eval = select_columns(eval_set, eval_cols(mine), false);
-    for (std::size_t j = 0; j < b.features.features(); ++j)
-      b.maps.push_back(pick_map(b.features, b.eval, j));
-    if (!private_prediction)
-      add_plain(b.eval, &b.maps);
-    cfg.parties.push_back(std::move(b));
-  }
-  warn_fitted_bounds(fitted);
-  if (!clamped.empty())
+  cfg.parties = std::move(dealt.parties);
+  warn_fitted_bounds(dealt.fitted);
+  if (!dealt.clamped.empty())
     std::cerr << "veil: note: values outside their column's public bounds "
                  "were clamped to the bounds before mapping to the domain "
                  "(OpBoost pre-processing): "
-              << join(clamped) << "\n";
+              << join(dealt.clamped) << "\n";
   actors::opboost_outcome out;
   {
     tree_progress progress(o.quiet);
@@ -306,9 +168,10 @@ int run_opboost_train(const train_options& o) {
   }
   std::vector<double> margins;
   if (out.ok())
-    margins = private_prediction
-                  ? out.result->margins
-                  : out.result->model.predict_margin(plain_eval, bp.threads);
+    margins =
+        private_prediction
+            ? out.result->margins
+            : out.result->model.predict_margin(dealt.plain_eval, bp.threads);
   opboost_run_info info;
   info.data_name = data_name;
   info.where = std::to_string(n) + " parties in this process";
@@ -316,7 +179,7 @@ int run_opboost_train(const train_options& o) {
   info.labels = &eval_set.labels();
   info.margins = &margins;
   info.private_prediction = private_prediction;
-  info.bounds = bounds_report;
+  info.bounds = dealt.bounds_report;
   info.label_column = o.data.empty() ? "label" : o.label;
   info.id_column = o.id;
   info.parts = parts;

@@ -1,0 +1,56 @@
+#pragma once
+
+// A FEVERLESS client's data: what it is given at spawn, how one table is
+// dealt to clients in one process (spec feverless §14.1: contiguous column
+// blocks, the labels spread uniformly at random), and how a client reads
+// its own file, in which an empty label cell marks another client's row.
+// CAF-free: the actors only carry it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "learners/data/dataset.hpp"
+#include "protocols/feverless/client.hpp"
+#include "protocols/session/wire.hpp"
+
+namespace veil::protocols::feverless {
+
+/// One client given its data: its columns, the labels it holds and its
+/// columns of the rows to predict (none: no prediction).
+struct client_data {
+  std::string name;
+  learners::dataset features;
+  label_set labels;
+  learners::dataset eval;
+};
+
+/// Throws input_error naming `what` unless `d` has labels, all 0 or 1.
+void check_binary(const learners::dataset& d, const std::string& what);
+
+/// `train_set`'s columns dealt to `n` clients (client0, ...) in contiguous
+/// near-equal blocks, its labels spread by a random permutation of the
+/// rows (seeded by `seed`) cut into n equal parts; `eval_set`'s columns
+/// likewise as the rows to predict. Throws input_error naming `data_name`
+/// when a client would get no column.
+std::vector<client_data> deal_table(const learners::dataset& train_set,
+                                    const learners::dataset& eval_set,
+                                    std::size_t n, std::uint64_t seed,
+                                    const std::string& data_name);
+
+/// Reads a client's file: the features, and the label column (if any) as
+/// labels with NaN for an empty cell. Throws input_error.
+learners::dataset read_client_rows(const session::data_spec& spec);
+
+/// Labels set on `d` (0 or 1 each; NaN = another client's row); throws
+/// input_error naming `path`, the row and `column` for another value.
+std::uint64_t count_labels(const learners::dataset& d, const std::string& path,
+                           const std::string& column);
+
+/// The role's inputs from rows read by read_client_rows: the features
+/// without labels, the rows whose label cell is set; `test` (if any)
+/// without labels as the rows to predict.
+client_data client_from_loaded(learners::dataset train,
+                               const learners::dataset* test);
+
+} // namespace veil::protocols::feverless
