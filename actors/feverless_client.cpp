@@ -58,26 +58,6 @@ void abort(client_actor* self, errc code, std::string message) {
   self->quit(session_error(code, std::move(message)));
 }
 
-/// Its privacy accounting and, when exported, its split table.
-fvl::training_report report_of(const client_state& st) {
-  fvl::training_report t;
-  const auto& r = *st.role;
-  t.privacy = r.privacy();
-  if (t.privacy.warning.empty())
-    t.privacy.warning = r.warning();
-  if (!st.export_splits)
-    return t;
-  for (const auto& [key, s] : r.own_splits()) {
-    t.split_trees.push_back(key.first);
-    t.split_nodes.push_back(key.second);
-    t.split_features.push_back(s.feature);
-    t.split_buckets.push_back(s.bucket);
-    t.split_thresholds.push_back(s.threshold);
-    t.split_default_left.push_back(s.default_left ? 1 : 0);
-  }
-  return t;
-}
-
 session::trained make_trained(const client_state& st) {
   session::trained t;
   const auto& r = *st.role;
@@ -87,7 +67,7 @@ session::trained make_trained(const client_state& st) {
     t.model = r.model();
   t.own_splits = r.own_splits().size();
   t.seconds = seconds_since(st.started);
-  t.report = messages::pack(report_of(st));
+  t.report = messages::pack(fv::report_of(*st.role, st.export_splits));
   return t;
 }
 
@@ -481,24 +461,15 @@ void hand_out_roster(driver& d, const feverless_run& run,
 }
 
 /// The split tables the clients sent with their models (export_splits).
-void take_split_tables(driver& d, std::vector<fvl::training_report>& done,
+void take_split_tables(driver& d, std::vector<fv::training_report>& done,
                        feverless_result& result) {
   for (std::size_t c = 0; c < done.size() && !d.error; ++c) {
-    auto& t = done[c];
-    auto& cr = result.clients[c];
-    auto k_splits = t.split_trees.size();
-    if (t.split_nodes.size() != k_splits ||
-        t.split_features.size() != k_splits ||
-        t.split_buckets.size() != k_splits ||
-        t.split_thresholds.size() != k_splits ||
-        t.split_default_left.size() != k_splits)
+    auto splits = fv::splits_of(done[c]);
+    if (!splits)
       return d.fail(errc::protocol_error,
-                    cr.name + " sent a split table whose fields differ in "
-                              "length");
-    for (std::size_t k = 0; k < k_splits; ++k)
-      cr.splits[{t.split_trees[k], t.split_nodes[k]}] =
-          fv::owned_split{t.split_features[k], t.split_buckets[k],
-                          t.split_thresholds[k], t.split_default_left[k] != 0};
+                    d.name(c) + " sent a split table whose fields differ in "
+                                "length");
+    result.clients[c].splits = std::move(*splits);
   }
 }
 
@@ -591,7 +562,7 @@ struct session_hooks<feverless_protocol> {
   static void train(driver& d, const run& r, feverless_result& result) {
     std::vector<std::size_t> all(d.size());
     std::iota(all.begin(), all.end(), 0);
-    std::vector<fvl::training_report> done(d.size());
+    std::vector<fv::training_report> done(d.size());
     auto t0 = clock_type::now();
     d.step = "train";
     for (auto& c : d.parties)

@@ -12,7 +12,7 @@
 //   (keys_atom) -> fvl::identity_key
 //   (peers_atom, session::roster [fvl::roster_settings], peers) -> ok_atom
 //   (train_atom)      then client -> coordinator: session::trained
-//                     (its fvl::training_report packed inside)
+//                     (its feverless::training_report packed inside)
 //   (predict_atom)    client 0;  then client -> coordinator: session::predicted
 //   (labels_atom) -> fvl::eval_labels                     [loading clients]
 //   (part_atom, session::part_request) -> std::uint64_t   save or restore

@@ -22,6 +22,7 @@
 #include "protocols/opboost/active_party.hpp"
 #include "protocols/opboost/part_file.hpp"
 #include "protocols/opboost/passive_party.hpp"
+#include "protocols/opboost/privacy.hpp"
 #include "protocols/session/model_file.hpp"
 
 namespace veil::actors {
@@ -72,19 +73,8 @@ session::trained make_trained(const party_state& st) {
   out.model = a.model();
   out.own_splits = a.splits().size();
   out.seconds = seconds_since(st.started);
-  opl::training_report t;
-  t.report = a.privacy_report();
-  auto spent = a.spent();
-  for (const auto& e : spent.entries()) {
-    t.what.push_back(e.what);
-    t.mechanism.push_back(e.cost.mechanism);
-    t.kinds.push_back(static_cast<std::uint8_t>(e.cost.kind));
-    t.epsilon.push_back(e.cost.epsilon);
-    t.epsilon_prt.push_back(e.cost.epsilon_prt);
-    t.epsilon_ner.push_back(e.cost.epsilon_ner);
-    t.theta.push_back(e.cost.theta);
-  }
-  out.report = messages::pack(std::move(t));
+  out.report =
+      messages::pack(op::training_report_of(a.privacy_report(), a.spent()));
   return out;
 }
 
@@ -428,22 +418,6 @@ void load_data(driver& d, const opboost_run& run, opboost_result& result) {
   }
 }
 
-/// Party A's spent() from its report, entry by entry.
-protocols::dp::accountant spent_of(const opl::training_report& t) {
-  protocols::dp::accountant spent;
-  for (std::size_t k = 0; k < t.what.size(); ++k) {
-    protocols::dp::privacy_cost cost;
-    cost.kind = static_cast<protocols::dp::guarantee>(t.kinds.at(k));
-    cost.epsilon = t.epsilon.at(k);
-    cost.epsilon_prt = t.epsilon_prt.at(k);
-    cost.epsilon_ner = t.epsilon_ner.at(k);
-    cost.theta = t.theta.at(k);
-    cost.mechanism = t.mechanism.at(k);
-    spent.add(t.what[k], std::move(cost));
-  }
-  return spent;
-}
-
 /// Training: every Party B sends M0 and M1, Party A trains, asks for the
 /// split values and reports its model.
 void train_parties(driver& d, opboost_result& result) {
@@ -451,7 +425,7 @@ void train_parties(driver& d, opboost_result& result) {
   d.step = "train";
   for (auto& c : d.parties)
     d.self->send(c, messages::train_atom::value);
-  opl::training_report done;
+  op::training_report done;
   d.template await_each<session::trained>(
       {0}, [&](std::size_t, session::trained& t) {
         result.model = std::move(t.model);
@@ -464,7 +438,13 @@ void train_parties(driver& d, opboost_result& result) {
     return;
   result.train_seconds = seconds_since(t0);
   result.privacy_report = std::move(done.report);
-  result.spent = spent_of(done);
+  try {
+    result.spent = op::spent_of(done);
+  } catch (const std::out_of_range&) {
+    d.fail(errc::protocol_error,
+           d.name(0) + " sent a training report whose fields differ in "
+                       "length");
+  }
 }
 
 } // namespace

@@ -12,7 +12,7 @@
 //   (align_atom, session::align_request) -> std::uint64_t       [loading]
 //   (peers_atom, session::roster [opl::roster_settings], peers) -> ok_atom
 //   (train_atom)      then Party A -> coordinator: session::trained
-//                     (its opl::training_report packed inside)
+//                     (its opboost::training_report packed inside)
 //   (predict_atom)    Party A;  then Party A -> coordinator: session::predicted
 //   (stats_atom) -> session::byte_stats
 // Party to party: the protocol's wire messages (M0-M4). A party monitors

@@ -22,6 +22,7 @@
 #include "messages/raw_block.hpp"
 #include "messages/session.hpp"
 #include "protocols/feverless/accountant.hpp"
+#include "protocols/feverless/data.hpp"
 #include "protocols/feverless/params.hpp"
 #include "protocols/feverless/wire.hpp"
 
@@ -89,19 +90,6 @@ struct eval_labels {
   std::vector<float> labels;
 };
 
-/// A client's own account of its training, packed into the
-/// session::trained it sends (messages::pack): its privacy accounting and
-/// the splits it owns: (tree, node) -> local feature, bucket, threshold,
-/// missing values left (1) or right (0); empty unless the roster asked for
-/// them (export_splits).
-struct training_report {
-  protocols::feverless::privacy_report privacy;
-  std::vector<std::int32_t> split_trees, split_nodes, split_features,
-      split_buckets;
-  std::vector<float> split_thresholds;
-  std::vector<std::uint8_t> split_default_left;
-};
-
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, identity_key& x) {
   return f(caf::meta::type_name("veil::messages::fvl::identity_key"),
@@ -124,14 +112,6 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_labels& x) {
   return f(caf::meta::type_name("veil::messages::fvl::eval_labels"),
            raw(x.rows), raw(x.labels));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, training_report& x) {
-  return f(caf::meta::type_name("veil::messages::fvl::training_report"),
-           x.privacy, raw(x.split_trees), raw(x.split_nodes),
-           raw(x.split_features), raw(x.split_buckets), raw(x.split_thresholds),
-           raw(x.split_default_left));
 }
 
 } // namespace fvl
@@ -163,6 +143,14 @@ typename Inspector::result_type inspect(Inspector& f, privacy_report& x) {
            exact(x.total_epsilon), exact(x.total_delta), exact(x.total_rho),
            exact(x.basic_epsilon), exact(x.basic_delta),
            x.realised_record_queries, exact(x.realised_epsilon), x.warning);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, training_report& x) {
+  return f(caf::meta::type_name("veil::protocols::feverless::training_report"),
+           x.privacy, raw(x.split_trees), raw(x.split_nodes),
+           raw(x.split_features), raw(x.split_buckets), raw(x.split_thresholds),
+           raw(x.split_default_left));
 }
 
 /// Every field but test_hooks (local to a process, never on the wire).

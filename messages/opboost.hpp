@@ -17,6 +17,7 @@
 #include "messages/raw_block.hpp"
 #include "messages/session.hpp"
 #include "protocols/opboost/params.hpp"
+#include "protocols/opboost/privacy.hpp"
 #include "protocols/opboost/wire.hpp"
 
 namespace veil::protocols::opboost {
@@ -60,29 +61,10 @@ struct roster_settings {
   std::vector<double> bound_lower, bound_upper;
 };
 
-/// Party A's own account of its training, packed into the
-/// session::trained it sends (messages::pack): the privacy report and what
-/// each Party B feature spends (active_party::spent(), entry by entry).
-struct training_report {
-  std::string report;
-  std::vector<std::string> what;
-  std::vector<std::string> mechanism;
-  std::vector<std::uint8_t> kinds; ///< dp::guarantee per entry
-  std::vector<double> epsilon, epsilon_prt, epsilon_ner;
-  std::vector<std::int64_t> theta;
-};
-
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster_settings& x) {
   return f(caf::meta::type_name("veil::messages::opl::roster_settings"),
            x.params, x.bound_columns, raw(x.bound_lower), raw(x.bound_upper));
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, training_report& x) {
-  return f(caf::meta::type_name("veil::messages::opl::training_report"),
-           x.report, x.what, x.mechanism, raw(x.kinds), raw(x.epsilon),
-           raw(x.epsilon_prt), raw(x.epsilon_ner), raw(x.theta));
 }
 
 } // namespace opl
@@ -93,6 +75,13 @@ namespace veil::protocols::opboost {
 
 using veil::messages::exact;
 using veil::messages::raw;
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, training_report& x) {
+  return f(caf::meta::type_name("veil::protocols::opboost::training_report"),
+           x.report, x.what, x.mechanism, raw(x.kinds), raw(x.epsilon),
+           raw(x.epsilon_prt), raw(x.epsilon_ner), raw(x.theta));
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, schema& x) {

@@ -136,4 +136,36 @@ client_data client_from_loaded(learners::dataset train,
   return s;
 }
 
+training_report report_of(const client& role, bool export_splits) {
+  training_report t;
+  t.privacy = role.privacy();
+  if (t.privacy.warning.empty())
+    t.privacy.warning = role.warning();
+  if (!export_splits)
+    return t;
+  for (const auto& [key, s] : role.own_splits()) {
+    t.split_trees.push_back(key.first);
+    t.split_nodes.push_back(key.second);
+    t.split_features.push_back(s.feature);
+    t.split_buckets.push_back(s.bucket);
+    t.split_thresholds.push_back(s.threshold);
+    t.split_default_left.push_back(s.default_left ? 1 : 0);
+  }
+  return t;
+}
+
+std::optional<split_table> splits_of(const training_report& t) {
+  auto n = t.split_trees.size();
+  if (t.split_nodes.size() != n || t.split_features.size() != n ||
+      t.split_buckets.size() != n || t.split_thresholds.size() != n ||
+      t.split_default_left.size() != n)
+    return std::nullopt;
+  split_table out;
+  for (std::size_t k = 0; k < n; ++k)
+    out[{t.split_trees[k], t.split_nodes[k]}] =
+        owned_split{t.split_features[k], t.split_buckets[k],
+                    t.split_thresholds[k], t.split_default_left[k] != 0};
+  return out;
+}
+
 } // namespace veil::protocols::feverless

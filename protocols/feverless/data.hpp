@@ -7,6 +7,7 @@
 // CAF-free: the actors only carry it.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,5 +53,24 @@ std::uint64_t count_labels(const learners::dataset& d, const std::string& path,
 /// without labels as the rows to predict.
 client_data client_from_loaded(learners::dataset train,
                                const learners::dataset* test);
+
+/// A client's own account of its training, packed into the
+/// session::trained it sends: its privacy accounting and the splits it
+/// owns: (tree, node) -> local feature, bucket, threshold, missing values
+/// left (1) or right (0); empty unless the session asked for them.
+struct training_report {
+  privacy_report privacy;
+  std::vector<std::int32_t> split_trees, split_nodes, split_features,
+      split_buckets;
+  std::vector<float> split_thresholds;
+  std::vector<std::uint8_t> split_default_left;
+};
+
+/// `role`'s report after training (its split table only if
+/// `export_splits`).
+training_report report_of(const client& role, bool export_splits);
+
+/// The split table `t` carries; none if its fields differ in length.
+std::optional<split_table> splits_of(const training_report& t);
 
 } // namespace veil::protocols::feverless

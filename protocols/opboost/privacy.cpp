@@ -176,4 +176,35 @@ privacy_report(const params& p,
   return os.str();
 }
 
+training_report training_report_of(std::string report,
+                                   const dp::accountant& spent) {
+  training_report t;
+  t.report = std::move(report);
+  for (const auto& e : spent.entries()) {
+    t.what.push_back(e.what);
+    t.mechanism.push_back(e.cost.mechanism);
+    t.kinds.push_back(static_cast<std::uint8_t>(e.cost.kind));
+    t.epsilon.push_back(e.cost.epsilon);
+    t.epsilon_prt.push_back(e.cost.epsilon_prt);
+    t.epsilon_ner.push_back(e.cost.epsilon_ner);
+    t.theta.push_back(e.cost.theta);
+  }
+  return t;
+}
+
+dp::accountant spent_of(const training_report& t) {
+  dp::accountant spent;
+  for (std::size_t k = 0; k < t.what.size(); ++k) {
+    dp::privacy_cost cost;
+    cost.kind = static_cast<dp::guarantee>(t.kinds.at(k));
+    cost.epsilon = t.epsilon.at(k);
+    cost.epsilon_prt = t.epsilon_prt.at(k);
+    cost.epsilon_ner = t.epsilon_ner.at(k);
+    cost.theta = t.theta.at(k);
+    cost.mechanism = t.mechanism.at(k);
+    spent.add(t.what[k], std::move(cost));
+  }
+  return spent;
+}
+
 } // namespace veil::protocols::opboost

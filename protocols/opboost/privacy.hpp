@@ -47,4 +47,24 @@ privacy_report(const params& p,
 /// the labels stay with Party A".
 std::string privacy_headline(const params& p, const dp::accountant& spent);
 
+/// Party A's own account of its training, packed into the
+/// session::trained it sends: its privacy_report() and what each Party B
+/// feature spends (active_party::spent(), entry by entry).
+struct training_report {
+  std::string report;
+  std::vector<std::string> what;
+  std::vector<std::string> mechanism;
+  std::vector<std::uint8_t> kinds; ///< dp::guarantee per entry
+  std::vector<double> epsilon, epsilon_prt, epsilon_ner;
+  std::vector<std::int64_t> theta;
+};
+
+/// The report of Party A's `report` text and `spent` budget.
+training_report training_report_of(std::string report,
+                                   const dp::accountant& spent);
+
+/// The budget a report carries, entry by entry; throws std::out_of_range
+/// if its fields differ in length.
+dp::accountant spent_of(const training_report& t);
+
 } // namespace veil::protocols::opboost

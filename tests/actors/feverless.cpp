@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   auto e2 = round_trip(e);
   BOOST_TEST(e2.rows == e.rows);
   BOOST_TEST(e2.labels == e.labels);
-  veil::messages::fvl::training_report t;
+  fv::training_report t;
   t.privacy.release_epsilon = 0.25;
   t.privacy.against = "any one other client";
   t.privacy.total_epsilon = 1.5;
@@ -199,7 +199,7 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   // It travels packed in the one trained message of every protocol.
   protocols::session::trained sent;
   sent.report = veil::messages::pack(t);
-  veil::messages::fvl::training_report t2;
+  fv::training_report t2;
   BOOST_REQUIRE(veil::messages::unpack(round_trip(sent).report, t2));
   BOOST_TEST(t2.privacy.release_epsilon == 0.25);
   BOOST_TEST(t2.privacy.against == "any one other client");

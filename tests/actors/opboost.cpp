@@ -203,7 +203,7 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   BOOST_TEST(ro2.bound_columns == ro.bound_columns);
   BOOST_TEST(ro2.bound_lower == ro.bound_lower);
   BOOST_TEST(ro2.bound_upper == ro.bound_upper);
-  messages::opl::training_report t;
+  op::training_report t;
   t.report = "report";
   t.what = {"party 1 / age"};
   t.mechanism = {"global-map/exponential"};
@@ -217,7 +217,7 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   sent.report = messages::pack(t);
   auto got = round_trip(sent);
   BOOST_TEST(std::isnan(got.seconds));
-  messages::opl::training_report t2;
+  op::training_report t2;
   BOOST_REQUIRE(messages::unpack(got.report, t2));
   BOOST_TEST(t2.epsilon == t.epsilon);
   BOOST_TEST(t2.what == t.what);
