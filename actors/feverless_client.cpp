@@ -155,14 +155,7 @@ caf::result<caf::ok_atom> on_roster(client_actor* self,
     st.identity.reset();
     creds = std::move(c);
   }
-  fv::random_engine rng;
-  if (st.test_seed)
-    rng = protocols::crypto::seeded_random(
-        *st.test_seed * 1000 + static_cast<std::uint64_t>(st.index) + 1);
-  else
-    rng = [g = std::make_shared<protocols::crypto::system_random>()] {
-      return (*g)();
-    };
+  auto rng = fv::client_random(st.test_seed, st.index);
   auto spec = st.given ? std::move(*st.given)
                        : fv::client_from_loaded(
                              std::move(st.loaded.train),
@@ -279,22 +272,6 @@ caf::result<fvl::eval_labels> on_labels(client_actor* self) {
   return out;
 }
 
-/// A client's identity key pair: fresh from the CSPRNG, or (tests) derived
-/// from the test seed and its index.
-void make_identity(client_actor* self) {
-  auto& st = self->state;
-  if (!st.test_seed) {
-    st.identity.emplace();
-    return;
-  }
-  protocols::crypto::key32 k;
-  for (int i = 0; i < 8; ++i)
-    k.data()[i] = static_cast<std::uint8_t>(*st.test_seed >> (8 * i));
-  k.data()[8] = static_cast<std::uint8_t>(st.seed_index);
-  k.data()[9] = 0xFE;
-  st.identity.emplace(k);
-}
-
 /// A FEVERLESS client on the shared role host (actors/role_host.hpp).
 struct client_hooks {
   using state = client_state;
@@ -303,7 +280,10 @@ struct client_hooks {
   using message = fv::message;
   using failure = fv::failure;
 
-  static void init(client_actor* self) { make_identity(self); }
+  static void init(client_actor* self) {
+    auto& st = self->state;
+    st.identity = fv::client_identity(st.test_seed, st.seed_index);
+  }
   static auto load(client_actor* self, session::load_request& r) {
     return on_load(self, r);
   }

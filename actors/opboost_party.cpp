@@ -50,19 +50,6 @@ struct party_state : data_party_state<opboost_party_spec> {
 
 using party_actor = caf::stateful_actor<party_state>;
 
-/// crypto::system_random (neither copyable nor movable) as a movable
-/// std-style engine for op::random_engine.
-struct system_engine {
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() {
-    return std::numeric_limits<result_type>::max();
-  }
-  std::unique_ptr<protocols::crypto::system_random> g =
-      std::make_unique<protocols::crypto::system_random>();
-  result_type operator()() { return (*g)(); }
-};
-
 void abort(party_actor* self, errc code, std::string message) {
   self->quit(session_error(code, std::move(message)));
 }
@@ -119,20 +106,8 @@ opboost_party_spec spec_from_loaded(party_state& st,
   if (st.index == 0)
     return s;
   s.features.labels().clear();
-  for (std::size_t j = 0; j < s.features.features(); ++j) {
-    const auto& name = s.features.feature_names()[j];
-    auto it = std::find(r.bound_columns.begin(), r.bound_columns.end(), name);
-    if (it == r.bound_columns.end()) {
-      s.maps.push_back(op::fit_bounds(s.features.column(j)));
-      continue;
-    }
-    auto k = static_cast<std::size_t>(it - r.bound_columns.begin());
-    op::feature_map m;
-    m.lower = r.bound_lower.at(k);
-    m.upper = r.bound_upper.at(k);
-    m.validate(name);
-    s.maps.push_back(m);
-  }
+  s.maps =
+      op::maps_for(s.features, r.bound_columns, r.bound_lower, r.bound_upper);
   return s;
 }
 
@@ -177,14 +152,9 @@ caf::result<caf::ok_atom> on_roster(party_actor* self,
           r.params, std::move(spec.features), std::move(ids));
       st.eval = std::move(spec.eval);
     } else {
-      auto rng = st.test_seed
-                     ? op::random_engine(protocols::crypto::seeded_random(
-                           *st.test_seed * 1000 +
-                           static_cast<std::uint64_t>(st.index)))
-                     : op::random_engine(system_engine{});
       st.passive = std::make_unique<op::passive_party>(
           st.index, r.params, std::move(spec.features), std::move(spec.maps),
-          std::move(rng));
+          op::party_random(st.test_seed, st.index));
       if (spec.eval.rows() > 0)
         st.passive->set_predict_data(spec.eval);
     }
@@ -277,16 +247,12 @@ caf::result<std::uint64_t> restore_part(party_actor* self,
     if (part.columns != st.loaded.test.feature_names())
       throw input_error(r.path + ": the part's columns are not the " +
                         "columns of the rows to predict");
-    auto rng =
-        st.test_seed
-            ? op::random_engine(protocols::crypto::seeded_random(
-                  *st.test_seed * 1000 + static_cast<std::uint64_t>(st.index)))
-            : op::random_engine(system_engine{});
     auto rows = std::move(st.loaded.test);
     st.loaded.test_loaded = false;
     rows.labels().clear();
     st.passive = std::make_unique<op::passive_party>(
-        st.index, part.settings, rows, std::move(part.maps), std::move(rng));
+        st.index, part.settings, rows, std::move(part.maps),
+        op::party_random(st.test_seed, st.index));
     st.passive->set_predict_data(std::move(rows));
   }
   st.restored = true;

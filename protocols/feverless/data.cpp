@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <random>
 
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
+#include "protocols/crypto/random.hpp"
 
 namespace veil::protocols::feverless {
 
@@ -134,6 +136,26 @@ client_data client_from_loaded(learners::dataset train,
     s.eval.labels().clear();
   }
   return s;
+}
+
+crypto::identity client_identity(std::optional<std::uint64_t> test_seed,
+                                 std::int32_t index) {
+  if (!test_seed)
+    return crypto::identity{};
+  crypto::key32 k;
+  for (int i = 0; i < 8; ++i)
+    k.data()[i] = static_cast<std::uint8_t>(*test_seed >> (8 * i));
+  k.data()[8] = static_cast<std::uint8_t>(index);
+  k.data()[9] = 0xFE;
+  return crypto::identity(k);
+}
+
+random_engine client_random(std::optional<std::uint64_t> test_seed,
+                            std::int32_t index) {
+  if (test_seed)
+    return crypto::seeded_random(*test_seed * 1000 +
+                                 static_cast<std::uint64_t>(index) + 1);
+  return [g = std::make_shared<crypto::system_random>()] { return (*g)(); };
 }
 
 training_report report_of(const client& role, bool export_splits) {

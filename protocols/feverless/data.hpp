@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "learners/data/dataset.hpp"
+#include "protocols/crypto/identity.hpp"
 #include "protocols/feverless/client.hpp"
 #include "protocols/session/wire.hpp"
 
@@ -53,6 +54,16 @@ std::uint64_t count_labels(const learners::dataset& d, const std::string& path,
 /// without labels as the rows to predict.
 client_data client_from_loaded(learners::dataset train,
                                const learners::dataset* test);
+
+/// Client `index`'s identity (Ed25519): derived from `test_seed` and its
+/// index in tests, else fresh.
+crypto::identity client_identity(std::optional<std::uint64_t> test_seed,
+                                 std::int32_t index);
+
+/// Client `index`'s randomness: seeded_random(seed * 1000 + index + 1) in
+/// tests (`test_seed`), else the system's CSPRNG.
+random_engine client_random(std::optional<std::uint64_t> test_seed,
+                            std::int32_t index);
 
 /// A client's own account of its training, packed into the
 /// session::trained it sends: its privacy accounting and the splits it

@@ -2,9 +2,12 @@
 #include "protocols/opboost/deal.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <sstream>
 
 #include "learners/input_error.hpp"
+#include "protocols/crypto/random.hpp"
 
 namespace veil::protocols::opboost {
 
@@ -162,6 +165,53 @@ dealt_table deal_table(const learners::dataset& train_set,
     out.parties.push_back(std::move(b));
   }
   return out;
+}
+
+std::vector<feature_map> maps_for(const learners::dataset& cols,
+                                  const std::vector<std::string>& columns,
+                                  const std::vector<double>& lower,
+                                  const std::vector<double>& upper) {
+  std::vector<feature_map> maps;
+  for (std::size_t j = 0; j < cols.features(); ++j) {
+    const auto& name = cols.feature_names()[j];
+    auto it = std::find(columns.begin(), columns.end(), name);
+    if (it == columns.end()) {
+      maps.push_back(fit_bounds(cols.column(j)));
+      continue;
+    }
+    auto k = static_cast<std::size_t>(it - columns.begin());
+    feature_map m;
+    m.lower = lower.at(k);
+    m.upper = upper.at(k);
+    m.validate(name);
+    maps.push_back(m);
+  }
+  return maps;
+}
+
+namespace {
+
+/// crypto::system_random (neither copyable nor movable) as a movable
+/// std-style engine for random_engine.
+struct system_engine {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() {
+    return std::numeric_limits<result_type>::max();
+  }
+  std::unique_ptr<crypto::system_random> g =
+      std::make_unique<crypto::system_random>();
+  result_type operator()() { return (*g)(); }
+};
+
+} // namespace
+
+random_engine party_random(std::optional<std::uint64_t> test_seed,
+                           std::int32_t index) {
+  if (test_seed)
+    return random_engine(crypto::seeded_random(
+        *test_seed * 1000 + static_cast<std::uint64_t>(index)));
+  return random_engine(system_engine{});
 }
 
 } // namespace veil::protocols::opboost

@@ -6,12 +6,15 @@
 // data's range), and the rows of the paper's non-private prediction
 // (spec opboost §5.6). CAF-free: the session runs the parties it returns.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "learners/data/dataset.hpp"
+#include "protocols/opboost/engine.hpp"
 #include "protocols/opboost/params.hpp"
 #include "protocols/opboost/preprocess.hpp"
 #include "protocols/opboost/settings.hpp"
@@ -61,5 +64,18 @@ dealt_table deal_table(const learners::dataset& train_set,
                        const std::vector<std::string>& categorical,
                        const public_bounds& bounds, const params& p,
                        bool private_prediction, const std::string& data_name);
+
+/// A Party B's maps of its columns `cols`: the public bounds where the
+/// roster gives them (`columns`, with `lower` and `upper`), else its data's
+/// min and max. Throws input_error for bounds that are not a range.
+std::vector<feature_map> maps_for(const learners::dataset& cols,
+                                  const std::vector<std::string>& columns,
+                                  const std::vector<double>& lower,
+                                  const std::vector<double>& upper);
+
+/// Party B `index`'s randomness: seeded_random(seed * 1000 + index) in
+/// tests (`test_seed`), else the system's CSPRNG.
+random_engine party_random(std::optional<std::uint64_t> test_seed,
+                           std::int32_t index);
 
 } // namespace veil::protocols::opboost
