@@ -71,183 +71,6 @@ session::trained make_trained(const client_state& st) {
   return t;
 }
 
-/// Reports finished work to the coordinator.
-void after_step(client_actor* self) {
-  auto& st = self->state;
-  // The clients train in lockstep: client 0 speaks for them.
-  if (st.training && st.index == 0)
-    report_progress(self, st.role->model().trees.size(),
-                    static_cast<std::size_t>(st.trees));
-  if (st.training && st.role->training_done()) {
-    st.training = false;
-    self->send(st.coordinator, make_trained(st));
-  }
-  if (st.predicting && st.role->predict_done()) {
-    st.predicting = false;
-    session::predicted out;
-    out.margins = st.role->predicted_margins();
-    out.seconds = seconds_since(st.started);
-    self->send(st.coordinator, std::move(out));
-  }
-}
-
-caf::result<fvl::loaded> on_load(client_actor* self, session::load_request& r) {
-  auto& st = self->state;
-  auto s = load_party_data(st.me, r, st.loaded, fv::read_client_rows);
-  if (!s)
-    return std::move(s.error());
-  fvl::loaded out;
-  try {
-    out.labels = fv::count_labels(r.test ? st.loaded.test : st.loaded.train,
-                                  r.data.path, r.data.label_column);
-  } catch (const input_error& e) {
-    return session_error(errc::bad_input, st.me + ": " + e.what());
-  }
-  out.data = std::move(*s);
-  out.data.has_labels = out.labels > 0;
-  return out;
-}
-
-caf::result<caf::ok_atom> on_roster(client_actor* self,
-                                    const session::roster& base,
-                                    const fvl::roster_settings& r,
-                                    const std::vector<caf::actor>& peers) {
-  auto& st = self->state;
-  auto n = peers.size();
-  if (st.role)
-    return session_error(errc::bad_request, st.me + ": got a second roster");
-  auto at = check_roster(st.me, base, peers, self->address());
-  if (!at)
-    return std::move(at.error());
-  bool predicting_only = !st.given && !st.loaded.train_loaded;
-  if (r.keys.size() != 32 * n && !(predicting_only && r.keys.empty()))
-    return session_error(errc::bad_request, st.me + ": malformed roster");
-  if (st.test_seed && *at != st.seed_index)
-    return session_error(errc::bad_request,
-                         st.me + ": the roster's index differs from the "
-                                 "index of its test seed");
-  if (!st.given && !st.loaded.train_loaded) {
-    if (!st.loaded.test_loaded)
-      return session_error(errc::bad_request,
-                           st.me + ": roster before its data was loaded");
-    // A prediction session: the role comes from the model part (on_part).
-    st.join(self, base, peers, *at);
-    return caf::ok_atom::value;
-  }
-  try {
-    r.params.validate();
-  } catch (const input_error& e) {
-    return session_error(errc::bad_input, st.me + ": " + e.what());
-  }
-  st.join(self, base, peers, *at);
-  st.export_splits = r.export_splits;
-  st.trees = r.params.trees;
-  const auto& p = r.params;
-  std::optional<fv::credentials> creds;
-  if (p.protocol == fv::mode::feverless || p.protocol == fv::mode::ahe) {
-    fv::credentials c{std::move(*st.identity), {}};
-    for (std::size_t q = 0; q < n; ++q) {
-      protocols::crypto::public_key k;
-      std::copy_n(r.keys.begin() + static_cast<std::ptrdiff_t>(32 * q), 32,
-                  k.begin());
-      c.keys.push_back(k);
-    }
-    st.identity.reset();
-    creds = std::move(c);
-  }
-  auto rng = fv::client_random(st.test_seed, st.index);
-  auto spec = st.given ? std::move(*st.given)
-                       : fv::client_from_loaded(
-                             std::move(st.loaded.train),
-                             st.loaded.test_loaded ? &st.loaded.test : nullptr);
-  st.given.reset();
-  try {
-    st.role = std::make_unique<fv::client>(
-        p, st.index, static_cast<std::int32_t>(n), std::move(spec.features),
-        std::move(spec.labels), std::move(creds), std::move(rng));
-    st.eval = std::move(spec.eval);
-    if (st.eval.rows() > 0)
-      st.role->set_predict_data(st.eval);
-  } catch (const std::exception& e) {
-    return session_error(errc::bad_input, st.me + ": " + e.what());
-  }
-  return caf::ok_atom::value;
-}
-
-void on_train(client_actor* self) {
-  auto& st = self->state;
-  if (!st.role || st.training || st.role->training_done()) {
-    abort(self, errc::bad_request,
-          st.me + ": train before the roster, or a second time");
-    return;
-  }
-  st.started = clock_type::now();
-  st.training = true;
-  auto out = st.role->start();
-  // The silence clock starts after its own work (Paillier keys, say).
-  st.last_heard = now_of(self);
-  if (!out) {
-    abort(self, errc::protocol_error,
-          st.me + " could not start at step " + out.error().step + ": " +
-              out.error().reason);
-    return;
-  }
-  route(self, std::move(*out));
-  if (has_quit(self))
-    return;
-  after_step(self);
-  keep_watch(self);
-}
-
-void on_predict(client_actor* self) {
-  auto& st = self->state;
-  if (!st.role || !st.role->training_done() || st.predicting) {
-    abort(self, errc::bad_request, st.me + ": predict before training ended");
-    return;
-  }
-  begin_work(
-      self, &peer_state::predicting,
-      [&] { return st.role->start_predict(st.eval); }, after_step);
-}
-
-/// Saves this client's split table where it runs.
-caf::result<std::uint64_t> save_part(client_actor* self,
-                                     session::part_request& r) {
-  auto& st = self->state;
-  if (st.restored || !st.role || !st.role->training_done())
-    return session_error(errc::bad_request,
-                         st.me + ": save a model part after training only");
-  auto t = session::export_splits(st.me, st.role->own_splits(),
-                                  st.role->feature_names());
-  session::save_split_table(t, r.model_id, r.path);
-  return std::uint64_t{t.splits.size()};
-}
-
-/// Restores this client's split table (with the public model) for a
-/// prediction session over its test rows.
-caf::result<std::uint64_t> restore_part(client_actor* self,
-                                        session::part_request& r) {
-  auto& st = self->state;
-  if (st.role || st.index < 0 || !st.loaded.test_loaded)
-    return session_error(errc::bad_request,
-                         st.me + ": " + restore_precondition);
-  auto part = session::load_split_table(r.path, st.me, r.model_id);
-  auto splits = session::import_splits<fv::split_table>(
-      part, st.loaded.test.feature_names(), r.path,
-      [](std::int32_t f, const auto& e) {
-        return fv::owned_split{f, 0, e.threshold, e.default_left};
-      });
-  auto eval = st.loaded.test; // keeps its labels for labels_atom
-  eval.labels().clear();
-  st.role = fv::client::restored(
-      st.index, static_cast<std::int32_t>(st.neighbours.size() + 1),
-      std::move(r.model), std::move(splits), eval);
-  st.eval = std::move(eval);
-  st.restored = true;
-  keep_watch(self); // it answers the others' queries from now on
-  return std::uint64_t{part.splits.size()};
-}
-
 caf::result<fvl::eval_labels> on_labels(client_actor* self) {
   const auto& st = self->state;
   // Test labels go to this session's coordinator only, for the metrics of
@@ -284,25 +107,181 @@ struct client_hooks {
     auto& st = self->state;
     st.identity = fv::client_identity(st.test_seed, st.seed_index);
   }
-  static auto load(client_actor* self, session::load_request& r) {
-    return on_load(self, r);
+  static caf::result<fvl::loaded> load(client_actor* self,
+                                       session::load_request& r) {
+    auto& st = self->state;
+    auto s = load_party_data(st.me, r, st.loaded, fv::read_client_rows);
+    if (!s)
+      return std::move(s.error());
+    fvl::loaded out;
+    try {
+      out.labels = fv::count_labels(r.test ? st.loaded.test : st.loaded.train,
+                                    r.data.path, r.data.label_column);
+    } catch (const input_error& e) {
+      return session_error(errc::bad_input, st.me + ": " + e.what());
+    }
+    out.data = std::move(*s);
+    out.data.has_labels = out.labels > 0;
+    return out;
   }
-  static auto join(client_actor* self, const session::roster& r,
-                   const settings& s, const std::vector<caf::actor>& peers) {
-    return on_roster(self, r, s, peers);
+  static caf::result<caf::ok_atom> join(client_actor* self,
+                                        const session::roster& base,
+                                        const fvl::roster_settings& r,
+                                        const std::vector<caf::actor>& peers) {
+    auto& st = self->state;
+    auto n = peers.size();
+    if (st.role)
+      return session_error(errc::bad_request, st.me + ": got a second roster");
+    auto at = check_roster(st.me, base, peers, self->address());
+    if (!at)
+      return std::move(at.error());
+    bool predicting_only = !st.given && !st.loaded.train_loaded;
+    if (r.keys.size() != 32 * n && !(predicting_only && r.keys.empty()))
+      return session_error(errc::bad_request, st.me + ": malformed roster");
+    if (st.test_seed && *at != st.seed_index)
+      return session_error(errc::bad_request,
+                           st.me + ": the roster's index differs from the "
+                                   "index of its test seed");
+    if (!st.given && !st.loaded.train_loaded) {
+      if (!st.loaded.test_loaded)
+        return session_error(errc::bad_request,
+                             st.me + ": roster before its data was loaded");
+      // A prediction session: the role comes from the model part (on_part).
+      st.join(self, base, peers, *at);
+      return caf::ok_atom::value;
+    }
+    try {
+      r.params.validate();
+    } catch (const input_error& e) {
+      return session_error(errc::bad_input, st.me + ": " + e.what());
+    }
+    st.join(self, base, peers, *at);
+    st.export_splits = r.export_splits;
+    st.trees = r.params.trees;
+    const auto& p = r.params;
+    std::optional<fv::credentials> creds;
+    if (p.protocol == fv::mode::feverless || p.protocol == fv::mode::ahe) {
+      fv::credentials c{std::move(*st.identity), {}};
+      for (std::size_t q = 0; q < n; ++q) {
+        protocols::crypto::public_key k;
+        std::copy_n(r.keys.begin() + static_cast<std::ptrdiff_t>(32 * q), 32,
+                    k.begin());
+        c.keys.push_back(k);
+      }
+      st.identity.reset();
+      creds = std::move(c);
+    }
+    auto rng = fv::client_random(st.test_seed, st.index);
+    auto spec = st.given
+                    ? std::move(*st.given)
+                    : fv::client_from_loaded(
+                          std::move(st.loaded.train),
+                          st.loaded.test_loaded ? &st.loaded.test : nullptr);
+    st.given.reset();
+    try {
+      st.role = std::make_unique<fv::client>(
+          p, st.index, static_cast<std::int32_t>(n), std::move(spec.features),
+          std::move(spec.labels), std::move(creds), std::move(rng));
+      st.eval = std::move(spec.eval);
+      if (st.eval.rows() > 0)
+        st.role->set_predict_data(st.eval);
+    } catch (const std::exception& e) {
+      return session_error(errc::bad_input, st.me + ": " + e.what());
+    }
+    return caf::ok_atom::value;
   }
-  static void train(client_actor* self) { on_train(self); }
-  static void predict(client_actor* self) { on_predict(self); }
+  static void train(client_actor* self) {
+    auto& st = self->state;
+    if (!st.role || st.training || st.role->training_done()) {
+      abort(self, errc::bad_request,
+            st.me + ": train before the roster, or a second time");
+      return;
+    }
+    st.started = clock_type::now();
+    st.training = true;
+    auto out = st.role->start();
+    // The silence clock starts after its own work (Paillier keys, say).
+    st.last_heard = now_of(self);
+    if (!out) {
+      abort(self, errc::protocol_error,
+            st.me + " could not start at step " + out.error().step + ": " +
+                out.error().reason);
+      return;
+    }
+    route(self, std::move(*out));
+    if (has_quit(self))
+      return;
+    after_step(self);
+    keep_watch(self);
+  }
+  static void predict(client_actor* self) {
+    auto& st = self->state;
+    if (!st.role || !st.role->training_done() || st.predicting) {
+      abort(self, errc::bad_request, st.me + ": predict before training ended");
+      return;
+    }
+    begin_work(
+        self, &peer_state::predicting,
+        [&] { return st.role->start_predict(st.eval); }, after_step);
+  }
   static auto on_message(client_actor* self, std::int32_t from,
                          const fv::message& m) {
     return self->state.role->on_message(from, m);
   }
-  static void after_step(client_actor* self) { actors::after_step(self); }
-  static auto save_part(client_actor* self, session::part_request& r) {
-    return actors::save_part(self, r);
+  /// Reports finished work to the coordinator.
+  static void after_step(client_actor* self) {
+    auto& st = self->state;
+    // The clients train in lockstep: client 0 speaks for them.
+    if (st.training && st.index == 0)
+      report_progress(self, st.role->model().trees.size(),
+                      static_cast<std::size_t>(st.trees));
+    if (st.training && st.role->training_done()) {
+      st.training = false;
+      self->send(st.coordinator, make_trained(st));
+    }
+    if (st.predicting && st.role->predict_done()) {
+      st.predicting = false;
+      session::predicted out;
+      out.margins = st.role->predicted_margins();
+      out.seconds = seconds_since(st.started);
+      self->send(st.coordinator, std::move(out));
+    }
   }
-  static auto restore_part(client_actor* self, session::part_request& r) {
-    return actors::restore_part(self, r);
+  /// Saves this client's split table where it runs.
+  static caf::result<std::uint64_t> save_part(client_actor* self,
+                                              session::part_request& r) {
+    auto& st = self->state;
+    if (st.restored || !st.role || !st.role->training_done())
+      return session_error(errc::bad_request,
+                           st.me + ": save a model part after training only");
+    auto t = session::export_splits(st.me, st.role->own_splits(),
+                                    st.role->feature_names());
+    session::save_split_table(t, r.model_id, r.path);
+    return std::uint64_t{t.splits.size()};
+  }
+  /// Restores this client's split table (with the public model) for a
+  /// prediction session over its test rows.
+  static caf::result<std::uint64_t> restore_part(client_actor* self,
+                                                 session::part_request& r) {
+    auto& st = self->state;
+    if (st.role || st.index < 0 || !st.loaded.test_loaded)
+      return session_error(errc::bad_request,
+                           st.me + ": " + restore_precondition);
+    auto part = session::load_split_table(r.path, st.me, r.model_id);
+    auto splits = session::import_splits<fv::split_table>(
+        part, st.loaded.test.feature_names(), r.path,
+        [](std::int32_t f, const auto& e) {
+          return fv::owned_split{f, 0, e.threshold, e.default_left};
+        });
+    auto eval = st.loaded.test; // keeps its labels for labels_atom
+    eval.labels().clear();
+    st.role = fv::client::restored(
+        st.index, static_cast<std::int32_t>(st.neighbours.size() + 1),
+        std::move(r.model), std::move(splits), eval);
+    st.eval = std::move(eval);
+    st.restored = true;
+    keep_watch(self); // it answers the others' queries from now on
+    return std::uint64_t{part.splits.size()};
   }
   /// The identity keys and the test labels, FEVERLESS's own steps.
   static caf::message_handler extra(client_actor* self) {

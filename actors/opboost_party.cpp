@@ -65,32 +65,6 @@ session::trained make_trained(const party_state& st) {
   return out;
 }
 
-/// Reports Party A's finished work to the coordinator. Party B is done when
-/// it answered the split request; it stays up for prediction requests.
-void after_step(party_actor* self) {
-  auto& st = self->state;
-  if (!st.active)
-    return;
-  if (st.training) {
-    const auto& m = st.active->model();
-    report_progress(self, m.trees.size(),
-                    static_cast<std::size_t>(st.roster_params->booster.rounds) *
-                        static_cast<std::size_t>(m.outputs()));
-  }
-  if (st.training && st.active->training_done()) {
-    st.training = false;
-    self->send(st.coordinator, make_trained(st));
-  }
-  if (st.predicting && st.active->predict_done()) {
-    st.predicting = false;
-    session::predicted out;
-    out.margins = st.active->predicted_margins();
-    out.seconds = seconds_since(st.started);
-    out.labels = st.eval_labels;
-    self->send(st.coordinator, std::move(out));
-  }
-}
-
 /// A loading party's role inputs: its training and test rows, and (a Party
 /// B) its maps, from the roster's public bounds or its data.
 opboost_party_spec spec_from_loaded(party_state& st,
@@ -111,155 +85,6 @@ opboost_party_spec spec_from_loaded(party_state& st,
   return s;
 }
 
-caf::result<caf::ok_atom> on_roster(party_actor* self,
-                                    const session::roster& base,
-                                    const opl::roster_settings& r,
-                                    const std::vector<caf::actor>& peers) {
-  auto& st = self->state;
-  auto n = peers.size();
-  if (st.has_role())
-    return session_error(errc::bad_request, st.me + ": got a second roster");
-  auto at = check_roster(st.me, base, peers, self->address());
-  if (!at)
-    return std::move(at.error());
-  if (r.bound_lower.size() != r.bound_columns.size() ||
-      r.bound_upper.size() != r.bound_columns.size())
-    return session_error(errc::bad_request, st.me + ": malformed roster");
-  if (st.test_seed && *at != st.seed_index)
-    return session_error(errc::bad_request,
-                         st.me + ": the roster's index differs from the "
-                                 "index of its test seed");
-  if (!st.given && !st.loaded.train_loaded) {
-    if (!st.loaded.test_loaded)
-      return session_error(errc::bad_request,
-                           st.me + ": roster before its data was loaded");
-    // A prediction session: the role comes from the model part (on_part).
-    st.join(self, base, peers, *at);
-    st.roster_params = r.params;
-    return caf::ok_atom::value;
-  }
-  st.join(self, base, peers, *at);
-  st.roster_params = r.params;
-  try {
-    r.params.validate();
-    auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st, r);
-    st.given.reset();
-    if (st.index == 0) {
-      std::vector<op::party_id> ids;
-      for (std::size_t q = 1; q < n; ++q)
-        ids.push_back(static_cast<op::party_id>(q));
-      st.active = std::make_unique<op::active_party>(
-          r.params, std::move(spec.features), std::move(ids));
-      st.eval = std::move(spec.eval);
-    } else {
-      st.passive = std::make_unique<op::passive_party>(
-          st.index, r.params, std::move(spec.features), std::move(spec.maps),
-          op::party_random(st.test_seed, st.index));
-      if (spec.eval.rows() > 0)
-        st.passive->set_predict_data(spec.eval);
-    }
-  } catch (const std::exception& e) {
-    return session_error(errc::bad_input, st.me + ": " + e.what());
-  }
-  return caf::ok_atom::value;
-}
-
-void on_train(party_actor* self) {
-  auto& st = self->state;
-  if (!st.has_role() || st.training ||
-      (st.active && st.active->training_done())) {
-    abort(self, errc::bad_request,
-          st.me + ": train before the roster, or a second time");
-    return;
-  }
-  // Party A waits for every Party B's schema and ranks; a Party B sends
-  // them, then answers Party A (not busy: Party A's training may take
-  // longer than the timeout; it gives up after the idle bound, see
-  // idle_timeouts).
-  if (st.active)
-    begin_work(
-        self, &peer_state::training, [] { return op::outbox{}; }, after_step);
-  else
-    begin_work(
-        self, nullptr, [&] { return st.passive->start(); }, after_step);
-}
-
-void on_predict(party_actor* self) {
-  auto& st = self->state;
-  if (!st.active || !st.active->training_done() || st.predicting) {
-    abort(self, errc::bad_request,
-          st.me + ": predict at a Party B or before training ended");
-    return;
-  }
-  begin_work(
-      self, &peer_state::predicting,
-      [&] { return st.active->start_private_predict(st.eval); }, after_step);
-}
-
-/// Keeps this party's part of the trained model where it runs: a Party B
-/// its columns' public constants and its mechanism (Party A's part is the
-/// model the coordinator holds).
-caf::result<std::uint64_t> save_part(party_actor* self,
-                                     session::part_request& r) {
-  auto& st = self->state;
-  if (st.restored || (st.passive && !st.passive->answered()) ||
-      (st.active && !st.active->training_done()) || !st.has_role())
-    return session_error(errc::bad_request,
-                         st.me + ": save a model part after training only");
-  if (!st.passive)
-    return std::uint64_t{st.active->splits().size()};
-  const auto& b = *st.passive;
-  op::save_party_part(
-      {st.me, r.model_id, b.settings(), b.feature_names(), b.maps()}, r.path);
-  return std::uint64_t{0};
-}
-
-/// Restores this party's role for a prediction session over its test
-/// rows: Party A from the model and every party's columns, a Party B from
-/// its part.
-caf::result<std::uint64_t> restore_part(party_actor* self,
-                                        session::part_request& r) {
-  auto& st = self->state;
-  if (st.has_role() || st.index < 0 || !st.loaded.test_loaded ||
-      !st.roster_params)
-    return session_error(errc::bad_request,
-                         st.me + ": " + restore_precondition);
-  if (st.index == 0) {
-    auto n = st.neighbours.size() + 1;
-    if (r.features.size() != n)
-      return session_error(
-          errc::bad_request,
-          st.me + ": the restore names " + std::to_string(r.features.size()) +
-              " parties' columns for " + std::to_string(n) + " parties");
-    std::vector<std::pair<op::party_id, std::vector<std::string>>> bs;
-    for (std::size_t q = 1; q < n; ++q)
-      bs.emplace_back(static_cast<op::party_id>(q), r.features[q]);
-    // Its own columns are the model's (its rows may hold more: they are
-    // selected by name when it predicts).
-    st.active = op::active_party::restored(
-        *st.roster_params, std::move(r.model), r.features[0], bs);
-    st.eval = std::move(st.loaded.test);
-    st.loaded.test_loaded = false;
-    st.eval_labels = std::move(st.eval.labels());
-    st.eval.labels().clear();
-  } else {
-    auto part = op::load_party_part(r.path, st.me, r.model_id);
-    if (part.columns != st.loaded.test.feature_names())
-      throw input_error(r.path + ": the part's columns are not the " +
-                        "columns of the rows to predict");
-    auto rows = std::move(st.loaded.test);
-    st.loaded.test_loaded = false;
-    rows.labels().clear();
-    st.passive = std::make_unique<op::passive_party>(
-        st.index, part.settings, rows, std::move(part.maps),
-        op::party_random(st.test_seed, st.index));
-    st.passive->set_predict_data(std::move(rows));
-  }
-  st.restored = true;
-  keep_watch(self);
-  return std::uint64_t{0};
-}
-
 /// An OpBoost party (Party A or a Party B) on the shared role host
 /// (actors/role_host.hpp).
 struct party_hooks : loading_party_hooks<party_state> {
@@ -269,24 +94,181 @@ struct party_hooks : loading_party_hooks<party_state> {
   using message = op::message;
   using failure = op::failure;
 
-  static auto join(party_actor* self, const session::roster& r,
-                   const settings& s, const std::vector<caf::actor>& peers) {
-    return on_roster(self, r, s, peers);
+  static caf::result<caf::ok_atom> join(party_actor* self,
+                                        const session::roster& base,
+                                        const opl::roster_settings& r,
+                                        const std::vector<caf::actor>& peers) {
+    auto& st = self->state;
+    auto n = peers.size();
+    if (st.has_role())
+      return session_error(errc::bad_request, st.me + ": got a second roster");
+    auto at = check_roster(st.me, base, peers, self->address());
+    if (!at)
+      return std::move(at.error());
+    if (r.bound_lower.size() != r.bound_columns.size() ||
+        r.bound_upper.size() != r.bound_columns.size())
+      return session_error(errc::bad_request, st.me + ": malformed roster");
+    if (st.test_seed && *at != st.seed_index)
+      return session_error(errc::bad_request,
+                           st.me + ": the roster's index differs from the "
+                                   "index of its test seed");
+    if (!st.given && !st.loaded.train_loaded) {
+      if (!st.loaded.test_loaded)
+        return session_error(errc::bad_request,
+                             st.me + ": roster before its data was loaded");
+      // A prediction session: the role comes from the model part (on_part).
+      st.join(self, base, peers, *at);
+      st.roster_params = r.params;
+      return caf::ok_atom::value;
+    }
+    st.join(self, base, peers, *at);
+    st.roster_params = r.params;
+    try {
+      r.params.validate();
+      auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st, r);
+      st.given.reset();
+      if (st.index == 0) {
+        std::vector<op::party_id> ids;
+        for (std::size_t q = 1; q < n; ++q)
+          ids.push_back(static_cast<op::party_id>(q));
+        st.active = std::make_unique<op::active_party>(
+            r.params, std::move(spec.features), std::move(ids));
+        st.eval = std::move(spec.eval);
+      } else {
+        st.passive = std::make_unique<op::passive_party>(
+            st.index, r.params, std::move(spec.features), std::move(spec.maps),
+            op::party_random(st.test_seed, st.index));
+        if (spec.eval.rows() > 0)
+          st.passive->set_predict_data(spec.eval);
+      }
+    } catch (const std::exception& e) {
+      return session_error(errc::bad_input, st.me + ": " + e.what());
+    }
+    return caf::ok_atom::value;
   }
-  static void train(party_actor* self) { on_train(self); }
-  static void predict(party_actor* self) { on_predict(self); }
+  static void train(party_actor* self) {
+    auto& st = self->state;
+    if (!st.has_role() || st.training ||
+        (st.active && st.active->training_done())) {
+      abort(self, errc::bad_request,
+            st.me + ": train before the roster, or a second time");
+      return;
+    }
+    // Party A waits for every Party B's schema and ranks; a Party B sends
+    // them, then answers Party A (not busy: Party A's training may take
+    // longer than the timeout; it gives up after the idle bound, see
+    // idle_timeouts).
+    if (st.active)
+      begin_work(
+          self, &peer_state::training, [] { return op::outbox{}; }, after_step);
+    else
+      begin_work(
+          self, nullptr, [&] { return st.passive->start(); }, after_step);
+  }
+  static void predict(party_actor* self) {
+    auto& st = self->state;
+    if (!st.active || !st.active->training_done() || st.predicting) {
+      abort(self, errc::bad_request,
+            st.me + ": predict at a Party B or before training ended");
+      return;
+    }
+    begin_work(
+        self, &peer_state::predicting,
+        [&] { return st.active->start_private_predict(st.eval); }, after_step);
+  }
   static auto on_message(party_actor* self, std::int32_t from,
                          const op::message& m) {
     auto& st = self->state;
     return st.active ? st.active->on_message(from, m)
                      : st.passive->on_message(from, m);
   }
-  static void after_step(party_actor* self) { actors::after_step(self); }
-  static auto save_part(party_actor* self, session::part_request& r) {
-    return actors::save_part(self, r);
+  /// Reports Party A's finished work to the coordinator. Party B is done when
+  /// it answered the split request; it stays up for prediction requests.
+  static void after_step(party_actor* self) {
+    auto& st = self->state;
+    if (!st.active)
+      return;
+    if (st.training) {
+      const auto& m = st.active->model();
+      report_progress(
+          self, m.trees.size(),
+          static_cast<std::size_t>(st.roster_params->booster.rounds) *
+              static_cast<std::size_t>(m.outputs()));
+    }
+    if (st.training && st.active->training_done()) {
+      st.training = false;
+      self->send(st.coordinator, make_trained(st));
+    }
+    if (st.predicting && st.active->predict_done()) {
+      st.predicting = false;
+      session::predicted out;
+      out.margins = st.active->predicted_margins();
+      out.seconds = seconds_since(st.started);
+      out.labels = st.eval_labels;
+      self->send(st.coordinator, std::move(out));
+    }
   }
-  static auto restore_part(party_actor* self, session::part_request& r) {
-    return actors::restore_part(self, r);
+  /// Keeps this party's part of the trained model where it runs: a Party B
+  /// its columns' public constants and its mechanism (Party A's part is the
+  /// model the coordinator holds).
+  static caf::result<std::uint64_t> save_part(party_actor* self,
+                                              session::part_request& r) {
+    auto& st = self->state;
+    if (st.restored || (st.passive && !st.passive->answered()) ||
+        (st.active && !st.active->training_done()) || !st.has_role())
+      return session_error(errc::bad_request,
+                           st.me + ": save a model part after training only");
+    if (!st.passive)
+      return std::uint64_t{st.active->splits().size()};
+    const auto& b = *st.passive;
+    op::save_party_part(
+        {st.me, r.model_id, b.settings(), b.feature_names(), b.maps()}, r.path);
+    return std::uint64_t{0};
+  }
+  /// Restores this party's role for a prediction session over its test
+  /// rows: Party A from the model and every party's columns, a Party B from
+  /// its part.
+  static caf::result<std::uint64_t> restore_part(party_actor* self,
+                                                 session::part_request& r) {
+    auto& st = self->state;
+    if (st.has_role() || st.index < 0 || !st.loaded.test_loaded ||
+        !st.roster_params)
+      return session_error(errc::bad_request,
+                           st.me + ": " + restore_precondition);
+    if (st.index == 0) {
+      auto n = st.neighbours.size() + 1;
+      if (r.features.size() != n)
+        return session_error(
+            errc::bad_request,
+            st.me + ": the restore names " + std::to_string(r.features.size()) +
+                " parties' columns for " + std::to_string(n) + " parties");
+      std::vector<std::pair<op::party_id, std::vector<std::string>>> bs;
+      for (std::size_t q = 1; q < n; ++q)
+        bs.emplace_back(static_cast<op::party_id>(q), r.features[q]);
+      // Its own columns are the model's (its rows may hold more: they are
+      // selected by name when it predicts).
+      st.active = op::active_party::restored(
+          *st.roster_params, std::move(r.model), r.features[0], bs);
+      st.eval = std::move(st.loaded.test);
+      st.loaded.test_loaded = false;
+      st.eval_labels = std::move(st.eval.labels());
+      st.eval.labels().clear();
+    } else {
+      auto part = op::load_party_part(r.path, st.me, r.model_id);
+      if (part.columns != st.loaded.test.feature_names())
+        throw input_error(r.path + ": the part's columns are not the " +
+                          "columns of the rows to predict");
+      auto rows = std::move(st.loaded.test);
+      st.loaded.test_loaded = false;
+      rows.labels().clear();
+      st.passive = std::make_unique<op::passive_party>(
+          st.index, part.settings, rows, std::move(part.maps),
+          op::party_random(st.test_seed, st.index));
+      st.passive->set_predict_data(std::move(rows));
+    }
+    st.restored = true;
+    keep_watch(self);
+    return std::uint64_t{0};
   }
 };
 

@@ -61,115 +61,6 @@ std::vector<plain::party_id> passive_ids(const party_state& st) {
   return ids;
 }
 
-/// After a protocol step of the active party: reports its progress, and
-/// sends the coordinator the model or the prediction when it is done.
-void after_step(plain_party* self) {
-  auto& st = self->state;
-  if (!st.active)
-    return;
-  if (st.training) {
-    const auto& m = st.active->model();
-    report_progress(self, m.trees.size(),
-                    static_cast<std::size_t>(st.params.rounds) *
-                        static_cast<std::size_t>(m.outputs()));
-    if (!st.active->training_done())
-      return;
-    st.training = false;
-    self->send(st.coordinator, session::trained{m,
-                                                seconds_since(st.started),
-                                                st.bin_seconds,
-                                                st.active->own_splits().size(),
-                                                {}});
-  } else if (st.predicting) {
-    report_progress(self, 0, 0, "predict");
-    if (!st.active->predict_done())
-      return;
-    st.predicting = false;
-    session::predicted out;
-    out.margins = st.active->predicted_margins();
-    auto obj = st.active->model().make_objective();
-    if (!st.test_labels.empty()) {
-      auto preds = obj.transform(out.margins, st.test_labels.size());
-      for (auto& [k, v] : learners::evaluate(obj, st.test_labels, preds)) {
-        out.metric_names.push_back(k);
-        out.metric_values.push_back(v);
-      }
-    }
-    out.seconds = seconds_since(st.started);
-    self->send(st.coordinator, std::move(out));
-  }
-}
-
-caf::result<caf::ok_atom> on_roster(plain_party* self, const session::roster& r,
-                                    const learners::booster_params& params,
-                                    const std::vector<caf::actor>& peers) {
-  auto& st = self->state;
-  if (st.index >= 0)
-    return session_error(errc::bad_request, st.me + ": got a second roster");
-  auto at = check_roster(st.me, r, peers, self->address());
-  if (!at)
-    return std::move(at.error());
-  if (r.hub != 0)
-    return session_error(errc::bad_request,
-                         st.me + ": a plain session is a star around the "
-                                 "active party (hub 0)");
-  if (!st.loaded.train_loaded && !st.loaded.test_loaded)
-    return session_error(errc::bad_request,
-                         st.me + ": roster before its data was loaded");
-  if (*at != 0 && st.loaded.train.has_labels())
-    return session_error(errc::bad_input,
-                         st.me + ": a passive party holds labels");
-  st.join(self, r, peers, *at);
-  st.params = params;
-  if (st.index != 0 && st.loaded.train_loaded) { // else see restore_part
-    st.passive.emplace(std::move(st.loaded.train));
-    if (st.loaded.test_loaded)
-      st.passive->set_predict_data(std::move(st.loaded.test));
-  }
-  return caf::ok_atom::value;
-}
-
-/// The active party bins its columns and starts the first tree; the
-/// passive parties answer it (they get no train request).
-void on_train(plain_party* self) {
-  auto& st = self->state;
-  if (st.index != 0) {
-    abort(self, errc::bad_request,
-          st.me + " is not the active party of this session (or has no "
-                  "roster yet)");
-    return;
-  }
-  if (st.has_role() || !st.loaded.train_loaded) {
-    abort(self, errc::bad_request,
-          st.me + ": train a second time, or without training data");
-    return;
-  }
-  begin_work(
-      self, &peer_state::training,
-      [&] {
-        st.active.emplace(st.params, std::move(st.loaded.train),
-                          passive_ids(st));
-        st.bin_seconds = seconds_since(st.started);
-        return st.active->start();
-      },
-      after_step);
-}
-
-void on_predict(plain_party* self) {
-  auto& st = self->state;
-  if (!st.active || st.training || st.predicting || !st.loaded.test_loaded) {
-    abort(self, errc::bad_request,
-          st.me + ": predict before training ended, without rows to "
-                  "predict, or not the active party");
-    return;
-  }
-  st.test_labels = st.loaded.test.labels();
-  // A copy: a live session may predict the same rows again.
-  begin_work(
-      self, &peer_state::predicting,
-      [&] { return st.active->start_predict(st.loaded.test); }, after_step);
-}
-
 /// This party's split table, its features by name.
 session::split_export split_table_of(const party_state& st) {
   if (st.active)
@@ -181,60 +72,6 @@ session::split_export split_table_of(const party_state& st) {
   return {st.me, {}};
 }
 
-/// Keeps this party's part of the trained model where it runs: a passive
-/// party's split table (the active party's splits are in the model the
-/// coordinator keeps).
-caf::result<std::uint64_t> save_part(plain_party* self,
-                                     session::part_request& r) {
-  auto& st = self->state;
-  if (st.restored || !st.has_role()) // not busy: see host_part
-    return session_error(errc::bad_request,
-                         st.me + ": save a model part after training only");
-  auto table = split_table_of(st);
-  if (st.passive)
-    session::save_split_table(table, r.model_id, r.path);
-  return std::uint64_t{table.splits.size()};
-}
-
-/// Restores this party's role for a prediction session over its test
-/// rows: the active party from the model, a passive one from its split
-/// table.
-caf::result<std::uint64_t> restore_part(plain_party* self,
-                                        session::part_request& r) {
-  auto& st = self->state;
-  if (st.has_role() || st.index < 0 || !st.loaded.test_loaded)
-    return session_error(errc::bad_request,
-                         st.me + ": " + restore_precondition);
-  const auto& columns = st.loaded.test.feature_names();
-  st.restored = true;
-  if (st.index == 0) {
-    for (std::size_t f = 0; f < columns.size(); ++f)
-      if (f >= r.model.feature_names.size() ||
-          r.model.feature_names[f] != columns[f])
-        return session_error(
-            errc::bad_input,
-            st.me + ": column " + std::to_string(f + 1) + " (" + columns[f] +
-                ") is not the model's feature " +
-                (f < r.model.feature_names.size() ? r.model.feature_names[f]
-                                                  : std::string("(none)")));
-    std::uint64_t own = 0;
-    for (const auto& t : r.model.trees)
-      for (const auto& n : t.nodes)
-        own += !n.is_leaf() && n.owner == 0;
-    st.active = plain::active_party::restored(std::move(r.model),
-                                              columns.size(), passive_ids(st));
-    return own;
-  }
-  auto part = session::load_split_table(r.path, st.me, r.model_id);
-  auto splits = session::import_splits<plain::split_table>(
-      part, columns, r.path, [](std::int32_t f, const auto& e) {
-        return plain::owned_split{f, e.threshold, e.default_left};
-      });
-  st.loaded.test_loaded = false;
-  st.passive.emplace(std::move(splits), std::move(st.loaded.test));
-  return std::uint64_t{part.splits.size()};
-}
-
 /// A plain party on the shared role host.
 struct party_hooks : loading_party_hooks<party_state> {
   using state = party_state;
@@ -243,24 +80,170 @@ struct party_hooks : loading_party_hooks<party_state> {
   using message = plain::message;
   using failure = plain::failure;
 
-  static auto join(plain_party* self, const session::roster& r,
-                   const settings& s, const std::vector<caf::actor>& peers) {
-    return on_roster(self, r, s, peers);
+  static caf::result<caf::ok_atom> join(plain_party* self,
+                                        const session::roster& r,
+                                        const learners::booster_params& params,
+                                        const std::vector<caf::actor>& peers) {
+    auto& st = self->state;
+    if (st.index >= 0)
+      return session_error(errc::bad_request, st.me + ": got a second roster");
+    auto at = check_roster(st.me, r, peers, self->address());
+    if (!at)
+      return std::move(at.error());
+    if (r.hub != 0)
+      return session_error(errc::bad_request,
+                           st.me + ": a plain session is a star around the "
+                                   "active party (hub 0)");
+    if (!st.loaded.train_loaded && !st.loaded.test_loaded)
+      return session_error(errc::bad_request,
+                           st.me + ": roster before its data was loaded");
+    if (*at != 0 && st.loaded.train.has_labels())
+      return session_error(errc::bad_input,
+                           st.me + ": a passive party holds labels");
+    st.join(self, r, peers, *at);
+    st.params = params;
+    if (st.index != 0 && st.loaded.train_loaded) { // else see restore_part
+      st.passive.emplace(std::move(st.loaded.train));
+      if (st.loaded.test_loaded)
+        st.passive->set_predict_data(std::move(st.loaded.test));
+    }
+    return caf::ok_atom::value;
   }
-  static void train(plain_party* self) { on_train(self); }
-  static void predict(plain_party* self) { on_predict(self); }
+  /// The active party bins its columns and starts the first tree; the
+  /// passive parties answer it (they get no train request).
+  static void train(plain_party* self) {
+    auto& st = self->state;
+    if (st.index != 0) {
+      abort(self, errc::bad_request,
+            st.me + " is not the active party of this session (or has no "
+                    "roster yet)");
+      return;
+    }
+    if (st.has_role() || !st.loaded.train_loaded) {
+      abort(self, errc::bad_request,
+            st.me + ": train a second time, or without training data");
+      return;
+    }
+    begin_work(
+        self, &peer_state::training,
+        [&] {
+          st.active.emplace(st.params, std::move(st.loaded.train),
+                            passive_ids(st));
+          st.bin_seconds = seconds_since(st.started);
+          return st.active->start();
+        },
+        after_step);
+  }
+  static void predict(plain_party* self) {
+    auto& st = self->state;
+    if (!st.active || st.training || st.predicting || !st.loaded.test_loaded) {
+      abort(self, errc::bad_request,
+            st.me + ": predict before training ended, without rows to "
+                    "predict, or not the active party");
+      return;
+    }
+    st.test_labels = st.loaded.test.labels();
+    // A copy: a live session may predict the same rows again.
+    begin_work(
+        self, &peer_state::predicting,
+        [&] { return st.active->start_predict(st.loaded.test); }, after_step);
+  }
   static auto on_message(plain_party* self, std::int32_t from,
                          plain::message& m) {
     auto& st = self->state;
     return st.active ? st.active->on_message(from, m)
                      : st.passive->on_message(from, std::move(m));
   }
-  static void after_step(plain_party* self) { actors::after_step(self); }
-  static auto save_part(plain_party* self, session::part_request& r) {
-    return actors::save_part(self, r);
+  /// After a protocol step of the active party: reports its progress, and
+  /// sends the coordinator the model or the prediction when it is done.
+  static void after_step(plain_party* self) {
+    auto& st = self->state;
+    if (!st.active)
+      return;
+    if (st.training) {
+      const auto& m = st.active->model();
+      report_progress(self, m.trees.size(),
+                      static_cast<std::size_t>(st.params.rounds) *
+                          static_cast<std::size_t>(m.outputs()));
+      if (!st.active->training_done())
+        return;
+      st.training = false;
+      self->send(st.coordinator,
+                 session::trained{m,
+                                  seconds_since(st.started),
+                                  st.bin_seconds,
+                                  st.active->own_splits().size(),
+                                  {}});
+    } else if (st.predicting) {
+      report_progress(self, 0, 0, "predict");
+      if (!st.active->predict_done())
+        return;
+      st.predicting = false;
+      session::predicted out;
+      out.margins = st.active->predicted_margins();
+      auto obj = st.active->model().make_objective();
+      if (!st.test_labels.empty()) {
+        auto preds = obj.transform(out.margins, st.test_labels.size());
+        for (auto& [k, v] : learners::evaluate(obj, st.test_labels, preds)) {
+          out.metric_names.push_back(k);
+          out.metric_values.push_back(v);
+        }
+      }
+      out.seconds = seconds_since(st.started);
+      self->send(st.coordinator, std::move(out));
+    }
   }
-  static auto restore_part(plain_party* self, session::part_request& r) {
-    return actors::restore_part(self, r);
+  /// Keeps this party's part of the trained model where it runs: a passive
+  /// party's split table (the active party's splits are in the model the
+  /// coordinator keeps).
+  static caf::result<std::uint64_t> save_part(plain_party* self,
+                                              session::part_request& r) {
+    auto& st = self->state;
+    if (st.restored || !st.has_role()) // not busy: see host_part
+      return session_error(errc::bad_request,
+                           st.me + ": save a model part after training only");
+    auto table = split_table_of(st);
+    if (st.passive)
+      session::save_split_table(table, r.model_id, r.path);
+    return std::uint64_t{table.splits.size()};
+  }
+  /// Restores this party's role for a prediction session over its test
+  /// rows: the active party from the model, a passive one from its split
+  /// table.
+  static caf::result<std::uint64_t> restore_part(plain_party* self,
+                                                 session::part_request& r) {
+    auto& st = self->state;
+    if (st.has_role() || st.index < 0 || !st.loaded.test_loaded)
+      return session_error(errc::bad_request,
+                           st.me + ": " + restore_precondition);
+    const auto& columns = st.loaded.test.feature_names();
+    st.restored = true;
+    if (st.index == 0) {
+      for (std::size_t f = 0; f < columns.size(); ++f)
+        if (f >= r.model.feature_names.size() ||
+            r.model.feature_names[f] != columns[f])
+          return session_error(
+              errc::bad_input,
+              st.me + ": column " + std::to_string(f + 1) + " (" + columns[f] +
+                  ") is not the model's feature " +
+                  (f < r.model.feature_names.size() ? r.model.feature_names[f]
+                                                    : std::string("(none)")));
+      std::uint64_t own = 0;
+      for (const auto& t : r.model.trees)
+        for (const auto& n : t.nodes)
+          own += !n.is_leaf() && n.owner == 0;
+      st.active = plain::active_party::restored(
+          std::move(r.model), columns.size(), passive_ids(st));
+      return own;
+    }
+    auto part = session::load_split_table(r.path, st.me, r.model_id);
+    auto splits = session::import_splits<plain::split_table>(
+        part, columns, r.path, [](std::int32_t f, const auto& e) {
+          return plain::owned_split{f, e.threshold, e.default_left};
+        });
+    st.loaded.test_loaded = false;
+    st.passive.emplace(std::move(splits), std::move(st.loaded.test));
+    return std::uint64_t{part.splits.size()};
   }
   /// The split table, to the session's coordinator only (an explicit
   /// export, which the report names).
