@@ -107,22 +107,21 @@ struct client_hooks {
     auto& st = self->state;
     st.identity = fv::client_identity(st.test_seed, st.seed_index);
   }
-  static caf::result<fvl::loaded> load(client_actor* self,
-                                       session::load_request& r) {
+  /// Its rows, labels checked: 0, 1, or empty (another client's row).
+  static caf::result<session::data_summary> load(client_actor* self,
+                                                 session::load_request& r) {
     auto& st = self->state;
     auto s = load_party_data(st.me, r, st.loaded, fv::read_client_rows);
     if (!s)
       return std::move(s.error());
-    fvl::loaded out;
     try {
-      out.labels = fv::count_labels(r.test ? st.loaded.test : st.loaded.train,
-                                    r.data.path, r.data.label_column);
+      fv::count_labels(r.test ? st.loaded.test : st.loaded.train, r.data.path,
+                       r.data.label_column);
     } catch (const input_error& e) {
       return session_error(errc::bad_input, st.me + ": " + e.what());
     }
-    out.data = std::move(*s);
-    out.data.has_labels = out.labels > 0;
-    return out;
+    s->has_labels = s->labels > 0;
+    return std::move(*s);
   }
   static caf::result<caf::ok_atom> join(client_actor* self,
                                         const session::roster& base,
@@ -301,82 +300,43 @@ struct client_hooks {
 
 using driver = session_driver<feverless_outcome>;
 
-/// Label counts are public (key announcements carry them): checks that
-/// they add up; which rows they are stays with the clients.
-void check_label_counts(driver& d, const std::vector<std::uint64_t>& counts,
-                        std::uint64_t rows, const char* what) {
+/// Label counts are public (key announcements carry them): that they add
+/// up (`loaded`: the parties' rows); which rows they are stays with the
+/// clients. Empty if they do.
+std::string label_count_error(driver& d,
+                              const std::vector<session::data_summary>& loaded,
+                              const char* what) {
   std::uint64_t sum = 0;
   std::string each;
-  for (std::size_t c = 0; c < counts.size(); ++c) {
-    sum += counts[c];
-    each += (c ? ", " : "") + d.name(c) + " " + std::to_string(counts[c]);
+  for (std::size_t c = 0; c < loaded.size(); ++c) {
+    sum += loaded[c].labels;
+    each +=
+        (c ? ", " : "") + d.name(c) + " " + std::to_string(loaded[c].labels);
   }
-  if (sum != rows)
-    d.fail(errc::bad_input,
-           "the parties hold " + std::to_string(sum) + " labels for " +
-               std::to_string(rows) + " " + what + " rows (" + each +
-               "): every row's label must be held by exactly one party; "
-               "in a party's file an empty label cell marks another "
-               "party's row");
+  if (loaded.empty() || sum == loaded[0].rows)
+    return {};
+  return "the parties hold " + std::to_string(sum) + " labels for " +
+         std::to_string(loaded[0].rows) + " " + what + " rows (" + each +
+         "): every row's label must be held by exactly one party; in a "
+         "party's file an empty label cell marks another party's row";
 }
 
 /// Loads and aligns the clients' data (a prediction session's: the rows to
-/// predict only).
+/// predict only, with labels on some clients or on none).
 void load_data(driver& d, const feverless_run& run, feverless_result& result) {
-  const auto& specs = run.load;
-  auto n = d.size();
-  std::vector<session::data_summary> train(n), test(n);
-  std::vector<std::uint64_t> labels(n), test_labels(n);
-  bool have_test = !specs[0].test_path.empty();
-  // A prediction session loads the rows to predict only.
-  bool have_train = !run.restore;
-  auto load = [&](bool is_test, std::vector<session::data_summary>& out,
-                  std::vector<std::uint64_t>& counts) {
-    d.load_all<fvl::loaded>(
-        is_test, specs,
-        [&](std::size_t c, fvl::loaded& l) {
-          out[c] = std::move(l.data);
-          counts[c] = l.labels;
-        },
-        run.restore.has_value());
-  };
-  if (have_train)
-    load(false, train, labels);
-  if (have_test)
-    load(true, test, test_labels);
-  if (d.error)
-    return;
-  if (!have_train)
-    train.clear();
-  if (!have_test)
-    test.clear();
-  d.align_loaded(train, test, !specs[0].data.id_column.empty());
-  if (d.error)
-    return;
-  if (!have_train) {
+  std::vector<session::data_summary> train, test;
+  d.load_rows(run, train, test, [&](const auto& train, const auto& test) {
     std::uint64_t held = 0;
-    for (auto k : test_labels)
-      held += k;
-    result.test_rows = test[0].rows;
-    result.labelled = held > 0;
-    if (held > 0)
-      check_label_counts(d, test_labels, test[0].rows, "test");
-    if (d.error)
-      return;
-    result.ids = std::move(test[0].ids); // client 0's order is the session's
-    for (auto& s : test)
-      result.features.push_back(std::move(s.feature_names));
-    return;
-  }
-  check_label_counts(d, labels, train[0].rows, "training");
-  if (have_test && !d.error)
-    check_label_counts(d, test_labels, test[0].rows, "test");
-  if (d.error)
-    return;
-  result.rows = train[0].rows;
-  result.test_rows = have_test ? test[0].rows : 0;
-  for (auto& s : train)
-    result.features.push_back(std::move(s.feature_names));
+    for (const auto& s : test)
+      held += s.labels;
+    result.labelled = !run.restore || held > 0;
+    auto msg = label_count_error(d, train, "training");
+    return !msg.empty() || !result.labelled
+               ? msg
+               : label_count_error(d, test, "test");
+  });
+  if (!d.error)
+    note_rows(result, train, test);
 }
 
 /// Gathers the clients' labels of the test rows; each row must have one.

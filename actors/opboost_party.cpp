@@ -276,94 +276,44 @@ struct party_hooks : loading_party_hooks<party_state> {
 
 using driver = session_driver<opboost_outcome>;
 
-/// A prediction session's rows (loaded as test rows): labels at Party A
-/// only, if anywhere; aligned.
-void load_rows_to_predict(driver& d, const opboost_run& run,
-                          std::vector<session::data_summary>& test,
-                          opboost_result& result) {
-  if (run.load[0].test_path.empty() || run.parts.empty())
-    return d.fail(errc::bad_input, "a prediction session needs the model "
-                                   "parts and a file of rows to predict per "
-                                   "party");
-  for (std::size_t c = 1; c < d.size(); ++c)
-    if (test[c].has_labels)
-      return d.fail(errc::bad_input, d.name(c) +
-                                         " is a Party B and has labels: only "
-                                         "Party A (" +
-                                         d.name(0) + ") may hold them");
-  std::vector<session::data_summary> none;
-  d.align_loaded(none, test, !run.load[0].data.id_column.empty());
-  if (d.error)
-    return;
-  result.test_rows = test[0].rows;
-  result.ids = std::move(test[0].ids); // Party A's order is the session's
-  for (auto& s : test)
-    result.features.push_back(std::move(s.feature_names));
+/// Who may hold labels: Party A, which must in training; no Party B. Empty
+/// if the parties keep to it.
+std::string label_error(driver& d,
+                        const std::vector<session::data_summary>& train,
+                        const std::vector<session::data_summary>& test) {
+  if (!train.empty() && !train[0].has_labels)
+    return d.name(0) + " (Party A) has no labels: name its label column";
+  for (const auto* rows : {&train, &test})
+    for (std::size_t c = 1; c < rows->size(); ++c)
+      if ((*rows)[c].has_labels)
+        return d.name(c) + " is a Party B and has labels: only Party A (" +
+               d.name(0) + ") may hold them";
+  return {};
 }
 
-/// Loads the parties' data (training, then test) and aligns their rows;
-/// checks who holds labels and that the public bounds name Party B columns.
+/// Loads and aligns the parties' rows (a prediction session's: the rows to
+/// predict only); checks who holds labels and that the public bounds name
+/// Party B columns.
 void load_data(driver& d, const opboost_run& run, opboost_result& result) {
-  const auto& specs = run.load;
-  auto n = d.size();
-  std::vector<session::data_summary> train(n), test(n);
-  bool have_test = !specs[0].test_path.empty();
-  for (bool is_test : {false, true}) {
-    if (is_test ? !have_test : bool(run.restore))
-      continue;
-    d.load_all<session::data_summary>(
-        is_test, specs,
-        [&](std::size_t c, session::data_summary& s) {
-          (is_test ? test : train)[c] = std::move(s);
-        },
-        run.restore.has_value());
-  }
+  std::vector<session::data_summary> train, test;
+  d.load_rows(run, train, test, [&](const auto& train, const auto& test) {
+    auto msg = label_error(d, train, test);
+    if (!msg.empty() || train.empty())
+      return msg;
+    std::vector<std::vector<std::string>> columns;
+    for (const auto& s : train)
+      columns.push_back(s.feature_names);
+    return op::bounds_error(run.bounds, columns, d.name(0));
+  });
   if (d.error)
     return;
+  note_rows(result, train, test);
   if (run.restore)
-    return load_rows_to_predict(d, run, test, result);
-  if (!train[0].has_labels)
-    return d.fail(errc::bad_input, d.name(0) + " (Party A) has no labels: "
-                                               "name its label column");
-  for (std::size_t c = 1; c < n; ++c)
-    if (train[c].has_labels)
-      return d.fail(errc::bad_input,
-                    d.name(c) +
-                        " is a Party B and has labels: only Party A "
-                        "(" +
-                        d.name(0) + ") may hold them");
-  // Public bounds: Party B columns only.
-  for (const auto& [column, m] : run.bounds) {
-    std::int32_t owner = -1;
-    for (std::size_t c = 0; c < n && owner < 0; ++c) {
-      const auto& f = train[c].feature_names;
-      if (std::find(f.begin(), f.end(), column) != f.end())
-        owner = static_cast<std::int32_t>(c);
-    }
-    if (owner < 0)
-      return d.fail(errc::bad_input, "public bounds for column \"" + column +
-                                         "\", which no party holds");
-    if (owner == 0)
-      return d.fail(errc::bad_input,
-                    "public bounds for column \"" + column + "\" of " +
-                        d.name(0) +
-                        " (Party A): it holds its columns in plaintext and "
-                        "they are not pre-processed; bounds apply to Party B "
-                        "columns");
-  }
-  if (!have_test)
-    test.clear();
-  d.align_loaded(train, test, !specs[0].data.id_column.empty());
-  if (d.error)
     return;
-  result.rows = train[0].rows;
-  result.test_rows = have_test ? test[0].rows : 0;
-  for (std::size_t c = 0; c < n; ++c) {
-    for (const auto& f : train[c].feature_names)
-      if (c > 0 && !run.bounds.contains(f))
+  for (std::size_t c = 1; c < result.features.size(); ++c)
+    for (const auto& f : result.features[c])
+      if (!run.bounds.contains(f))
         result.fitted.push_back(f);
-    result.features.push_back(std::move(train[c].feature_names));
-  }
 }
 
 /// Training: every Party B sends M0 and M1, Party A trains, asks for the
@@ -437,6 +387,10 @@ struct session_hooks<opboost_protocol> {
     r.params.validate();
     for (const auto& [column, m] : r.bounds)
       m.validate(column);
+    if (r.restore &&
+        (r.load.empty() || r.parts.empty() || r.load[0].test_path.empty()))
+      throw input_error("a prediction session needs the model parts and a "
+                        "file of rows to predict per party");
   }
 
   /// Loads and aligns the parties' rows and hands out the roster: a star

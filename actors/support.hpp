@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -851,6 +852,8 @@ load_party_data(const std::string& me,
   s.rows = rows.rows();
   s.feature_names = rows.feature_names();
   s.has_labels = rows.has_labels();
+  for (float y : rows.labels())
+    s.labels += std::isnan(y) ? 0 : 1;
   s.ids = std::move(rows.ids()); // the coordinator aligns
   rows.ids().clear();
   (r.test ? d.test : d.train) = std::move(rows);
@@ -1115,6 +1118,37 @@ struct session_driver {
         std::move(on_reply));
   }
 
+  /// Loads the rows of `run`'s parties: their training rows (none in a
+  /// prediction session) and their test rows when they name test files
+  /// (a prediction session's without labels if they have none); has
+  /// `check(train, test)` refuse them by the protocol's rule of who holds
+  /// labels (a message: bad input); aligns them on the id column, or by
+  /// position, into party 0's order (align_loaded).
+  template <class Check>
+  void load_rows(const session_run& run,
+                 std::vector<protocols::session::data_summary>& train,
+                 std::vector<protocols::session::data_summary>& test,
+                 Check check) {
+    for (bool is_test : {false, true}) {
+      auto& out = is_test ? test : train;
+      out.clear();
+      if (is_test ? run.load[0].test_path.empty() : bool(run.restore))
+        continue;
+      out.assign(size(), {});
+      load_all<protocols::session::data_summary>(
+          is_test, run.load,
+          [&](std::size_t c, protocols::session::data_summary& s) {
+            out[c] = std::move(s);
+          },
+          run.restore.has_value());
+    }
+    if (error)
+      return;
+    if (auto msg = check(train, test); !msg.empty())
+      return fail(protocols::session::errc::bad_input, std::move(msg));
+    align_loaded(train, test, !run.load[0].data.id_column.empty());
+  }
+
   /// Has every party keep its part of the trained model where it runs
   /// (`restore` false), or restore it for a prediction session; `fill(c,
   /// r)` adds what party c's request carries besides (the model, the
@@ -1279,5 +1313,20 @@ struct session_driver {
     return out;
   }
 };
+
+/// Notes the rows load_rows loaded in a protocol's result: how many, every
+/// party's columns, and a prediction session's row ids (party 0's order,
+/// the session's).
+template <class Result>
+void note_rows(Result& result,
+               std::vector<protocols::session::data_summary>& train,
+               std::vector<protocols::session::data_summary>& test) {
+  result.rows = train.empty() ? 0 : train[0].rows;
+  result.test_rows = test.empty() ? 0 : test[0].rows;
+  for (auto& s : train.empty() ? test : train)
+    result.features.push_back(std::move(s.feature_names));
+  if (train.empty() && !test.empty())
+    result.ids = std::move(test[0].ids);
+}
 
 } // namespace veil::actors

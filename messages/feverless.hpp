@@ -71,16 +71,6 @@ struct roster_settings {
   bool export_splits = false;
 };
 
-/// A client's reply to a load request: what a plain party says
-/// (session::data_summary; has_labels: some label cell is set) plus how many
-/// rows it holds the label of. Label counts are public in FEVERLESS (every
-/// key announcement carries them), so the coordinator may check that they
-/// add up to the row count before training starts.
-struct loaded {
-  protocols::session::data_summary data;
-  std::uint64_t labels = 0;
-};
-
 /// A client's labels of the evaluation rows (reply to labels_atom), in the
 /// session's row order: the rows whose label it holds and their labels.
 /// [D] The coordinator gathers them to compute the test metrics, so the
@@ -100,12 +90,6 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster_settings& x) {
   return f(caf::meta::type_name("veil::messages::fvl::roster_settings"),
            raw(x.keys), x.params, x.export_splits);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, loaded& x) {
-  return f(caf::meta::type_name("veil::messages::fvl::loaded"), x.data,
-           x.labels);
 }
 
 template <class Inspector>

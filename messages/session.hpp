@@ -38,7 +38,7 @@ typename Inspector::result_type inspect(Inspector& f, load_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, data_summary& x) {
   return f(caf::meta::type_name("veil::protocols::session::data_summary"),
-           x.rows, x.feature_names, x.has_labels, x.ids);
+           x.rows, x.feature_names, x.has_labels, x.ids, x.labels);
 }
 
 template <class Inspector>

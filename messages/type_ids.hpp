@@ -59,7 +59,6 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::node_decisions))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::predict_query))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::feverless::predict_answer))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::identity_key))
-CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::loaded))
 CAF_ADD_TYPE_ID(veil, (veil::messages::fvl::eval_labels))
 
 // -- OpBoost (protocols/opboost/wire.hpp) ------------------------------------

@@ -167,6 +167,26 @@ dealt_table deal_table(const learners::dataset& train_set,
   return out;
 }
 
+std::string bounds_error(const std::map<std::string, feature_map>& bounds,
+                         const std::vector<std::vector<std::string>>& columns,
+                         const std::string& party_a) {
+  for (const auto& [column, m] : bounds) {
+    std::size_t owner = 0;
+    while (owner < columns.size() &&
+           std::find(columns[owner].begin(), columns[owner].end(), column) ==
+               columns[owner].end())
+      ++owner;
+    if (owner == columns.size())
+      return "public bounds for column \"" + column +
+             "\", which no party holds";
+    if (owner == 0)
+      return "public bounds for column \"" + column + "\" of " + party_a +
+             " (Party A): it holds its columns in plaintext and they are not "
+             "pre-processed; bounds apply to Party B columns";
+  }
+  return {};
+}
+
 std::vector<feature_map> maps_for(const learners::dataset& cols,
                                   const std::vector<std::string>& columns,
                                   const std::vector<double>& lower,

@@ -7,6 +7,7 @@
 // (spec opboost §5.6). CAF-free: the session runs the parties it returns.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,13 @@ dealt_table deal_table(const learners::dataset& train_set,
                        const std::vector<std::string>& categorical,
                        const public_bounds& bounds, const params& p,
                        bool private_prediction, const std::string& data_name);
+
+/// Why public `bounds` do not fit the parties' `columns` (Party A, named
+/// `party_a`, first): a column no party holds, or one of Party A's (held
+/// in plaintext, not pre-processed); empty if they fit.
+std::string bounds_error(const std::map<std::string, feature_map>& bounds,
+                         const std::vector<std::vector<std::string>>& columns,
+                         const std::string& party_a);
 
 /// A Party B's maps of its columns `cols`: the public bounds where the
 /// roster gives them (`columns`, with `lower` and `upper`), else its data's

@@ -69,6 +69,9 @@ struct data_summary {
   std::vector<std::string> feature_names;
   bool has_labels = false;
   std::vector<std::string> ids;
+  /// The rows whose label this party holds (a row whose label cell is
+  /// empty is another party's, where labels may be spread).
+  std::uint64_t labels = 0;
 };
 
 /// Coordinator -> party: reorder the rows so that row i of the session is

@@ -176,11 +176,6 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   BOOST_TEST(r2.params.max_delta_step == 0.375);
   BOOST_TEST(!r2.params.source_noise);
   BOOST_TEST(r2.params.hide_labels);
-  veil::messages::fvl::loaded l{{5, {"x", "y"}, true, {"a", "b"}}, 3};
-  auto l2 = round_trip(l);
-  BOOST_TEST(l2.labels == 3u);
-  BOOST_TEST(l2.data.ids == l.data.ids);
-  BOOST_TEST(l2.data.feature_names == l.data.feature_names);
   veil::messages::fvl::eval_labels e{{0, 4}, {1.0f, 0.0f}};
   auto e2 = round_trip(e);
   BOOST_TEST(e2.rows == e.rows);
