@@ -479,24 +479,15 @@ struct session_hooks<feverless_protocol> {
 
   /// Every client trains and reports its model when done.
   static void train(driver& d, const run& r, feverless_result& result) {
-    std::vector<std::size_t> all(d.size());
-    std::iota(all.begin(), all.end(), 0);
-    std::vector<fv::training_report> done(d.size());
-    auto t0 = clock_type::now();
-    d.step = "train";
-    for (auto& c : d.parties)
-      d.self->send(c, messages::train_atom::value);
-    d.await_each<session::trained>(
-        all, [&](std::size_t c, session::trained& t) {
-          if (c == 0)
-            result.model = std::move(t.model);
-          if (!messages::unpack(t.report, done[c]))
-            d.fail(errc::protocol_error,
-                   d.name(c) + " sent a training report that does not decode");
-        });
+    std::vector<fv::training_report> done;
+    auto seconds = d.train_step(d.all(), d.all(), done,
+                                [&](std::size_t c, session::trained& t) {
+                                  if (c == 0)
+                                    result.model = std::move(t.model);
+                                });
     if (d.error)
       return;
-    result.train_seconds = seconds_since(t0);
+    result.train_seconds = seconds;
     result.privacy = done[0].privacy;
     name_clients(r, result);
     take_split_tables(d, done, result);
@@ -505,16 +496,11 @@ struct session_hooks<feverless_protocol> {
   /// Client 0 predicts federatedly; the clients' test labels are gathered
   /// for the metrics when they loaded their own.
   static void predict(driver& d, const run& r, feverless_result& result) {
-    auto t1 = clock_type::now();
-    d.step = "predict";
-    d.self->send(d.parties[0], messages::predict_atom::value);
-    d.await_each<session::predicted>({0},
-                                     [&](std::size_t, session::predicted& p) {
-                                       result.margins = std::move(p.margins);
-                                     });
+    auto seconds = d.predict_step(
+        [&](session::predicted& p) { result.margins = std::move(p.margins); });
     if (d.error)
       return;
-    result.predict_seconds = seconds_since(t1);
+    result.predict_seconds = seconds;
     if (!r.load.empty() && result.labelled)
       gather_labels(d, result);
   }

@@ -319,22 +319,16 @@ void load_data(driver& d, const opboost_run& run, opboost_result& result) {
 /// Training: every Party B sends M0 and M1, Party A trains, asks for the
 /// split values and reports its model.
 void train_parties(driver& d, opboost_result& result) {
-  auto t0 = clock_type::now();
-  d.step = "train";
-  for (auto& c : d.parties)
-    d.self->send(c, messages::train_atom::value);
-  op::training_report done;
-  d.template await_each<session::trained>(
-      {0}, [&](std::size_t, session::trained& t) {
-        result.model = std::move(t.model);
-        result.splits = t.own_splits;
-        if (!messages::unpack(t.report, done))
-          d.fail(errc::protocol_error,
-                 d.name(0) + " sent a training report that does not decode");
-      });
+  std::vector<op::training_report> reports;
+  auto seconds = d.train_step(d.all(), {0}, reports,
+                              [&](std::size_t, session::trained& t) {
+                                result.model = std::move(t.model);
+                                result.splits = t.own_splits;
+                              });
   if (d.error)
     return;
-  result.train_seconds = seconds_since(t0);
+  result.train_seconds = seconds;
+  auto& done = reports[0];
   result.privacy_report = std::move(done.report);
   try {
     result.spent = op::spent_of(done);
@@ -426,16 +420,12 @@ struct session_hooks<opboost_protocol> {
   /// Party A predicts privately: every Party B desensitizes its columns of
   /// the rows afresh.
   static void predict(driver& d, const run&, opboost_result& result) {
-    auto t1 = clock_type::now();
-    d.step = "predict";
-    d.self->send(d.parties[0], messages::predict_atom::value);
-    d.await_each<session::predicted>({0},
-                                     [&](std::size_t, session::predicted& p) {
-                                       result.margins = std::move(p.margins);
-                                       result.labels = std::move(p.labels);
-                                     });
+    auto seconds = d.predict_step([&](session::predicted& p) {
+      result.margins = std::move(p.margins);
+      result.labels = std::move(p.labels);
+    });
     if (!d.error)
-      result.predict_seconds = seconds_since(t1);
+      result.predict_seconds = seconds;
   }
 
   /// Nothing to gather besides the byte counts.

@@ -1302,6 +1302,51 @@ struct session_driver {
     step = base_step;
   }
 
+  /// Every party's index (0, 1, ...).
+  std::vector<std::size_t> all() const {
+    std::vector<std::size_t> out(size());
+    for (std::size_t c = 0; c < out.size(); ++c)
+      out[c] = c;
+    return out;
+  }
+
+  /// A protocol's train step: the train request to the parties in `to`,
+  /// then each session::trained of the parties in `from` to `store(c,
+  /// trained)`, with the protocol's report unpacked into `reports[c]` (a
+  /// report that does not decode fails the step, naming its party). The
+  /// wall time it took, in seconds.
+  template <class Report, class Store>
+  double train_step(const std::vector<std::size_t>& to,
+                    const std::vector<std::size_t>& from,
+                    std::vector<Report>& reports, Store store) {
+    auto t0 = clock_type::now();
+    step = "train";
+    reports.resize(size());
+    for (auto c : to)
+      self->send(parties[c], messages::train_atom::value);
+    await_each<protocols::session::trained>(
+        from, [&](std::size_t c, protocols::session::trained& t) {
+          if (!messages::unpack(t.report, reports[c]))
+            fail(protocols::session::errc::protocol_error,
+                 name(c) + " sent a training report that does not decode");
+          store(c, t);
+        });
+    return seconds_since(t0);
+  }
+
+  /// A protocol's predict step: party 0 (which predicts for the session)
+  /// is asked, its session::predicted goes to `store(predicted)`. The wall
+  /// time it took, in seconds.
+  template <class Store>
+  double predict_step(Store store) {
+    auto t0 = clock_type::now();
+    step = "predict";
+    self->send(parties[0], messages::predict_atom::value);
+    await_each<protocols::session::predicted>(
+        {0}, [&](std::size_t, protocols::session::predicted& p) { store(p); });
+    return seconds_since(t0);
+  }
+
   /// Ends every party: with the outcome's error, so that each one that has
   /// not yet learned why the session ended ends with the reason.
   Outcome finish(Outcome out) {
