@@ -114,39 +114,22 @@ struct client_hooks {
     auto s = load_party_data(st.me, r, st.loaded, fv::read_client_rows);
     if (!s)
       return std::move(s.error());
-    try {
-      fv::count_labels(r.test ? st.loaded.test : st.loaded.train, r.data.path,
-                       r.data.label_column);
-    } catch (const input_error& e) {
-      return session_error(errc::bad_input, st.me + ": " + e.what());
-    }
-    s->has_labels = s->labels > 0;
+    s->has_labels = s->labels > 0; // an empty label column holds none
     return std::move(*s);
   }
   static caf::result<caf::ok_atom> join(client_actor* self,
                                         const session::roster& base,
                                         const fvl::roster_settings& r,
-                                        const std::vector<caf::actor>& peers) {
+                                        const std::vector<caf::actor>& peers,
+                                        std::int32_t at) {
     auto& st = self->state;
     auto n = peers.size();
-    if (st.role)
-      return session_error(errc::bad_request, st.me + ": got a second roster");
-    auto at = check_roster(st.me, base, peers, self->address());
-    if (!at)
-      return std::move(at.error());
     bool predicting_only = !st.given && !st.loaded.train_loaded;
     if (r.keys.size() != 32 * n && !(predicting_only && r.keys.empty()))
       return session_error(errc::bad_request, st.me + ": malformed roster");
-    if (st.test_seed && *at != st.seed_index)
-      return session_error(errc::bad_request,
-                           st.me + ": the roster's index differs from the "
-                                   "index of its test seed");
-    if (!st.given && !st.loaded.train_loaded) {
-      if (!st.loaded.test_loaded)
-        return session_error(errc::bad_request,
-                             st.me + ": roster before its data was loaded");
-      // A prediction session: the role comes from the model part (on_part).
-      st.join(self, base, peers, *at);
+    if (predicting_only) {
+      // A prediction session: the role comes from the model part.
+      st.join(self, base, peers, at);
       return caf::ok_atom::value;
     }
     try {
@@ -154,7 +137,7 @@ struct client_hooks {
     } catch (const input_error& e) {
       return session_error(errc::bad_input, st.me + ": " + e.what());
     }
-    st.join(self, base, peers, *at);
+    st.join(self, base, peers, at);
     st.export_splits = r.export_splits;
     st.trees = r.params.trees;
     const auto& p = r.params;
@@ -234,17 +217,9 @@ struct client_hooks {
     if (st.training && st.index == 0)
       report_progress(self, st.role->model().trees.size(),
                       static_cast<std::size_t>(st.trees));
-    if (st.training && st.role->training_done()) {
-      st.training = false;
-      self->send(st.coordinator, make_trained(st));
-    }
-    if (st.predicting && st.role->predict_done()) {
-      st.predicting = false;
-      session::predicted out;
-      out.margins = st.role->predicted_margins();
-      out.seconds = seconds_since(st.started);
-      self->send(st.coordinator, std::move(out));
-    }
+    report_finished(
+        self, *st.role, [&] { return make_trained(st); },
+        [](session::predicted&) {});
   }
   /// Saves this client's split table where it runs.
   static caf::result<std::uint64_t> save_part(client_actor* self,

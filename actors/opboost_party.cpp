@@ -97,32 +97,17 @@ struct party_hooks : loading_party_hooks<party_state> {
   static caf::result<caf::ok_atom> join(party_actor* self,
                                         const session::roster& base,
                                         const opl::roster_settings& r,
-                                        const std::vector<caf::actor>& peers) {
+                                        const std::vector<caf::actor>& peers,
+                                        std::int32_t at) {
     auto& st = self->state;
     auto n = peers.size();
-    if (st.has_role())
-      return session_error(errc::bad_request, st.me + ": got a second roster");
-    auto at = check_roster(st.me, base, peers, self->address());
-    if (!at)
-      return std::move(at.error());
     if (r.bound_lower.size() != r.bound_columns.size() ||
         r.bound_upper.size() != r.bound_columns.size())
       return session_error(errc::bad_request, st.me + ": malformed roster");
-    if (st.test_seed && *at != st.seed_index)
-      return session_error(errc::bad_request,
-                           st.me + ": the roster's index differs from the "
-                                   "index of its test seed");
-    if (!st.given && !st.loaded.train_loaded) {
-      if (!st.loaded.test_loaded)
-        return session_error(errc::bad_request,
-                             st.me + ": roster before its data was loaded");
-      // A prediction session: the role comes from the model part (on_part).
-      st.join(self, base, peers, *at);
-      st.roster_params = r.params;
-      return caf::ok_atom::value;
-    }
-    st.join(self, base, peers, *at);
+    st.join(self, base, peers, at);
     st.roster_params = r.params;
+    if (!st.given && !st.loaded.train_loaded)
+      return caf::ok_atom::value; // a prediction session: see restore_part
     try {
       r.params.validate();
       auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st, r);
@@ -195,18 +180,9 @@ struct party_hooks : loading_party_hooks<party_state> {
           static_cast<std::size_t>(st.roster_params->booster.rounds) *
               static_cast<std::size_t>(m.outputs()));
     }
-    if (st.training && st.active->training_done()) {
-      st.training = false;
-      self->send(st.coordinator, make_trained(st));
-    }
-    if (st.predicting && st.active->predict_done()) {
-      st.predicting = false;
-      session::predicted out;
-      out.margins = st.active->predicted_margins();
-      out.seconds = seconds_since(st.started);
-      out.labels = st.eval_labels;
-      self->send(st.coordinator, std::move(out));
-    }
+    report_finished(
+        self, *st.active, [&] { return make_trained(st); },
+        [&](session::predicted& out) { out.labels = st.eval_labels; });
   }
   /// Keeps this party's part of the trained model where it runs: a Party B
   /// its columns' public constants and its mechanism (Party A's part is the

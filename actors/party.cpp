@@ -83,24 +83,17 @@ struct party_hooks : loading_party_hooks<party_state> {
   static caf::result<caf::ok_atom> join(plain_party* self,
                                         const session::roster& r,
                                         const learners::booster_params& params,
-                                        const std::vector<caf::actor>& peers) {
+                                        const std::vector<caf::actor>& peers,
+                                        std::int32_t at) {
     auto& st = self->state;
-    if (st.index >= 0)
-      return session_error(errc::bad_request, st.me + ": got a second roster");
-    auto at = check_roster(st.me, r, peers, self->address());
-    if (!at)
-      return std::move(at.error());
     if (r.hub != 0)
       return session_error(errc::bad_request,
                            st.me + ": a plain session is a star around the "
                                    "active party (hub 0)");
-    if (!st.loaded.train_loaded && !st.loaded.test_loaded)
-      return session_error(errc::bad_request,
-                           st.me + ": roster before its data was loaded");
-    if (*at != 0 && st.loaded.train.has_labels())
+    if (at != 0 && st.loaded.train.has_labels())
       return session_error(errc::bad_input,
                            st.me + ": a passive party holds labels");
-    st.join(self, r, peers, *at);
+    st.join(self, r, peers, at);
     st.params = params;
     if (st.index != 0 && st.loaded.train_loaded) { // else see restore_part
       st.passive.emplace(std::move(st.loaded.train));
@@ -160,38 +153,33 @@ struct party_hooks : loading_party_hooks<party_state> {
     auto& st = self->state;
     if (!st.active)
       return;
-    if (st.training) {
-      const auto& m = st.active->model();
+    const auto& m = st.active->model();
+    if (st.training)
       report_progress(self, m.trees.size(),
                       static_cast<std::size_t>(st.params.rounds) *
                           static_cast<std::size_t>(m.outputs()));
-      if (!st.active->training_done())
-        return;
-      st.training = false;
-      self->send(st.coordinator,
-                 session::trained{m,
+    else if (st.predicting)
+      report_progress(self, 0, 0, "predict");
+    report_finished(
+        self, *st.active,
+        [&] {
+          return session::trained{m,
                                   seconds_since(st.started),
                                   st.bin_seconds,
                                   st.active->own_splits().size(),
-                                  {}});
-    } else if (st.predicting) {
-      report_progress(self, 0, 0, "predict");
-      if (!st.active->predict_done())
-        return;
-      st.predicting = false;
-      session::predicted out;
-      out.margins = st.active->predicted_margins();
-      auto obj = st.active->model().make_objective();
-      if (!st.test_labels.empty()) {
-        auto preds = obj.transform(out.margins, st.test_labels.size());
-        for (auto& [k, v] : learners::evaluate(obj, st.test_labels, preds)) {
-          out.metric_names.push_back(k);
-          out.metric_values.push_back(v);
-        }
-      }
-      out.seconds = seconds_since(st.started);
-      self->send(st.coordinator, std::move(out));
-    }
+                                  {}};
+        },
+        // The metrics from its own labels: they stay with it.
+        [&](session::predicted& out) {
+          if (st.test_labels.empty())
+            return;
+          auto obj = m.make_objective();
+          auto preds = obj.transform(out.margins, st.test_labels.size());
+          for (auto& [k, v] : learners::evaluate(obj, st.test_labels, preds)) {
+            out.metric_names.push_back(k);
+            out.metric_values.push_back(v);
+          }
+        });
   }
   /// Keeps this party's part of the trained model where it runs: a passive
   /// party's split table (the active party's splits are in the model the

@@ -17,7 +17,10 @@
 //   static caf::result<R> load(actor*, session::load_request&);
 //   static caf::result<caf::ok_atom> join(actor*, const session::roster&,
 //                                         const settings&,
-//                                         const std::vector<caf::actor>&);
+//                                         const std::vector<caf::actor>&,
+//                                         std::int32_t index);
+//                                         // checks its settings, then
+//                                         // st.join(...) and its role
 //   static void train(actor*);
 //   static void predict(actor*);
 //   static auto on_message(actor*, std::int32_t from, message&);
@@ -89,6 +92,36 @@ caf::message_handler host_wire_handlers(host_actor<Hooks>* self,
   return {[self](Ts& x) { host_wire<Hooks>(self, x); }...};
 }
 
+/// Checks a roster the way every party does (one per session, well formed
+/// with this party in it, at the index of its test seed, after its data
+/// was loaded unless it was given) and hands it with its unpacked
+/// settings and this party's index to the hooks' join.
+template <class Hooks>
+caf::result<caf::ok_atom> host_roster(host_actor<Hooks>* self,
+                                      const protocols::session::roster& r,
+                                      const std::vector<caf::actor>& peers) {
+  using protocols::session::errc;
+  auto& st = self->state;
+  if (st.index >= 0)
+    return session_error(errc::bad_request, st.me + ": got a second roster");
+  auto at = check_roster(st.me, r, peers, self->address());
+  if (!at)
+    return std::move(at.error());
+  if (st.test_seed && *at != st.seed_index)
+    return session_error(errc::bad_request,
+                         st.me + ": the roster's index differs from the "
+                                 "index of its test seed");
+  if (!st.given && !st.loaded.train_loaded && !st.loaded.test_loaded)
+    return session_error(errc::bad_request,
+                         st.me + ": roster before its data was loaded");
+  typename Hooks::settings s;
+  if (!messages::unpack(r.settings, s))
+    return session_error(errc::bad_request,
+                         st.me + ": malformed roster (its settings are not "
+                                 "this protocol's)");
+  return Hooks::join(self, r, s, peers, *at);
+}
+
 /// Keeps (`r.save`) or restores a model part, for the coordinator only.
 template <class Hooks>
 caf::result<std::uint64_t> host_part(host_actor<Hooks>* self,
@@ -128,14 +161,8 @@ caf::behavior host_impl(host_actor<Hooks>* self, std::string name,
         return align_loaded(self, r);
       },
       [=](messages::peers_atom, const protocols::session::roster& r,
-          const std::vector<caf::actor>& peers) -> caf::result<caf::ok_atom> {
-        typename Hooks::settings s;
-        if (!messages::unpack(r.settings, s))
-          return session_error(protocols::session::errc::bad_request,
-                               self->state.me +
-                                   ": malformed roster (its settings are not "
-                                   "this protocol's)");
-        return Hooks::join(self, r, s, peers);
+          const std::vector<caf::actor>& peers) {
+        return host_roster<Hooks>(self, r, peers);
       },
       [=](messages::train_atom) { Hooks::train(self); },
       [=](messages::predict_atom) { Hooks::predict(self); },

@@ -541,6 +541,29 @@ void report_progress(Actor* self, std::size_t done, std::size_t total,
                                  static_cast<std::int32_t>(total)});
 }
 
+/// Tells the coordinator what `role` finished with the last step: its
+/// training (`trained()`, the protocol's session::trained) or its
+/// prediction (a session::predicted with the role's margins and the time
+/// since the request, completed by `fill(out)`); the actor is no longer
+/// busy with it.
+template <class Actor, class Role, class Trained, class Fill>
+void report_finished(Actor* self, const Role& role, Trained trained,
+                     Fill fill) {
+  auto& st = self->state;
+  if (st.training && role.training_done()) {
+    st.training = false;
+    self->send(st.coordinator, trained());
+  }
+  if (st.predicting && role.predict_done()) {
+    st.predicting = false;
+    protocols::session::predicted out;
+    out.margins = role.predicted_margins();
+    out.seconds = seconds_since(st.started);
+    fill(out);
+    self->send(st.coordinator, std::move(out));
+  }
+}
+
 /// Once the actor has its role and works: marks it answering and arms its
 /// ticks (busy: the timeout; otherwise the idle bound, see on_tick).
 template <class Actor>

@@ -22,6 +22,15 @@ void check_binary(const learners::dataset& d, const std::string& what) {
                                "labels must be 0 or 1");
 }
 
+learners::dataset column_block(const learners::dataset& d, std::size_t lo,
+                               std::size_t hi) {
+  std::vector<std::size_t> cols(hi - lo);
+  std::iota(cols.begin(), cols.end(), lo);
+  auto part = d.select_columns(cols);
+  part.labels().clear();
+  return part;
+}
+
 std::vector<client_data> deal_table(const learners::dataset& train_set,
                                     const learners::dataset& eval_set,
                                     std::size_t n, std::uint64_t seed,
@@ -31,14 +40,6 @@ std::vector<client_data> deal_table(const learners::dataset& train_set,
     throw input_error("--parties " + std::to_string(n) + ": " + data_name +
                       " has only " + std::to_string(m) +
                       " feature columns; each client needs at least one");
-  auto columns = [](const learners::dataset& d, std::size_t lo,
-                    std::size_t hi) {
-    std::vector<std::size_t> cols(hi - lo);
-    std::iota(cols.begin(), cols.end(), lo);
-    auto part = d.select_columns(cols);
-    part.labels().clear();
-    return part;
-  };
   std::vector<std::size_t> bounds;
   for (std::size_t c = 0; c <= n; ++c)
     bounds.push_back(m * c / n);
@@ -54,13 +55,13 @@ std::vector<client_data> deal_table(const learners::dataset& train_set,
   for (std::size_t c = 0; c < n; ++c) {
     client_data s;
     s.name = "client" + std::to_string(c);
-    s.features = columns(train_set, bounds[c], bounds[c + 1]);
+    s.features = column_block(train_set, bounds[c], bounds[c + 1]);
     for (std::size_t i = 0; i < rows; ++i)
       if (owner[i] == c) {
         s.labels.rows.push_back(static_cast<std::uint32_t>(i));
         s.labels.labels.push_back(train_set.labels()[i]);
       }
-    s.eval = columns(eval_set, bounds[c], bounds[c + 1]);
+    s.eval = column_block(eval_set, bounds[c], bounds[c + 1]);
     out.push_back(std::move(s));
   }
   return out;
@@ -68,6 +69,24 @@ std::vector<client_data> deal_table(const learners::dataset& train_set,
 
 /// Reads a client's file: the features, and the label column (if any) as
 /// labels with NaN for an empty cell. Throws input_error.
+namespace {
+
+/// Throws input_error naming `path`, the row and `column` for a label of
+/// `d` other than 0, 1 or NaN (another client's row).
+void check_client_labels(const learners::dataset& d, const std::string& path,
+                         const std::string& column) {
+  for (std::size_t i = 0; i < d.labels().size(); ++i) {
+    float y = d.labels()[i];
+    if (!std::isnan(y) && y != 0.0f && y != 1.0f)
+      throw input_error(path + ": data row " + std::to_string(i + 1) +
+                        ": label column \"" + column +
+                        "\" holds neither 0 nor 1; FEVERLESS labels are 0, "
+                        "1, or empty (a row another party labels)");
+  }
+}
+
+} // namespace
+
 learners::dataset read_client_rows(const session::data_spec& spec) {
   learners::read_options o;
   o.id = spec.id_column;
@@ -83,8 +102,10 @@ learners::dataset read_client_rows(const session::data_spec& spec) {
     d.labels().clear(); // LibSVM rows always carry one: not this client's
     return d;
   }
-  if (d.has_labels()) // LibSVM: the label is every row's first token
+  if (d.has_labels()) { // LibSVM: the label is every row's first token
+    check_client_labels(d, spec.path, label);
     return d;
+  }
   auto j = d.feature_index(label);
   if (j < 0)
     throw input_error(spec.path + ": the label column \"" + label +
@@ -99,25 +120,8 @@ learners::dataset read_client_rows(const session::data_spec& spec) {
   d = d.select_columns(rest);
   d.labels() = std::move(labels);
   d.ids() = std::move(ids);
+  check_client_labels(d, spec.path, label);
   return d;
-}
-
-/// Labels set on `d` (0 or 1 each; NaN = another client's row).
-std::uint64_t count_labels(const learners::dataset& d, const std::string& path,
-                           const std::string& column) {
-  std::uint64_t n = 0;
-  for (std::size_t i = 0; i < d.labels().size(); ++i) {
-    float y = d.labels()[i];
-    if (std::isnan(y))
-      continue;
-    if (y != 0.0f && y != 1.0f)
-      throw input_error(path + ": data row " + std::to_string(i + 1) +
-                        ": label column \"" + column +
-                        "\" holds neither 0 nor 1; FEVERLESS labels are 0, "
-                        "1, or empty (a row another party labels)");
-    ++n;
-  }
-  return n;
 }
 
 client_data client_from_loaded(learners::dataset train,

@@ -30,6 +30,10 @@ struct client_data {
 /// Throws input_error naming `what` unless `d` has labels, all 0 or 1.
 void check_binary(const learners::dataset& d, const std::string& what);
 
+/// Columns [lo, hi) of `d`, without labels: one client's block.
+learners::dataset column_block(const learners::dataset& d, std::size_t lo,
+                               std::size_t hi);
+
 /// `train_set`'s columns dealt to `n` clients (client0, ...) in contiguous
 /// near-equal blocks, its labels spread by a random permutation of the
 /// rows (seeded by `seed`) cut into n equal parts; `eval_set`'s columns
@@ -41,13 +45,9 @@ std::vector<client_data> deal_table(const learners::dataset& train_set,
                                     const std::string& data_name);
 
 /// Reads a client's file: the features, and the label column (if any) as
-/// labels with NaN for an empty cell. Throws input_error.
+/// labels with NaN for an empty cell. Throws input_error, also for a label
+/// other than 0, 1 or empty (naming the file, the row and the column).
 learners::dataset read_client_rows(const session::data_spec& spec);
-
-/// Labels set on `d` (0 or 1 each; NaN = another client's row); throws
-/// input_error naming `path`, the row and `column` for another value.
-std::uint64_t count_labels(const learners::dataset& d, const std::string& path,
-                           const std::string& column);
 
 /// The role's inputs from rows read by read_client_rows: the features
 /// without labels, the rows whose label cell is set; `test` (if any)

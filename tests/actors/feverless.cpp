@@ -227,15 +227,6 @@ learners::dataset bank_sample(std::size_t rows) {
   return all.select_rows(pick);
 }
 
-learners::dataset columns(const learners::dataset& d, std::size_t lo,
-                          std::size_t hi) {
-  std::vector<std::size_t> cols(hi - lo);
-  std::iota(cols.begin(), cols.end(), lo);
-  auto part = d.select_columns(cols);
-  part.labels().clear();
-  return part;
-}
-
 /// `n` clients dealt `d`'s columns in blocks and its labels round robin;
 /// every client predicts the training rows.
 actors::feverless_config deal(const learners::dataset& d, fv::mode m,
@@ -252,13 +243,13 @@ actors::feverless_config deal(const learners::dataset& d, fv::mode m,
     actors::feverless_client_spec s;
     s.name = "client" + std::to_string(c);
     auto lo = d.features() * c / n, hi = d.features() * (c + 1) / n;
-    s.features = columns(d, lo, hi);
+    s.features = fv::column_block(d, lo, hi);
     for (std::size_t i = 0; i < d.rows(); ++i)
       if ((i * 7 + 3) % n == c) {
         s.labels.rows.push_back(static_cast<std::uint32_t>(i));
         s.labels.labels.push_back(d.labels()[i]);
       }
-    s.eval = columns(d, lo, hi);
+    s.eval = fv::column_block(d, lo, hi);
     cfg.clients.push_back(std::move(s));
   }
   cfg.export_splits = export_splits;

@@ -37,43 +37,58 @@ bool contains(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
 
+/// A plain passive party "p1" under the test coordinator, its four rows
+/// loaded, a coordinator and a stand-in for the active party "a".
+struct loaded_party {
+  test::temp_dir dir;
+  deterministic_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scheduler::test_coordinator& sched =
+      dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  caf::scoped_actor coordinator{sys};
+  caf::scoped_actor active{sys}; // stands in for the active party
+  caf::actor party = actors::spawn_party(sys, "p1");
+
+  loaded_party() {
+    auto file = dir / "p1.csv";
+    {
+      std::ofstream out(file);
+      out << "x,y\n1,2\n3,4\n5,6\n7,8\n";
+    }
+    coordinator->monitor(party);
+    coordinator->send(
+        party, messages::load_atom::value,
+        sess::load_request{false, false, {file, "", {}, ""}, false});
+    sched.run();
+    bool loaded = false;
+    coordinator->receive([&](sess::data_summary& s) { loaded = s.rows == 4; },
+                         caf::after(0s) >> [] {});
+    BOOST_REQUIRE(loaded);
+  }
+
+  /// Sends it a roster of "a" and "p1" (a star around "a") with `settings`.
+  void send_roster(sess::link_model link, std::vector<std::uint8_t> settings) {
+    sess::roster roster{-1, {"a", "p1"}, 1000, link, 0, std::move(settings)};
+    std::vector<caf::actor> handles{caf::actor_cast<caf::actor>(active.ptr()),
+                                    party};
+    coordinator->send(party, messages::peers_atom::value, roster, handles);
+    sched.run();
+  }
+};
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(idle_clock)
 
 BOOST_AUTO_TEST_CASE(an_idle_party_leaves_after_its_bound_on_the_test_clock) {
-  test::temp_dir dir;
-  auto file = dir / "p1.csv";
-  {
-    std::ofstream out(file);
-    out << "x,y\n1,2\n3,4\n5,6\n7,8\n";
-  }
-  deterministic_config cfg;
-  caf::actor_system sys{cfg};
-  auto& sched =
-      dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
-  caf::scoped_actor coordinator{sys};
-  caf::scoped_actor active{sys}; // stands in for the active party
-  auto party = actors::spawn_party(sys, "p1");
-  coordinator->monitor(party);
-
-  // Its rows, then the roster: a star around the active party, a 1 s
-  // timeout and a 5 s idle bound.
-  coordinator->send(
-      party, messages::load_atom::value,
-      sess::load_request{false, false, {file, "", {}, ""}, false});
-  sched.run();
-  bool loaded = false;
-  coordinator->receive([&](sess::data_summary& s) { loaded = s.rows == 4; },
-                       caf::after(0s) >> [] {});
-  BOOST_REQUIRE(loaded);
-  sess::roster roster{-1,   {"a", "p1"},
-                      1000, {0, 0, 5},
-                      0,    messages::pack(learners::booster_params{})};
-  std::vector<caf::actor> handles{caf::actor_cast<caf::actor>(active.ptr()),
-                                  party};
-  coordinator->send(party, messages::peers_atom::value, roster, handles);
-  sched.run();
+  loaded_party p;
+  auto& sched = p.sched;
+  auto& coordinator = p.coordinator;
+  auto& active = p.active;
+  auto& party = p.party;
+  // The roster: a star around the active party, a 1 s timeout and a 5 s
+  // idle bound.
+  p.send_roster({0, 0, 5}, messages::pack(learners::booster_params{}));
   bool joined = false;
   coordinator->receive([&](caf::ok_atom) { joined = true; },
                        caf::after(0s) >> [] {});
@@ -115,30 +130,10 @@ BOOST_AUTO_TEST_CASE(an_idle_party_leaves_after_its_bound_on_the_test_clock) {
 // One roster message serves every protocol, its settings packed: a party
 // refuses a roster whose settings are not its protocol's, before it joins.
 BOOST_AUTO_TEST_CASE(a_roster_with_another_protocols_settings_is_refused) {
-  test::temp_dir dir;
-  auto file = dir / "p1.csv";
-  {
-    std::ofstream out(file);
-    out << "x,y\n1,2\n3,4\n";
-  }
-  deterministic_config cfg;
-  caf::actor_system sys{cfg};
-  auto& sched =
-      dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
-  caf::scoped_actor coordinator{sys};
-  caf::scoped_actor active{sys};
-  auto party = actors::spawn_party(sys, "p1");
-  coordinator->send(
-      party, messages::load_atom::value,
-      sess::load_request{false, false, {file, "", {}, ""}, false});
-  sched.run();
-  coordinator->receive([](sess::data_summary&) {}, caf::after(0s) >> [] {});
+  loaded_party p;
   // A plain party's settings are the booster's; these are three bytes.
-  sess::roster roster{-1, {"a", "p1"}, 1000, {}, 0, {1, 2, 3}};
-  std::vector<caf::actor> handles{caf::actor_cast<caf::actor>(active.ptr()),
-                                  party};
-  coordinator->send(party, messages::peers_atom::value, roster, handles);
-  sched.run();
+  p.send_roster({}, {1, 2, 3});
+  auto& coordinator = p.coordinator;
   std::string refused;
   coordinator->receive([&](caf::ok_atom) { refused = "joined"; },
                        [&](caf::error& e) { refused = actors::describe(e); },

@@ -22,6 +22,7 @@
 #include "protocols/crypto/fixed_point.hpp"
 #include "protocols/crypto/random.hpp"
 #include "protocols/feverless/client.hpp"
+#include "protocols/feverless/data.hpp"
 #include "tests/support/pump.hpp"
 #include "tests/support/random_data.hpp"
 
@@ -36,11 +37,7 @@ using interceptor = std::function<void(int, int, message&)>;
 
 /// Columns [lo, hi) of d, without labels.
 inline dataset columns(const dataset& d, std::size_t lo, std::size_t hi) {
-  std::vector<std::size_t> cols(hi - lo);
-  std::iota(cols.begin(), cols.end(), lo);
-  auto part = d.select_columns(cols);
-  part.labels().clear();
-  return part;
+  return veil::protocols::feverless::column_block(d, lo, hi);
 }
 
 /// n near-equal contiguous column blocks: party p holds [b[p], b[p+1]).
