@@ -154,7 +154,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_announce& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::key_announce"),
            x.rows, x.labels, x.features, raw(x.params_digest),
-           raw(x.session_key), raw(x.sig), raw(x.paillier_key));
+           raw(x.session_key), raw(x.sig), raw(x.paillier_key),
+           raw(x.lottery_tips));
 }
 
 template <class Inspector>
@@ -173,7 +174,7 @@ typename Inspector::result_type inspect(Inspector& f, query_batch& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, lead_tickets& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::lead_tickets"),
-           x.tree, x.depth, raw(x.tickets));
+           x.tree, x.depth, raw(x.tickets), raw(x.reveal));
 }
 
 template <class Inspector>
@@ -187,7 +188,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, noise_offers& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::noise_offers"),
            x.tree, x.depth, x.round, raw(x.volunteer), raw(x.tickets), raw(x.g),
-           raw(x.h));
+           raw(x.h), raw(x.reveal));
 }
 
 template <class Inspector>

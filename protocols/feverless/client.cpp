@@ -111,6 +111,11 @@ std::vector<std::uint8_t> announce_bytes(std::uint64_t session, party_id who,
     put_le32(b, static_cast<std::uint32_t>(a.paillier_key.size()));
     b.insert(b.end(), a.paillier_key.begin(), a.paillier_key.end());
   }
+  // Chain election only (likewise fixed by the digest).
+  if (!a.lottery_tips.empty()) {
+    put_le32(b, static_cast<std::uint32_t>(a.lottery_tips.size()));
+    b.insert(b.end(), a.lottery_tips.begin(), a.lottery_tips.end());
+  }
   return b;
 }
 
@@ -252,6 +257,21 @@ outcome<outbox> client::start() {
     paillier_key_.emplace(paillier::generate_key(params_.paillier_bits, rng_));
     a.paillier_key = paillier_key_->public_part().to_bytes();
   }
+  if (elects() && chained()) {
+    // The two chains this client commits to for the whole session, from
+    // the injected engine (docs/feverless-election.md).
+    for (auto* chain : {&public_chain_, &noise_chain_}) {
+      crypto::key32 seed;
+      for (std::size_t i = 0; i < 32; i += 8) {
+        auto w = rng_();
+        std::memcpy(seed.data() + i, &w, 8);
+      }
+      chain->emplace(seed, chain_length());
+      const auto& tip = (*chain)->tip();
+      a.lottery_tips.insert(a.lottery_tips.end(), tip.data(),
+                            tip.data() + tip.size());
+    }
+  }
   if (elects())
     a.sig = creds_->identity.sign(announce_bytes(params_.session, self_, a));
   outbox out;
@@ -272,6 +292,8 @@ client::status client::finish_announce(outbox& out) {
   peer_ids_.clear();
   seeds_.clear();
   paillier_peers_.assign(n_, std::nullopt);
+  public_known_.assign(n_, {});
+  noise_known_.assign(n_, {});
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -302,6 +324,18 @@ client::status client::finish_announce(outbox& out) {
                         a.sig))
       return refuse_from(p, "key_announce",
                          party(p) + "'s key announcement has a bad signature");
+    if (a.lottery_tips.size() != (chained() ? 64u : 0u))
+      return refuse_from(p, "key_announce",
+                         party(p) + (chained() ? " committed to no hash chains"
+                                               : " sent unexpected hash-chain "
+                                                 "commitments"));
+    if (chained()) {
+      crypto::key32 tip;
+      std::memcpy(tip.data(), a.lottery_tips.data(), 32);
+      public_known_[p] = crypto::chain_verifier(tip, chain_length());
+      std::memcpy(tip.data(), a.lottery_tips.data() + 32, 32);
+      noise_known_[p] = crypto::chain_verifier(tip, chain_length());
+    }
     if (ahe()) {
       auto pk = paillier::public_key::from_bytes(a.paillier_key,
                                                  params_.paillier_bits);
@@ -897,8 +931,25 @@ client::status client::finish_query(outbox& out) {
     phase_ = phase::masked;
     return {};
   }
-  for (auto& u : units_)
-    u.lottery = lottery_in(u, tag_lead, 0);
+  if (chained()) {
+    // Every round's tickets of this level bind each unit's qid and nonce r
+    // (not its missing ids: a fresh r and a secret element suffice).
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, nullptr, 0, level_digest_.size());
+    for (const auto& u : units_) {
+      std::uint8_t id[8];
+      for (int i = 0; i < 8; ++i)
+        id[i] = static_cast<std::uint8_t>(u.id >> (8 * i));
+      crypto_generichash_update(&st, id, 8);
+      const auto& b = batches_[u.source];
+      crypto_generichash_update(
+          &st, b.nonces.data() + 32 * (u.first - first_[u.source]), 32);
+    }
+    crypto_generichash_final(&st, level_digest_.data(), level_digest_.size());
+  } else {
+    for (auto& u : units_)
+      u.lottery = lottery_in(u, tag_lead, 0);
+  }
   send_lead(out);
   phase_ = phase::lead;
   return {};
@@ -1051,12 +1102,37 @@ client::draw_noise(const std::optional<dp::discrete_gaussian>& d) {
 // ---------------------------------------------------------------------------
 // Leader election (Alg. 4, spec §7.3)
 
+std::uint64_t client::chain_length() const {
+  return static_cast<std::uint64_t>(params_.trees) *
+         static_cast<std::uint64_t>(params_.max_depth + 1);
+}
+
+std::uint64_t client::chain_index() const {
+  return static_cast<std::uint64_t>(tree_) *
+             static_cast<std::uint64_t>(params_.max_depth + 1) +
+         static_cast<std::uint64_t>(depth_) + 1;
+}
+
+std::vector<crypto::score> client::level_tickets(const crypto::key32& x,
+                                                 std::uint8_t tag,
+                                                 std::uint32_t attempt) const {
+  return crypto::chain_tickets(x, {tag, attempt, level_digest_},
+                               units_.size());
+}
+
 void client::send_lead(outbox& out) {
   // Every client but a unit's source draws a ticket over (LEAD, id, 0,
-  // mIDs, r) and sends it with its signature, so everyone can verify it.
+  // mIDs, r) and sends it with its signature, so everyone can verify it;
+  // or (chain) reveals the element its tickets of the level come from.
   my_lead_ = {};
   my_lead_.tree = tree_;
   my_lead_.depth = depth_;
+  if (chained()) {
+    auto x = public_chain_->element(chain_index());
+    std::memcpy(my_lead_.reveal.data(), x.data(), x.size());
+    broadcast(out, my_lead_);
+    return;
+  }
   my_lead_.tickets.reserve(units_.size());
   for (const auto& u : units_)
     if (u.source != self_)
@@ -1067,6 +1143,7 @@ void client::send_lead(outbox& out) {
 
 client::status client::finish_lead(outbox& out) {
   auto count = [&](party_id c) { return unit_first_[c + 1] - unit_first_[c]; };
+  level_public_.assign(chained() ? n_ : 0, {});
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -1074,9 +1151,29 @@ client::status client::finish_lead(outbox& out) {
     if (t.tree != tree_ || t.depth != depth_)
       return refuse_from(p, "lead",
                          party(p) + "'s tickets are for another level");
-    if (t.tickets.size() != units_.size() - count(p))
+    if (chained()) {
+      if (!t.tickets.empty())
+        return refuse_from(p, "lead",
+                           party(p) + " sent signed tickets to a hash-chain "
+                                      "election");
+      crypto::key32 x;
+      std::memcpy(x.data(), t.reveal.data(), x.size());
+      if (!public_known_[p].accept(chain_index(), x))
+        return refuse_from(p, "lead",
+                           party(p) + "'s lottery reveal does not match its "
+                                      "hash-chain commitment");
+      level_public_[p] = x;
+    } else if (t.tickets.size() != units_.size() - count(p)) {
       return refuse_from(p, "lead",
                          party(p) + " sent the wrong number of tickets");
+    }
+  }
+  // Chain: every client's LEAD tickets, one per unit, from its reveal.
+  std::vector<std::vector<crypto::score>> chain_lead(chained() ? n_ : 0);
+  if (chained()) {
+    level_public_[self_] = public_chain_->element(chain_index());
+    for (party_id c = 0; c < n_; ++c)
+      chain_lead[c] = level_tickets(level_public_[c], tag_lead, 0);
   }
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
@@ -1086,17 +1183,23 @@ client::status client::finish_lead(outbox& out) {
     for (party_id c = 0; c < n_; ++c) {
       if (c == u.source)
         continue;
-      const auto& v =
-          c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
-      // Client c's tickets skip its own units, which all precede unit i
-      // when c < source and all follow it otherwise.
-      const auto& t = v[c < u.source ? i - count(c) : i];
-      if (c != self_ && !crypto::check_ticket(creds_->keys[c], u.lottery, t))
-        return refuse_from(c, "lead",
-                           party(c) + "'s lottery ticket does not verify");
-      if (best < 0 || crypto::score_greater(t.value, *best_score)) {
+      const crypto::score* score = nullptr;
+      if (chained()) {
+        score = &chain_lead[c][i];
+      } else {
+        const auto& v =
+            c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
+        // Client c's tickets skip its own units, which all precede unit i
+        // when c < source and all follow it otherwise.
+        const auto& t = v[c < u.source ? i - count(c) : i];
+        if (c != self_ && !crypto::check_ticket(creds_->keys[c], u.lottery, t))
+          return refuse_from(c, "lead",
+                             party(c) + "'s lottery ticket does not verify");
+        score = &t.value;
+      }
+      if (best < 0 || crypto::score_greater(*score, *best_score)) {
         best = c;
-        best_score = &t.value;
+        best_score = score;
       }
     }
     u.leader = best;
@@ -1117,15 +1220,26 @@ client::status client::begin_round(outbox& out) {
   t.tree = tree_;
   t.depth = depth_;
   t.round = round_;
-  for (auto& u : units_) {
+  // Chain: the thresholds come from this client's LEAD reveal; a pending
+  // unit's attempt is the round (it waited in every earlier one).
+  auto chain_thresh = chained()
+                          ? level_tickets(level_public_[self_], tag_thresh,
+                                          round_)
+                          : std::vector<crypto::score>{};
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    auto& u = units_[i];
     if (u.leader != self_ || !u.pending)
       continue;
-    auto tk = crypto::draw_ticket(creds_->identity,
-                                  lottery_in(u, tag_thresh, u.attempt));
-    u.threshold = tk.value;
+    if (chained()) {
+      u.threshold = chain_thresh[i];
+    } else {
+      auto tk = crypto::draw_ticket(creds_->identity,
+                                    lottery_in(u, tag_thresh, u.attempt));
+      u.threshold = tk.value;
+      t.tickets.push_back(tk);
+    }
     t.qids.push_back(u.id);
     t.attempts.push_back(u.attempt);
-    t.tickets.push_back(tk);
   }
   broadcast(out, t);
   phase_ = phase::thresh;
@@ -1147,8 +1261,12 @@ client::status client::finish_thresh(outbox& out) {
       return refuse_from(p, "thresh",
                          party(p) + "'s thresholds are for another round");
     auto k = t.qids.size();
-    if (t.attempts.size() != k || t.tickets.size() != k)
+    if (t.attempts.size() != k || t.tickets.size() != (chained() ? 0 : k))
       return refuse_from(p, "thresh", party(p) + "'s field lengths differ");
+    auto chain_thresh = chained() && k > 0
+                            ? level_tickets(level_public_[p], tag_thresh,
+                                            round_)
+                            : std::vector<crypto::score>{};
     if (round_ == 0) {
       // Every unit the sender leads, in order, at attempt 0.
       std::size_t j = 0;
@@ -1186,12 +1304,16 @@ client::status client::finish_thresh(outbox& out) {
                              party(p) + " redoes a query that was resolved");
         u->attempt = t.attempts[j];
       }
-      if (!crypto::check_ticket(creds_->keys[p],
-                                lottery_in(*u, tag_thresh, u->attempt),
-                                t.tickets[j]))
-        return refuse_from(p, "thresh",
-                           party(p) + "'s threshold ticket does not verify");
-      u->threshold = t.tickets[j].value;
+      if (chained()) {
+        u->threshold = chain_thresh[static_cast<std::size_t>(u - units_.data())];
+      } else {
+        if (!crypto::check_ticket(creds_->keys[p],
+                                  lottery_in(*u, tag_thresh, u->attempt),
+                                  t.tickets[j]))
+          return refuse_from(p, "thresh",
+                             party(p) + "'s threshold ticket does not verify");
+        u->threshold = t.tickets[j].value;
+      }
       u->pending = true;
     }
   }
@@ -1209,12 +1331,24 @@ client::status client::finish_thresh(outbox& out) {
     o.depth = depth_;
     o.round = round_;
   }
+  // Chain: this client's noise tickets of the round, from the element it
+  // reveals only to the leaders it volunteers to.
+  crypto::key32 noise_x;
+  std::vector<crypto::score> chain_noise;
+  if (chained()) {
+    noise_x = noise_chain_->element(chain_index());
+    chain_noise = level_tickets(noise_x, tag_noise, round_);
+  }
   for (auto i : round_units_) {
     auto& u = units_[i];
     if (u.source == self_ || u.leader == self_)
       continue;
-    auto tk = crypto::draw_ticket(creds_->identity,
-                                  lottery_in(u, tag_noise, u.attempt));
+    crypto::lottery_ticket tk;
+    if (chained())
+      tk.value = chain_noise[i];
+    else
+      tk = crypto::draw_ticket(creds_->identity,
+                               lottery_in(u, tag_noise, u.attempt));
     bool v = crypto::score_greater(tk.value, u.threshold);
     auto& o = offers[u.leader];
     o.volunteer.push_back(v ? 1 : 0);
@@ -1222,7 +1356,10 @@ client::status client::finish_thresh(outbox& out) {
       continue;
     // [P] Volunteers draw before they know whether they are selected.
     u.volunteered = true;
-    o.tickets.push_back(tk);
+    if (chained())
+      std::memcpy(o.reveal.data(), noise_x.data(), noise_x.size());
+    else
+      o.tickets.push_back(tk);
     for (auto j = u.first; j < u.first + u.count; ++j) {
       auto& q = queries_[j];
       q.n_g = draw_noise(gauss_g_);
@@ -1267,9 +1404,19 @@ client::status client::finish_noise(outbox& out) {
       volunteers += f;
       values += f ? u.count : 0;
     }
-    if (o.tickets.size() != volunteers || o.g.size() != values ||
-        o.h.size() != values)
+    if (o.tickets.size() != (chained() ? 0 : volunteers) ||
+        o.g.size() != values || o.h.size() != values)
       return refuse_from(p, "noise", party(p) + "'s field lengths differ");
+    std::vector<crypto::score> chain_noise;
+    if (chained() && volunteers > 0) {
+      crypto::key32 x;
+      std::memcpy(x.data(), o.reveal.data(), x.size());
+      if (!noise_known_[p].accept(chain_index(), x))
+        return refuse_from(p, "noise",
+                           party(p) + "'s noise reveal does not match its "
+                                      "hash-chain commitment");
+      chain_noise = level_tickets(x, tag_noise, round_);
+    }
     std::size_t v = 0, at = 0;
     k = 0;
     for (auto i : round_units_) {
@@ -1278,12 +1425,18 @@ client::status client::finish_noise(outbox& out) {
         continue;
       if (!o.volunteer[k++])
         continue;
-      const auto& tk = o.tickets[v++];
-      if (!crypto::check_ticket(creds_->keys[p],
-                                lottery_in(u, tag_noise, u.attempt), tk))
-        return refuse_from(p, "noise",
-                           party(p) + "'s volunteer ticket does not verify");
-      if (!crypto::score_greater(tk.value, u.threshold))
+      const crypto::score* score = nullptr;
+      if (chained()) {
+        score = &chain_noise[i];
+      } else {
+        const auto& tk = o.tickets[v++];
+        if (!crypto::check_ticket(creds_->keys[p],
+                                  lottery_in(u, tag_noise, u.attempt), tk))
+          return refuse_from(p, "noise",
+                             party(p) + "'s volunteer ticket does not verify");
+        score = &tk.value;
+      }
+      if (!crypto::score_greater(*score, u.threshold))
         return refuse_from(p, "noise",
                            party(p) + " volunteered with a ticket below "
                                       "the threshold");
@@ -1441,7 +1594,7 @@ std::uint64_t client::mask(std::uint64_t qid, const char (&ctx)[9]) const {
 void client::level_masks() {
   mask_g_.assign(queries_.size(), 0);
   mask_h_.assign(queries_.size(), 0);
-  if (!per_batch()) {
+  if (!vector_masks()) {
     // The paper's masks, one KDF and stream per (peer, query, salt).
     for (std::size_t i = 0; i < queries_.size(); ++i) {
       mask_g_[i] = mask(queries_[i].qid, ctx_g);
@@ -1449,13 +1602,20 @@ void client::level_masks() {
     }
     return;
   }
-  // [D] per_batch (spec §13.3, "vector masks"): one KDF per (peer, batch,
-  // salt), keyed by the batch's id (its first qid, unique in the session),
-  // and one ChaCha20 stream whose word j masks the batch's query j. Same
-  // cancellation and the same per-query independence, at one KDF per
-  // batch instead of one per query.
+  // [D] chain and per_batch (spec §13.3, "vector masks"): one KDF per
+  // (peer, source batch, salt), keyed by the batch's id (its first qid,
+  // unique in the session), and one ChaCha20 stream whose word j masks the
+  // batch's query j. Same cancellation and the same per-query
+  // independence, at one KDF per batch instead of one per query.
   std::vector<std::uint64_t> stream;
-  for (const auto& u : units_) {
+  for (party_id source = 0; source < n_; ++source) {
+    struct {
+      std::uint64_t id;
+      std::size_t first, count;
+    } u{0, first_[source], first_[source + 1] - first_[source]};
+    if (u.count == 0)
+      continue;
+    u.id = queries_[u.first].qid;
     stream.resize(u.count);
     for (std::size_t k = 0; k < peer_ids_.size(); ++k) {
       bool plus = static_cast<std::uint32_t>(self_) > peer_ids_[k];
@@ -1720,7 +1880,9 @@ client::status client::finish_masked(outbox& out) {
       traces_.push_back({q.qid, elects() ? units_[q.unit].leader : -1,
                          elects() ? units_[q.unit].id : q.qid,
                          std::vector<std::uint32_t>(q.ids.begin(), q.ids.end()),
-                         rg[k], rh[k], own_bucket_rows_[k], source_g[k]});
+                         rg[k], rh[k], own_bucket_rows_[k], source_g[k],
+                         vector_masks() ? queries_[first_[self_]].qid : q.qid,
+                         vector_masks() ? k : 0});
     }
   // Spec §7.7, §8.1: bucket sums = decoded part + exact own part; best
   // split over this client's features (lower feature, then lower bucket
@@ -2219,16 +2381,17 @@ outcome<outbox> client::on_predict_answer(party_id from,
 // Test hooks
 
 std::optional<std::uint64_t>
-client::pair_stream(party_id peer, std::uint64_t qid, bool hessian) const {
+client::pair_stream(party_id peer, std::uint64_t key, bool hessian,
+                    std::size_t word) const {
   if (!params_.test_hooks)
     return std::nullopt;
   for (std::size_t k = 0; k < peer_ids_.size(); ++k) {
     if (peer_ids_[k] != static_cast<std::uint32_t>(peer))
       continue;
-    std::uint64_t w = 0;
-    crypto::expand(crypto::derive_key(seeds_[k], qid, hessian ? ctx_h : ctx_g),
-                   {&w, 1});
-    return w;
+    std::vector<std::uint64_t> w(word + 1);
+    crypto::expand(crypto::derive_key(seeds_[k], key, hessian ? ctx_h : ctx_g),
+                   w);
+    return w[word];
   }
   return std::nullopt;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -19,6 +20,7 @@
 #include "learners/tree/regression_tree.hpp"
 #include "learners/tree/row_partition.hpp"
 #include "protocols/crypto/fixed_point.hpp"
+#include "protocols/crypto/hash_chain.hpp"
 #include "protocols/crypto/identity.hpp"
 #include "protocols/crypto/key_agreement.hpp"
 #include "protocols/crypto/lottery.hpp"
@@ -188,6 +190,11 @@ public:
     std::uint64_t raw_h = 0;
     std::vector<std::uint32_t> rows;
     std::uint64_t source_g = 0;
+    /// What masks it (masks only): word `mask_word` of the pairwise
+    /// streams keyed by `mask_key` (signed: its own qid, word 0; chain and
+    /// per_batch: the source's first qid of the level, its place there).
+    std::uint64_t mask_key = 0;
+    std::size_t mask_word = 0;
   };
   const std::vector<query_trace>& traces() const { return traces_; }
   /// The encoded noise this client drew for each query whose aggregate it
@@ -210,13 +217,13 @@ public:
   const std::map<std::uint64_t, selection>& selections() const {
     return selections_;
   }
-  /// The first word of the mask stream this client shares with `peer` for
-  /// `qid` (PRG(KDF(S, qid, ctx))): what a colluder knows of the peer's
-  /// mask with per_query election. (per_batch: word j of the stream of the
-  /// batch whose first qid is `qid` masks the batch's query j.) Empty
-  /// unless test hooks are on and the setup is done.
-  std::optional<std::uint64_t> pair_stream(party_id peer, std::uint64_t qid,
-                                           bool hessian) const;
+  /// Word `word` of the mask stream this client shares with `peer` under
+  /// `key` (PRG(KDF(S, key, ctx))): what a colluder knows of the peer's
+  /// mask of the query whose trace names that key and word. Empty unless
+  /// test hooks are on and the setup is done.
+  std::optional<std::uint64_t> pair_stream(party_id peer, std::uint64_t key,
+                                           bool hessian,
+                                           std::size_t word = 0) const;
   /// The gradients of this client's labels (label_rows() order).
   std::span<const learners::grad_pair> own_gradients() const { return grads_; }
   const std::vector<std::uint32_t>& label_rows() const { return label_rows_; }
@@ -313,6 +320,22 @@ private:
   bool per_batch() const {
     return params_.election == election_scope::per_batch;
   }
+  /// Hash-chain tickets (election_scope::chain) instead of signed ones.
+  bool chained() const { return params_.election == election_scope::chain; }
+  /// One mask stream per (peer, source batch, salt), not per query: every
+  /// election but the paper's signed one (level_masks).
+  bool vector_masks() const {
+    return params_.election != election_scope::signed_query;
+  }
+  /// This level's element index on every client's chains (1-based: each
+  /// chain has one element per level of the session).
+  std::uint64_t chain_index() const;
+  std::uint64_t chain_length() const;
+  /// Client c's chain tickets of this level for `tag` at `attempt`, one
+  /// per election unit, from its element `x`.
+  std::vector<crypto::score> level_tickets(const crypto::key32& x,
+                                           std::uint8_t tag,
+                                           std::uint32_t attempt) const;
   int peers() const { return n_ - 1; }
   std::size_t expected_index() const;
   const char* phase_name() const;
@@ -382,6 +405,10 @@ private:
 
   // Setup.
   std::optional<crypto::session_key> session_key_;
+  // Chain election: this client's public and noise chains, and what it
+  // knows of every client's (by index; its own unused).
+  std::optional<crypto::hash_chain> public_chain_, noise_chain_;
+  std::vector<crypto::chain_verifier> public_known_, noise_known_;
   std::vector<std::uint32_t> peer_ids_; // the other clients, ascending
   std::vector<crypto::key32> seeds_;    // pairwise seeds, same order
   // AHE: this client's Paillier key (as a source), every client's public key.
@@ -435,6 +462,11 @@ private:
   std::vector<learners::grad_sum> totals_;
   std::vector<std::uint8_t> has_totals_;
   lead_tickets my_lead_;
+  // Chain election: the digest of the level's units (qid, nonce r) that
+  // every round's tickets bind, and each client's public-chain element of
+  // the level (from its LEAD reveal).
+  std::array<std::uint8_t, 32> level_digest_{};
+  std::vector<crypto::key32> level_public_;
   best_gains my_gains_;
   node_decisions my_decisions_;
   std::vector<node_plan> plans_;

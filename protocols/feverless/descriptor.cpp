@@ -46,10 +46,11 @@ const protocols::descriptor& descriptor() {
             "paper's formula (only proven for epsilon < 1; its true delta "
             "is reported)"),
         choice_setting(
-            "feverless.election", {"per_query", "per_batch"},
-            "a noise leader elected per query (the paper), or per level "
-            "and source (fewer signatures; one leader sees a batch's "
-            "blinded noise)"),
+            "feverless.election", {"chain", "signed", "per_batch"},
+            "a noise leader per query from hash-chain tickets (one "
+            "signature per session), from the paper's signed tickets (one "
+            "signature per ticket, ~100x slower), or per level and source "
+            "(one leader sees a batch's blinded noise)"),
         bool_setting(
             "feverless.hide_labels", false,
             "queries list every row of a bucket, so they do not show who "

@@ -45,7 +45,15 @@ std::string to_string(mode m) {
 }
 
 std::string to_string(election_scope e) {
-  return e == election_scope::per_batch ? "per_batch" : "per_query";
+  switch (e) {
+  case election_scope::chain:
+    return "chain";
+  case election_scope::signed_query:
+    return "signed";
+  case election_scope::per_batch:
+    return "per_batch";
+  }
+  return "?";
 }
 
 void params::validate() const {

@@ -36,11 +36,24 @@ enum class mode {
   ahe,
 };
 
-/// How many queries share one noise-leader election (spec §13.3).
+/// How noise leaders are elected, and how many queries share one election
+/// (spec §7.3, §13.3; docs/feverless-election.md).
 enum class election_scope {
-  /// The paper's protocol: every query has its own leader, threshold and
-  /// volunteers (Alg. 4, Alg. 5). The default.
-  per_query,
+  /// [D] The default: every query has its own leader, threshold and
+  /// volunteers as in the paper (Alg. 4, Alg. 5), but the tickets come from
+  /// a hash chain instead of a signature per ticket. Each client signs the
+  /// tips of two chains once, in its key announcement, and reveals one
+  /// element per level and chain: the public chain's with its LEAD tickets
+  /// (it also keys its THRESH tickets), the noise chain's to the leaders
+  /// it volunteers to. A ticket is a block of the ChaCha20 stream the
+  /// element keys (crypto/hash_chain.hpp): one hash to check a reveal,
+  /// no signature per query. The lottery binds each query's qid and nonce
+  /// r, not its missing ids. Masks are vector masks, as per_batch's.
+  chain,
+  /// The paper's lottery: every query has its own leader, threshold and
+  /// volunteers, every ticket an Ed25519 signature (Alg. 4, Alg. 5): about
+  /// 180 times the time of feverless-plain (docs/benchmarks.md).
+  signed_query,
   /// [D] One election per (level, source) batch: one LEAD ticket per
   /// non-source client, one threshold, one volunteer ticket per candidate
   /// and one selection of volunteers for all queries a source asks at a
@@ -153,7 +166,7 @@ struct params {
   /// p of noise_selection::portion. (0, 1].
   double portion = 0.5;
   /// Who shares a leader election (spec §13.3); feverless and ahe only.
-  election_scope election = election_scope::per_query;
+  election_scope election = election_scope::chain;
   /// App. F label hiding (spec §10.1): a source queries every row of a
   /// bucket, not only the rows whose labels it lacks, so the queries no
   /// longer show which rows each client labels. Same sums, same model;

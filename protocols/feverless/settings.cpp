@@ -72,8 +72,9 @@ bool apply_setting(params& p, named_settings& fs, const std::string& key,
     p.calib =
         value == "analytic" ? calibration::analytic : calibration::classical;
   else if (key == "feverless.election")
-    p.election = value == "per_query" ? election_scope::per_query
-                                      : election_scope::per_batch;
+    p.election = value == "chain"    ? election_scope::chain
+                 : value == "signed" ? election_scope::signed_query
+                                     : election_scope::per_batch;
   else if (key == "feverless.hide_labels")
     p.hide_labels = value == "true";
   else if (key == "feverless.source_noise")

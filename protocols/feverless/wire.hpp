@@ -6,10 +6,10 @@
 //
 // [D] Batching (spec §6 notes, §13.3): all clients act as sources at once,
 // level by level, and every phase sends ONE message per sender per receiver
-// carrying vectors, but (with the default election_scope::per_query) every
-// query keeps its own qid, leader, threshold, noise and masks exactly as
-// the per-query protocol of §7.2; election_scope::per_batch shares the
-// election of a source's batch (params.hpp). Every phase
+// carrying vectors, but (with the default election_scope::chain and with
+// signed_query) every query keeps its own qid, leader, threshold and noise
+// exactly as the per-query protocol of §7.2; election_scope::per_batch
+// shares the election of a source's batch (params.hpp). Every phase
 // is all-to-all, one message from each client to each other client, even
 // when it carries nothing for that receiver: the redo of the noise step
 // (Alg. 5 l.16–17) needs a barrier that every client can see, and with a
@@ -29,7 +29,7 @@
 //
 // Election units: the lead, thresh, noise and notify phases work on
 // election units, groups of queries that share one leader, threshold and
-// volunteer selection (params::election). With election_scope::per_query
+// volunteer selection (params::election). With chain and signed_query
 // (the paper) a unit is one query; with per_batch it is all queries of one
 // source at the level. A unit is named by the qid of its first query and
 // units are in canonical query order.
@@ -68,6 +68,10 @@ struct key_announce {
   crypto::public_key session_key{};
   crypto::signature sig{};
   std::vector<std::uint8_t> paillier_key;
+  /// Chain election only: the tips of the sender's public and noise hash
+  /// chains (32 B each), signed as || 64 (4 B LE) || tips after the fields
+  /// above (and the Paillier key).
+  std::vector<std::uint8_t> lottery_tips;
 };
 
 /// Label census (setup, after the keys), each client -> all: one byte per
@@ -106,17 +110,20 @@ struct query_batch {
 
 /// LEAD (§7.2 row 2, Alg. 4), each client -> all: its lottery ticket for
 /// every election unit of the level it is not the source of, in canonical
-/// order.
+/// order. Chain election: no tickets but the sender's public-chain element
+/// of the level (`reveal`), from which every client computes the sender's
+/// LEAD tickets and, later, its THRESH tickets of the level.
 struct lead_tickets {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
   std::vector<crypto::lottery_ticket> tickets;
+  std::array<std::uint8_t, 32> reveal{};
 };
 
 /// THRESH (§7.2 row 4, Alg. 5 l.2–6), leader -> all: for the election
 /// units it leads that wait for noise in this round, the unit's id (qids),
 /// the attempt counter and the threshold ticket signed over (THRESH, unit
-/// id, attempt).
+/// id, attempt). Chain election: no tickets (the LEAD reveal gives them).
 struct threshold_tickets {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
@@ -132,7 +139,9 @@ struct threshold_tickets {
 /// volunteers for (in order) its ticket over (NOISE, unit id, attempt), and
 /// for each query of those units (in order) enc(n_g) + r_g, enc(n_h) + r_h
 /// mod 2^64, a fresh draw per query. Empty for a receiver that leads
-/// nothing the sender may join.
+/// nothing the sender may join. Chain election: no tickets but, when the
+/// sender volunteers for at least one unit, its noise-chain element of the
+/// level (`reveal`; zero otherwise).
 struct noise_offers {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
@@ -141,6 +150,7 @@ struct noise_offers {
   std::vector<crypto::lottery_ticket> tickets;
   std::vector<std::uint64_t> g;
   std::vector<std::uint64_t> h;
+  std::array<std::uint8_t, 32> reveal{};
 };
 
 /// NOTIFY (§7.2 row 6, Alg. 5 l.14–19), leader -> each client: one

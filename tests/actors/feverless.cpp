@@ -58,8 +58,9 @@ BOOST_FIXTURE_TEST_SUITE(wire_messages, fixture)
 BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
   fv::key_announce ka{
       100,      25, 3, bytes_from<32>(1), bytes_from<32>(7), bytes_from<64>(9),
-      {1, 2, 3}};
+      {1, 2, 3}, std::vector<std::uint8_t>(64, 5)};
   auto ka2 = round_trip(ka);
+  BOOST_TEST(ka2.lottery_tips == ka.lottery_tips);
   BOOST_TEST(ka2.sig == ka.sig);
   BOOST_TEST(ka2.session_key == ka.session_key);
   BOOST_TEST(ka2.params_digest == ka.params_digest);
@@ -72,8 +73,9 @@ BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
   BOOST_TEST(qb2.ids == qb.ids);
   BOOST_TEST(qb2.nonces == qb.nonces);
 
-  fv::lead_tickets lt{1, 2, {ticket(3), ticket(40)}};
+  fv::lead_tickets lt{1, 2, {ticket(3), ticket(40)}, bytes_from<32>(11)};
   auto lt2 = round_trip(lt);
+  BOOST_TEST(lt2.reveal == lt.reveal);
   BOOST_REQUIRE_EQUAL(lt2.tickets.size(), 2u);
   BOOST_TEST(lt2.tickets[1].sig == lt.tickets[1].sig);
   BOOST_TEST(lt2.tickets[1].value == lt.tickets[1].value);
@@ -83,8 +85,10 @@ BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
   BOOST_TEST(tt2.round == 3u);
   BOOST_TEST(tt2.tickets[0].sig == tt.tickets[0].sig);
 
-  fv::noise_offers no{1, 2, 3, {1, 0}, {ticket(8)}, {~0ull}, {42}};
+  fv::noise_offers no{1,    2,     3, {1, 0}, {ticket(8)},
+                      {~0ull}, {42}, bytes_from<32>(13)};
   auto no2 = round_trip(no);
+  BOOST_TEST(no2.reveal == no.reveal);
   BOOST_TEST(no2.g == no.g);
   BOOST_TEST(no2.volunteer == no.volunteer);
   BOOST_TEST(no2.tickets[0].value == no.tickets[0].value);

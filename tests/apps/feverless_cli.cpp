@@ -378,7 +378,7 @@ BOOST_AUTO_TEST_CASE(feverless_cli_bad_election_is_exit_2) {
                     " --trees 1 --depth 2 --set feverless.election=bogus");
   BOOST_TEST(r.status == 2);
   BOOST_TEST(contains(r.output, "feverless.election=bogus"));
-  BOOST_TEST(contains(r.output, "per_query or per_batch"));
+  BOOST_TEST(contains(r.output, "chain, signed or per_batch"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

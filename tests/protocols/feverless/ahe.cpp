@@ -90,13 +90,16 @@ BOOST_AUTO_TEST_CASE(each_value_costs_one_ciphertext) {
       BOOST_TEST(per_value >= w);
       BOOST_TEST(per_value < w + 2);
       // The key announcement carries n (bits/8 bytes, after its length)
-      // once per peer, beside three counts, a digest, a key and a signature.
+      // once per peer, beside three counts, a digest, a key, a signature and
+      // the two hash-chain tips of the default election (64 bytes, after
+      // their length).
       auto announce = f.sent[k].at("key_announce");
       auto n_bytes = static_cast<std::size_t>(bits / 8);
       BOOST_TEST(announce ==
                  2 * (12 + 32 + 32 + 64 +
                       veil::messages::byte_counter::varbyte_size(n_bytes) +
-                      n_bytes));
+                      n_bytes + veil::messages::byte_counter::varbyte_size(64) +
+                      64));
     }
   }
 }

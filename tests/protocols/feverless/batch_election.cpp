@@ -142,13 +142,14 @@ BOOST_AUTO_TEST_CASE(redone_batches_and_portion_selection) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(fewer_signatures_than_per_query) {
+BOOST_AUTO_TEST_CASE(fewer_signatures_than_signed_per_query) {
   auto d = synthetic(200, 8, 18);
   auto owner = balanced_owners(200, 4, 18);
   params pq;
   pq.trees = 1;
   pq.max_depth = 3;
   pq.session = 18;
+  pq.election = election_scope::signed_query;
   auto pb = pq;
   pb.election = election_scope::per_batch;
   auto a = train_session(d, pq, 4, owner, 18);

@@ -19,6 +19,13 @@ params small() {
   return p;
 }
 
+/// The paper's election: a signature per ticket.
+params signed_small() {
+  auto p = small();
+  p.election = election_scope::signed_query;
+  return p;
+}
+
 /// Trains 3 clients with `tamper` applied to the messages; returns the
 /// refusal the pump reports ("" if none).
 std::string refusal(const interceptor& tamper, const params& p = small()) {
@@ -55,7 +62,7 @@ BOOST_AUTO_TEST_CASE(a_tampered_lead_signature_is_refused) {
       return false;
     x.tickets[0].sig[5] ^= 1;
     return true;
-  }));
+  }), signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 2 refused at lead"));
   BOOST_TEST(contains(e, "party 1's lottery ticket does not verify"));
@@ -68,7 +75,7 @@ BOOST_AUTO_TEST_CASE(a_forged_lead_score_is_refused) {
       return false;
     x.tickets.back().value.fill(0xFF);
     return true;
-  }));
+  }), signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "refused at lead"));
 }
@@ -105,7 +112,7 @@ BOOST_AUTO_TEST_CASE(tampered_thresholds_and_volunteers_are_refused) {
       return false;
     x.tickets[0].sig[0] ^= 0x80;
     return true;
-  }));
+  }), signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 1 refused at thresh"));
   e = refusal(first<noise_offers>(1, 0, [](noise_offers& x) {
@@ -113,7 +120,7 @@ BOOST_AUTO_TEST_CASE(tampered_thresholds_and_volunteers_are_refused) {
       return false;
     x.tickets[0].sig[9] ^= 4;
     return true;
-  }));
+  }), signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 0 refused at noise"));
   e = refusal(first<noise_notice>(0, 2, [](noise_notice& x) {
@@ -122,6 +129,71 @@ BOOST_AUTO_TEST_CASE(tampered_thresholds_and_volunteers_are_refused) {
   }));
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 2 refused at notify"));
+}
+
+BOOST_AUTO_TEST_CASE(a_tampered_hash_chain_reveal_is_refused) {
+  // The default election: a LEAD reveal that is not the next element of
+  // the sender's committed chain, a noise reveal likewise, or one element
+  // replayed at the next level.
+  auto e = refusal(first<lead_tickets>(1, 2, [](lead_tickets& x) {
+    x.reveal[7] ^= 1;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 2 refused at lead"));
+  BOOST_TEST(contains(e, "party 1's lottery reveal does not match its "
+                         "hash-chain commitment"));
+  e = refusal(first<noise_offers>(1, 0, [](noise_offers& x) {
+    if (std::count(x.volunteer.begin(), x.volunteer.end(), 1) == 0)
+      return false;
+    x.reveal[0] ^= 0x40;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 0 refused at noise"));
+  BOOST_TEST(contains(e, "party 1's noise reveal does not match its "
+                         "hash-chain commitment"));
+  auto first_reveal = std::make_shared<std::optional<lead_tickets>>();
+  e = refusal([=](int from, int to, message& m) {
+    auto* x = std::get_if<lead_tickets>(&m);
+    if (!x || from != 2 || to != 0)
+      return;
+    if (!*first_reveal)
+      *first_reveal = *x;
+    else
+      x->reveal = (*first_reveal)->reveal;
+  });
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 0 refused at lead"));
+  BOOST_TEST(contains(e, "party 2's lottery reveal does not match"));
+}
+
+BOOST_AUTO_TEST_CASE(signed_tickets_and_missing_commitments_are_refused) {
+  // Signed tickets in a hash-chain election, an announcement without its
+  // chain commitments, and one with them in a signed election.
+  auto e = refusal(first<lead_tickets>(2, 1, [](lead_tickets& x) {
+    x.tickets.emplace_back();
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 2 sent signed tickets to a hash-chain "
+                         "election"));
+  e = refusal(first<key_announce>(0, 1, [](key_announce& x) {
+    x.lottery_tips.clear();
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 1 refused at key_announce"));
+  // The tips are signed: dropping them breaks the signature first.
+  BOOST_TEST(contains(e, "bad signature"));
+  auto p = small();
+  p.election = election_scope::per_batch;
+  e = refusal(first<key_announce>(0, 2, [](key_announce& x) {
+    x.lottery_tips.assign(64, 1);
+    return true;
+  }), p);
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 2 refused at key_announce"));
 }
 
 BOOST_AUTO_TEST_CASE(bad_key_announcements_are_refused) {

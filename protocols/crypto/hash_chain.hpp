@@ -1,0 +1,84 @@
+#pragma once
+
+// The hash-chain lottery (docs/feverless-election.md): a party commits once,
+// with one signature at session start, to the tip of a hash chain, and
+// reveals one element per lottery round. Anyone checks an element with a
+// few hashes against the commitment (or the last element it checked);
+// nobody can compute an element before its owner reveals it (a preimage of
+// what is known), and the owner cannot change an element after committing.
+// Each revealed element keys a ChaCha20 stream whose 32-byte blocks are the
+// party's tickets for that round, one per election unit.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "protocols/crypto/lottery.hpp"
+#include "protocols/crypto/sodium.hpp"
+
+namespace veil::protocols::crypto {
+
+/// BLAKE2b-256 of `x` under the chain's domain key: one step down a chain.
+key32 chain_step(const key32& x);
+
+/// A party's own chain of `length` elements: x_length = chain_step(seed),
+/// x_{k-1} = chain_step(x_k), and x_0 = tip() is what the party commits to.
+/// Element k is revealed in round k (1 <= k <= length), so that revealing
+/// it shows every earlier element and no later one. Keeps one element in
+/// 1,024 and the segment in use (memory ~ length / 32 bytes); elements
+/// asked for in ascending order cost two hashes each.
+class hash_chain {
+public:
+  hash_chain(const key32& seed, std::uint64_t length);
+
+  const key32& tip() const { return tip_; }
+  std::uint64_t length() const { return length_; }
+  /// x_k; throws std::out_of_range unless 1 <= k <= length.
+  key32 element(std::uint64_t k);
+
+private:
+  static constexpr std::uint64_t span = 1024;
+  std::uint64_t length_;
+  key32 tip_;
+  /// checkpoints_[j] = x_{min(span (j + 1), length)}.
+  std::vector<key32> checkpoints_;
+  /// x_{base + 1} .. x_{base + span}, or empty.
+  std::uint64_t base_ = 0;
+  std::vector<key32> segment_;
+};
+
+/// What one party knows of another's chain: its committed tip and the
+/// highest element checked so far.
+class chain_verifier {
+public:
+  chain_verifier() = default;
+  chain_verifier(const key32& tip, std::uint64_t length);
+
+  /// Whether `x` is the chain's element k: hashing it down reaches the
+  /// highest known element (k above it: that many hashes), or hashing the
+  /// highest known one down reaches it (k at or below). An element of a
+  /// round beyond the chain's length is refused.
+  bool accept(std::uint64_t k, const key32& x);
+
+private:
+  std::uint64_t length_ = 0;
+  std::uint64_t known_ = 0; ///< index of `at_`
+  key32 at_;
+};
+
+/// The domain of a round's tickets: its tag (what the lottery elects), the
+/// attempt, and a digest of the round's inputs.
+struct round_input {
+  std::uint8_t tag = 0;
+  std::uint32_t attempt = 0;
+  std::array<std::uint8_t, 32> digest{};
+};
+
+/// A party's `count` tickets of one round from its revealed element:
+/// blocks 0 .. count - 1 of the ChaCha20 stream keyed by BLAKE2b-256 of
+/// (tag, attempt, digest) under the element. Ticket i is election unit
+/// i's; every party computes every other party's the same way.
+std::vector<score> chain_tickets(const key32& element, const round_input& in,
+                                 std::size_t count);
+
+} // namespace veil::protocols::crypto

@@ -1,0 +1,151 @@
+// The hash-chain lottery (docs/feverless-election.md): elements check
+// against the commitment in any order, nothing else does, a party cannot
+// change an element after committing, and the tickets are uniform.
+#include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <cstring>
+
+#include "protocols/crypto/hash_chain.hpp"
+#include "protocols/crypto/random.hpp"
+
+using namespace veil::protocols::crypto;
+using chain = veil::protocols::crypto::hash_chain;
+
+namespace {
+
+key32 seed_of(std::uint64_t s) {
+  seeded_random rng(s);
+  key32 k;
+  for (std::size_t i = 0; i < 32; i += 8) {
+    auto w = rng();
+    std::memcpy(k.data() + i, &w, 8);
+  }
+  return k;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(crypto)
+BOOST_AUTO_TEST_SUITE(hash_chain)
+
+BOOST_AUTO_TEST_CASE(elements_are_the_naive_chain_across_segments) {
+  // Independent reference: the whole chain hashed down from the seed.
+  constexpr std::uint64_t n = 2500; // three checkpoint segments
+  auto seed = seed_of(1);
+  std::vector<key32> naive(n + 1);
+  naive[n] = chain_step(seed);
+  for (auto k = n; k > 0; --k)
+    naive[k - 1] = chain_step(naive[k]);
+  chain c(seed, n);
+  BOOST_TEST((c.tip() == naive[0]));
+  for (std::uint64_t k : {1ull, 2ull, 1023ull, 1024ull, 1025ull, 2048ull,
+                          2049ull, 2499ull, 2500ull})
+    BOOST_TEST((c.element(k) == naive[k]), "element " << k);
+  BOOST_TEST((c.element(7) == naive[7])); // back to an earlier segment
+  BOOST_CHECK_THROW(c.element(0), std::out_of_range);
+  BOOST_CHECK_THROW(c.element(n + 1), std::out_of_range);
+  chain one(seed, 1);
+  BOOST_TEST((one.element(1) == chain_step(seed)));
+  BOOST_TEST((one.tip() == chain_step(chain_step(seed))));
+}
+
+BOOST_AUTO_TEST_CASE(reveals_verify_in_any_order_and_forgeries_fail) {
+  chain c(seed_of(2), 100);
+  chain_verifier v(c.tip(), 100);
+  BOOST_TEST(v.accept(3, c.element(3)));   // a gap of three
+  BOOST_TEST(v.accept(3, c.element(3)));   // again
+  BOOST_TEST(v.accept(1, c.element(1)));   // earlier, from the known one
+  BOOST_TEST(v.accept(40, c.element(40))); // a gap
+  BOOST_TEST(v.accept(100, c.element(100)));
+  BOOST_TEST(!v.accept(101, c.element(100))); // beyond the chain
+  BOOST_TEST(!v.accept(0, c.tip()));          // the commitment is no reveal
+
+  // Another party's chain, a flipped bit, or the right element at the wrong
+  // round: refused, and the verifier keeps what it knew.
+  chain other(seed_of(3), 100);
+  chain_verifier w(c.tip(), 100);
+  BOOST_TEST(!w.accept(5, other.element(5)));
+  auto flipped = c.element(5);
+  flipped.data()[17] ^= 1;
+  BOOST_TEST(!w.accept(5, flipped));
+  BOOST_TEST(!w.accept(6, c.element(5)));
+  BOOST_TEST(!w.accept(4, c.element(5)));
+  BOOST_TEST(w.accept(5, c.element(5)));
+  BOOST_TEST(!w.accept(5, flipped)); // once known, still not another
+}
+
+BOOST_AUTO_TEST_CASE(a_party_cannot_change_its_tickets_after_committing) {
+  // Whatever seed a party switches to after committing, its elements no
+  // longer check against the tip it committed to, so neither do its
+  // tickets; and the tickets of one element are fixed by the round.
+  chain committed(seed_of(4), 10);
+  chain_verifier v(committed.tip(), 10);
+  for (std::uint64_t s = 5; s < 105; ++s) {
+    chain switched(seed_of(s), 10);
+    BOOST_TEST_REQUIRE(!v.accept(1, switched.element(1)));
+  }
+  round_input in{1, 0, {}};
+  auto a = chain_tickets(committed.element(1), in, 8);
+  BOOST_TEST((a == chain_tickets(committed.element(1), in, 8)));
+  // Each field of the round changes every ticket.
+  auto differs = [&](round_input other) {
+    auto b = chain_tickets(committed.element(1), other, 8);
+    for (std::size_t i = 0; i < 8; ++i)
+      if (a[i] == b[i])
+        return false;
+    return true;
+  };
+  BOOST_TEST(differs({2, 0, {}}));
+  BOOST_TEST(differs({1, 1, {}}));
+  round_input d{1, 0, {}};
+  d.digest[31] = 1;
+  BOOST_TEST(differs(d));
+  BOOST_TEST(chain_tickets(committed.element(2), in, 8)[0] != a[0]);
+  // A prefix of a longer draw is the shorter draw: a unit's ticket does not
+  // depend on how many units the round has after it.
+  auto longer = chain_tickets(committed.element(1), in, 300);
+  BOOST_TEST((std::vector<score>(longer.begin(), longer.begin() + 8) == a));
+}
+
+BOOST_AUTO_TEST_CASE(tickets_are_uniform) {
+  // Chi-square of the first byte of 200 rounds x 256 tickets over its 256
+  // values: 255 degrees of freedom, P(chi2 > 330.5) = 0.001.
+  chain c(seed_of(6), 200);
+  std::array<double, 256> counts{};
+  round_input in{1, 0, {}};
+  for (std::uint64_t k = 1; k <= 200; ++k)
+    for (const auto& t : chain_tickets(c.element(k), in, 256))
+      ++counts[t[0]];
+  double expected = 200, chi2 = 0;
+  for (auto x : counts)
+    chi2 += (x - expected) * (x - expected) / expected;
+  BOOST_TEST_MESSAGE("ticket chi-square " << chi2);
+  BOOST_TEST(chi2 < 330.5);
+  // And the winner of a four-party lottery: 3 degrees of freedom,
+  // P(chi2 > 16.27) = 0.001.
+  std::vector<chain> parties;
+  for (std::uint64_t p = 0; p < 4; ++p)
+    parties.emplace_back(seed_of(10 + p), 50);
+  std::array<double, 4> wins{};
+  for (std::uint64_t k = 1; k <= 50; ++k) {
+    std::vector<std::vector<score>> t;
+    for (auto& p : parties)
+      t.push_back(chain_tickets(p.element(k), in, 100));
+    for (std::size_t u = 0; u < 100; ++u) {
+      std::size_t best = 0;
+      for (std::size_t p = 1; p < 4; ++p)
+        if (score_greater(t[p][u], t[best][u]))
+          best = p;
+      ++wins[best];
+    }
+  }
+  chi2 = 0;
+  for (auto w : wins)
+    chi2 += (w - 1250) * (w - 1250) / 1250;
+  BOOST_TEST_MESSAGE("winner chi-square " << chi2);
+  BOOST_TEST(chi2 < 16.27);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()
