@@ -207,8 +207,9 @@ struct client_hooks {
         [&] { return st.role->start_predict(st.eval); }, after_step);
   }
   static auto on_message(client_actor* self, std::int32_t from,
-                         const fv::message& m) {
-    return self->state.role->on_message(from, m);
+                         fv::message& m) {
+    // The role keeps what it is handed (query batches are megabytes).
+    return self->state.role->on_message(from, std::move(m));
   }
   /// Reports finished work to the coordinator.
   static void after_step(client_actor* self) {

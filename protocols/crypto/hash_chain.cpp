@@ -1,5 +1,6 @@
 #include "protocols/crypto/hash_chain.hpp"
 
+#include <bit>
 #include <cstring>
 #include <sodium.h>
 #include <stdexcept>
@@ -11,6 +12,17 @@ namespace {
 /// Domain keys: a chain step and a ticket key are never the same hash.
 constexpr unsigned char step_key[32] = "veil.hash_chain.step";
 constexpr unsigned char ticket_key[32] = "veil.hash_chain.tickets";
+
+/// The little-endian word whose bytes `w` holds in memory.
+std::uint64_t le64(std::uint64_t w) {
+  if constexpr (std::endian::native == std::endian::little)
+    return w;
+  std::uint64_t out = 0;
+  auto* b = reinterpret_cast<const unsigned char*>(&w);
+  for (int i = 7; i >= 0; --i)
+    out = (out << 8) | b[i];
+  return out;
+}
 
 } // namespace
 
@@ -78,30 +90,58 @@ bool chain_verifier::accept(std::uint64_t k, const key32& x) {
   return true;
 }
 
-std::vector<score> chain_tickets(const key32& element, const round_input& in,
-                                 std::size_t count) {
+ticket_stream::ticket_stream(const key32& element, const round_input& in) {
   ensure_sodium();
   unsigned char msg[1 + 4 + 32];
   msg[0] = in.tag;
   for (int i = 0; i < 4; ++i)
     msg[1 + i] = static_cast<unsigned char>(in.attempt >> (8 * i));
   std::memcpy(msg + 5, in.digest.data(), 32);
-  // The element keys the hash (libsodium takes at most 64 key bytes): the
-  // round key, then the ticket stream under it.
+  // The domain key and the element key the hash (libsodium takes at most
+  // 64 key bytes).
   unsigned char key_in[64];
   std::memcpy(key_in, ticket_key, 32);
   std::memcpy(key_in + 32, element.data(), 32);
-  key32 round_key;
-  crypto_generichash(round_key.data(), round_key.size(), msg, sizeof msg,
-                     key_in, sizeof key_in);
+  crypto_generichash(key_.data(), key_.size(), msg, sizeof msg, key_in,
+                     sizeof key_in);
   sodium_memzero(key_in, sizeof key_in);
-  std::vector<score> out(count);
+}
+
+std::uint64_t ticket_stream::at(std::size_t i) {
+  auto base = i / chunk * chunk;
+  if (cache_.empty() || cached_ != base) {
+    // ChaCha20 blocks are 64 bytes, 8 tickets: ticket `base` starts block
+    // base / 8.
+    cache_.assign(chunk, 0);
+    std::uint8_t nonce[crypto_stream_chacha20_NONCEBYTES] = {};
+    auto* bytes = reinterpret_cast<unsigned char*>(cache_.data());
+    crypto_stream_chacha20_xor_ic(bytes, bytes, chunk * 8, nonce, base / 8,
+                                  key_.data());
+    for (auto& t : cache_)
+      t = le64(t);
+    cached_ = base;
+  }
+  return cache_[i - base];
+}
+
+std::vector<std::uint64_t> ticket_stream::first(std::size_t count) const {
+  std::vector<std::uint64_t> out(count);
   if (count == 0)
     return out;
   std::uint8_t nonce[crypto_stream_chacha20_NONCEBYTES] = {};
-  crypto_stream_chacha20(out.front().data(), count * sizeof(score), nonce,
-                         round_key.data());
+  crypto_stream_chacha20(reinterpret_cast<unsigned char*>(out.data()),
+                         count * 8, nonce, key_.data());
+  for (auto& t : out)
+    t = le64(t);
   return out;
+}
+
+score as_score(std::uint64_t ticket) {
+  score s{};
+  for (int b = 0; b < 8; ++b)
+    s[static_cast<std::size_t>(b)] =
+        static_cast<std::uint8_t>(ticket >> (56 - 8 * b));
+  return s;
 }
 
 } // namespace veil::protocols::crypto

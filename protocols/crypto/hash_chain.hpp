@@ -74,11 +74,31 @@ struct round_input {
   std::array<std::uint8_t, 32> digest{};
 };
 
-/// A party's `count` tickets of one round from its revealed element:
-/// blocks 0 .. count - 1 of the ChaCha20 stream keyed by BLAKE2b-256 of
+/// A party's tickets of one round from its revealed element: the 64-bit
+/// words (little-endian) of the ChaCha20 stream keyed by BLAKE2b-256 of
 /// (tag, attempt, digest) under the element. Ticket i is election unit
-/// i's; every party computes every other party's the same way.
-std::vector<score> chain_tickets(const key32& element, const round_input& in,
-                                 std::size_t count);
+/// i's; every party computes every other party's the same way. 64 bits
+/// decide a lottery among 256 parties with a tie (lowest index wins) once
+/// in about 2^50 units.
+class ticket_stream {
+public:
+  ticket_stream(const key32& element, const round_input& in);
+  /// Ticket i: computed with its 63 neighbours (8 ChaCha20 blocks) and
+  /// kept, so that reading tickets in order costs one stream, and a later
+  /// round that needs a few costs a few blocks.
+  std::uint64_t at(std::size_t i);
+  /// Tickets 0 .. count - 1, in one stream call.
+  std::vector<std::uint64_t> first(std::size_t count) const;
+
+private:
+  static constexpr std::size_t chunk = 64;
+  key32 key_;
+  std::size_t cached_ = 0; ///< first ticket in cache_
+  std::vector<std::uint64_t> cache_;
+};
+
+/// A 64-bit ticket as a lottery score (its big-endian bytes first, zeros
+/// after): scores compare as the tickets do.
+score as_score(std::uint64_t ticket);
 
 } // namespace veil::protocols::crypto

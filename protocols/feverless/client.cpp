@@ -561,7 +561,7 @@ void client::broadcast(outbox& out, const message& m) {
       send(out, p, m);
 }
 
-outcome<outbox> client::on_message(party_id from, const message& m) {
+outcome<outbox> client::on_message(party_id from, message m) {
   if (from < 0 || from >= n_ || from == self_)
     return refuse(message_name(m), "from unknown " + party(from));
   if (auto* f = std::get_if<failure>(&m))
@@ -577,7 +577,7 @@ outcome<outbox> client::on_message(party_id from, const message& m) {
   if (box.size() >= max_backlog)
     return refuse_from(from, message_name(m),
                        party(from) + " is too many steps ahead");
-  box.push_back(m);
+  box.push_back(std::move(m));
   return advance();
 }
 
@@ -1113,11 +1113,10 @@ std::uint64_t client::chain_index() const {
          static_cast<std::uint64_t>(depth_) + 1;
 }
 
-std::vector<crypto::score> client::level_tickets(const crypto::key32& x,
-                                                 std::uint8_t tag,
-                                                 std::uint32_t attempt) const {
-  return crypto::chain_tickets(x, {tag, attempt, level_digest_},
-                               units_.size());
+crypto::ticket_stream client::level_stream(const crypto::key32& x,
+                                           std::uint8_t tag,
+                                           std::uint32_t attempt) const {
+  return crypto::ticket_stream(x, {tag, attempt, level_digest_});
 }
 
 void client::send_lead(outbox& out) {
@@ -1169,37 +1168,40 @@ client::status client::finish_lead(outbox& out) {
     }
   }
   // Chain: every client's LEAD tickets, one per unit, from its reveal.
-  std::vector<std::vector<crypto::score>> chain_lead(chained() ? n_ : 0);
+  std::vector<std::vector<std::uint64_t>> chain_lead(chained() ? n_ : 0);
   if (chained()) {
     level_public_[self_] = public_chain_->element(chain_index());
     for (party_id c = 0; c < n_; ++c)
-      chain_lead[c] = level_tickets(level_public_[c], tag_lead, 0);
+      chain_lead[c] = level_stream(level_public_[c], tag_lead, 0)
+                          .first(units_.size());
   }
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
     party_id best = -1;
     const crypto::score* best_score = nullptr;
+    std::uint64_t best_ticket = 0;
     // The source never runs; ties go to the lowest index [D] (§7.3 l.7).
     for (party_id c = 0; c < n_; ++c) {
       if (c == u.source)
         continue;
-      const crypto::score* score = nullptr;
       if (chained()) {
-        score = &chain_lead[c][i];
-      } else {
-        const auto& v =
-            c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
-        // Client c's tickets skip its own units, which all precede unit i
-        // when c < source and all follow it otherwise.
-        const auto& t = v[c < u.source ? i - count(c) : i];
-        if (c != self_ && !crypto::check_ticket(creds_->keys[c], u.lottery, t))
-          return refuse_from(c, "lead",
-                             party(c) + "'s lottery ticket does not verify");
-        score = &t.value;
+        if (best < 0 || chain_lead[c][i] > best_ticket) {
+          best = c;
+          best_ticket = chain_lead[c][i];
+        }
+        continue;
       }
-      if (best < 0 || crypto::score_greater(*score, *best_score)) {
+      const auto& v =
+          c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
+      // Client c's tickets skip its own units, which all precede unit i
+      // when c < source and all follow it otherwise.
+      const auto& t = v[c < u.source ? i - count(c) : i];
+      if (c != self_ && !crypto::check_ticket(creds_->keys[c], u.lottery, t))
+        return refuse_from(c, "lead",
+                           party(c) + "'s lottery ticket does not verify");
+      if (best < 0 || crypto::score_greater(t.value, *best_score)) {
         best = c;
-        best_score = score;
+        best_score = &t.value;
       }
     }
     u.leader = best;
@@ -1222,16 +1224,15 @@ client::status client::begin_round(outbox& out) {
   t.round = round_;
   // Chain: the thresholds come from this client's LEAD reveal; a pending
   // unit's attempt is the round (it waited in every earlier one).
-  auto chain_thresh = chained()
-                          ? level_tickets(level_public_[self_], tag_thresh,
-                                          round_)
-                          : std::vector<crypto::score>{};
+  std::optional<crypto::ticket_stream> chain_thresh;
+  if (chained())
+    chain_thresh.emplace(level_stream(level_public_[self_], tag_thresh, round_));
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
     if (u.leader != self_ || !u.pending)
       continue;
     if (chained()) {
-      u.threshold = chain_thresh[i];
+      u.threshold = crypto::as_score(chain_thresh->at(i));
     } else {
       auto tk = crypto::draw_ticket(creds_->identity,
                                     lottery_in(u, tag_thresh, u.attempt));
@@ -1263,10 +1264,9 @@ client::status client::finish_thresh(outbox& out) {
     auto k = t.qids.size();
     if (t.attempts.size() != k || t.tickets.size() != (chained() ? 0 : k))
       return refuse_from(p, "thresh", party(p) + "'s field lengths differ");
-    auto chain_thresh = chained() && k > 0
-                            ? level_tickets(level_public_[p], tag_thresh,
-                                            round_)
-                            : std::vector<crypto::score>{};
+    std::optional<crypto::ticket_stream> chain_thresh;
+    if (chained() && k > 0)
+      chain_thresh.emplace(level_stream(level_public_[p], tag_thresh, round_));
     if (round_ == 0) {
       // Every unit the sender leads, in order, at attempt 0.
       std::size_t j = 0;
@@ -1305,7 +1305,8 @@ client::status client::finish_thresh(outbox& out) {
         u->attempt = t.attempts[j];
       }
       if (chained()) {
-        u->threshold = chain_thresh[static_cast<std::size_t>(u - units_.data())];
+        u->threshold = crypto::as_score(
+            chain_thresh->at(static_cast<std::size_t>(u - units_.data())));
       } else {
         if (!crypto::check_ticket(creds_->keys[p],
                                   lottery_in(*u, tag_thresh, u->attempt),
@@ -1334,10 +1335,10 @@ client::status client::finish_thresh(outbox& out) {
   // Chain: this client's noise tickets of the round, from the element it
   // reveals only to the leaders it volunteers to.
   crypto::key32 noise_x;
-  std::vector<crypto::score> chain_noise;
+  std::optional<crypto::ticket_stream> chain_noise;
   if (chained()) {
     noise_x = noise_chain_->element(chain_index());
-    chain_noise = level_tickets(noise_x, tag_noise, round_);
+    chain_noise.emplace(level_stream(noise_x, tag_noise, round_));
   }
   for (auto i : round_units_) {
     auto& u = units_[i];
@@ -1345,7 +1346,7 @@ client::status client::finish_thresh(outbox& out) {
       continue;
     crypto::lottery_ticket tk;
     if (chained())
-      tk.value = chain_noise[i];
+      tk.value = crypto::as_score(chain_noise->at(i));
     else
       tk = crypto::draw_ticket(creds_->identity,
                                lottery_in(u, tag_noise, u.attempt));
@@ -1407,7 +1408,7 @@ client::status client::finish_noise(outbox& out) {
     if (o.tickets.size() != (chained() ? 0 : volunteers) ||
         o.g.size() != values || o.h.size() != values)
       return refuse_from(p, "noise", party(p) + "'s field lengths differ");
-    std::vector<crypto::score> chain_noise;
+    std::optional<crypto::ticket_stream> chain_noise;
     if (chained() && volunteers > 0) {
       crypto::key32 x;
       std::memcpy(x.data(), o.reveal.data(), x.size());
@@ -1415,7 +1416,7 @@ client::status client::finish_noise(outbox& out) {
         return refuse_from(p, "noise",
                            party(p) + "'s noise reveal does not match its "
                                       "hash-chain commitment");
-      chain_noise = level_tickets(x, tag_noise, round_);
+      chain_noise.emplace(level_stream(x, tag_noise, round_));
     }
     std::size_t v = 0, at = 0;
     k = 0;
@@ -1425,9 +1426,11 @@ client::status client::finish_noise(outbox& out) {
         continue;
       if (!o.volunteer[k++])
         continue;
+      crypto::score chained_score;
       const crypto::score* score = nullptr;
       if (chained()) {
-        score = &chain_noise[i];
+        chained_score = crypto::as_score(chain_noise->at(i));
+        score = &chained_score;
       } else {
         const auto& tk = o.tickets[v++];
         if (!crypto::check_ticket(creds_->keys[p],

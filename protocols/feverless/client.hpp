@@ -133,8 +133,9 @@ public:
   /// whatever messages that arrived before start() allow.
   outcome<outbox> start();
 
-  /// Handles one message from client `from`.
-  outcome<outbox> on_message(party_id from, const message& m);
+  /// Handles one message from client `from` (taken: the role queues it
+  /// until its phase without a copy).
+  outcome<outbox> on_message(party_id from, message m);
 
   bool training_done() const { return phase_ == phase::trained; }
 
@@ -331,11 +332,10 @@ private:
   /// chain has one element per level of the session).
   std::uint64_t chain_index() const;
   std::uint64_t chain_length() const;
-  /// Client c's chain tickets of this level for `tag` at `attempt`, one
-  /// per election unit, from its element `x`.
-  std::vector<crypto::score> level_tickets(const crypto::key32& x,
-                                           std::uint8_t tag,
-                                           std::uint32_t attempt) const;
+  /// The chain tickets of this level for `tag` at `attempt` from a
+  /// client's element `x`, one per election unit.
+  crypto::ticket_stream level_stream(const crypto::key32& x, std::uint8_t tag,
+                                     std::uint32_t attempt) const;
   int peers() const { return n_ - 1; }
   std::size_t expected_index() const;
   const char* phase_name() const;

@@ -24,6 +24,11 @@ key32 seed_of(std::uint64_t s) {
   return k;
 }
 
+std::vector<std::uint64_t> chain_tickets(const key32& x, const round_input& in,
+                                         std::size_t n) {
+  return ticket_stream(x, in).first(n);
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(crypto)
@@ -105,18 +110,28 @@ BOOST_AUTO_TEST_CASE(a_party_cannot_change_its_tickets_after_committing) {
   // A prefix of a longer draw is the shorter draw: a unit's ticket does not
   // depend on how many units the round has after it.
   auto longer = chain_tickets(committed.element(1), in, 300);
-  BOOST_TEST((std::vector<score>(longer.begin(), longer.begin() + 8) == a));
+  BOOST_TEST((std::vector<std::uint64_t>(longer.begin(), longer.begin() + 8) ==
+              a));
+  // One ticket at a time, in any order, gives the same tickets.
+  ticket_stream one_by_one(committed.element(1), in);
+  for (std::size_t i : {299u, 0u, 1u, 63u, 64u, 65u, 127u, 128u, 150u, 7u})
+    BOOST_TEST(one_by_one.at(i) == longer[i], "ticket " << i);
+  // Scores compare as their tickets.
+  BOOST_TEST(score_greater(as_score(longer[0]), as_score(longer[1])) ==
+             (longer[0] > longer[1]));
+  BOOST_TEST(score_greater(as_score(1ull << 56), as_score(0xFFull)));
+  BOOST_TEST(!score_greater(as_score(5), as_score(5)));
 }
 
 BOOST_AUTO_TEST_CASE(tickets_are_uniform) {
-  // Chi-square of the first byte of 200 rounds x 256 tickets over its 256
+  // Chi-square of the top byte of 200 rounds x 256 tickets over its 256
   // values: 255 degrees of freedom, P(chi2 > 330.5) = 0.001.
   chain c(seed_of(6), 200);
   std::array<double, 256> counts{};
   round_input in{1, 0, {}};
   for (std::uint64_t k = 1; k <= 200; ++k)
     for (const auto& t : chain_tickets(c.element(k), in, 256))
-      ++counts[t[0]];
+      ++counts[t >> 56];
   double expected = 200, chi2 = 0;
   for (auto x : counts)
     chi2 += (x - expected) * (x - expected) / expected;
@@ -129,13 +144,13 @@ BOOST_AUTO_TEST_CASE(tickets_are_uniform) {
     parties.emplace_back(seed_of(10 + p), 50);
   std::array<double, 4> wins{};
   for (std::uint64_t k = 1; k <= 50; ++k) {
-    std::vector<std::vector<score>> t;
+    std::vector<std::vector<std::uint64_t>> t;
     for (auto& p : parties)
       t.push_back(chain_tickets(p.element(k), in, 100));
     for (std::size_t u = 0; u < 100; ++u) {
       std::size_t best = 0;
       for (std::size_t p = 1; p < 4; ++p)
-        if (score_greater(t[p][u], t[best][u]))
+        if (t[p][u] > t[best][u])
           best = p;
       ++wins[best];
     }
