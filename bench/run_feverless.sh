@@ -4,9 +4,13 @@
 # (45,211 rows, 16 ordinal-encoded inputs, label column `label`; all rows
 # are training rows, metrics are on them), depth 10 x 10 trees, B = 10
 # buckets, eta 0.3. Runs:
+#   plain                           --protocol plain (labels at one party)
 #   feverless-plain                 the plain baseline (no protection)
-#   feverless, per_query election   the paper's protocol, per-query eps = 2,
-#                                   delta = 1e-5 (classical calibration)
+#   feverless, chain election       the default: a fresh leader per query
+#                                   from hash-chain tickets, per-query
+#                                   eps = 2, delta = 1e-5 (classical)
+#   feverless, signed election      the paper's lottery (a signature per
+#                                   ticket), same budget
 #   feverless, per_batch election   one leader per batch (not the paper's)
 #   feverless-ldp                   every client noises its sums
 #   feverless-ahe, Paillier 1024    at --ahe-size (default 10x10)
@@ -23,10 +27,12 @@
 #
 # usage: bash bench/run_feverless.sh [--runs N] [--ahe-size DxT]
 #                                    [--ahe2048-size DxT] [--skip-ahe]
+#                                    [--skip-signed]
 #   --runs N           runs per setting (default 1)
 #   --ahe-size DxT     depth x trees of the Paillier-1024 run (default 10x10)
 #   --ahe2048-size DxT depth x trees of the Paillier-2048 run (default 4x4)
 #   --skip-ahe         skip both AHE runs
+#   --skip-signed      skip the signed election (about 100 s a run)
 #
 # Needs build/veil. Environment: VEIL, VEIL_SHARED_DIR, BENCH_DIR.
 set -euo pipefail
@@ -39,13 +45,15 @@ RUNS=1
 AHE=10x10
 AHE2048=4x4
 SKIP_AHE=0
+SKIP_SIGNED=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) RUNS=$2; shift ;;
     --ahe-size) AHE=$2; shift ;;
     --ahe2048-size) AHE2048=$2; shift ;;
     --skip-ahe) SKIP_AHE=1 ;;
-    -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --skip-signed) SKIP_SIGNED=1 ;;
+    -h | --help) sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_feverless.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -120,11 +128,17 @@ row() {
 size() { echo "${1%x*} ${1#*x}"; }
 
 echo "load before: $(uptime)" >&2
+run vertical plain 10 10
 run plain feverless-plain 10 10
 field "$OUT/plain.json" 'r["queries"]' >"$OUT/q10"
-run per-query feverless 10 10 --set feverless.sum_epsilon=2 \
+run chain feverless 10 10 --set feverless.sum_epsilon=2 \
   --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
-  --set feverless.source_noise=false --set feverless.election=per_query
+  --set feverless.source_noise=false --set feverless.election=chain
+if [[ $SKIP_SIGNED == 0 ]]; then
+  run signed feverless 10 10 --set feverless.sum_epsilon=2 \
+    --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
+    --set feverless.source_noise=false --set feverless.election=signed
+fi
 run per-batch feverless 10 10 --set feverless.sum_epsilon=2 \
   --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
   --set feverless.source_noise=false --set feverless.election=per_batch
@@ -145,8 +159,11 @@ echo "load after: $(uptime)" >&2
 
 echo "| run | depth × trees | train s | × feverless-plain (same size) | µs per query | queries | MB sent per client | train accuracy | paper s (Table 6) | paper / ours |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| plain (--protocol plain, labels at one party) | 10 × 10 | $(cat "$OUT/vertical.s") | $(awk -v s="$(cat "$OUT/vertical.s")" -v b="$(cat "$OUT/plain.s")" 'BEGIN { printf "%.2f×", s / b }') | – | – | – | $(field "$OUT/vertical.json" 'format(r["metrics"]["accuracy"],".4f")') | – | – |"
 row "feverless-plain (no protection)" plain 10 10 plain plain
-row "feverless, per-query election (the paper's)" per-query 10 10 plain feverless
+row "feverless, chain election (default)" chain 10 10 plain feverless
+[[ $SKIP_SIGNED == 1 ]] ||
+  row "feverless, signed election (the paper's lottery)" signed 10 10 plain feverless
 row "feverless, per-batch election" per-batch 10 10 plain feverless
 row "feverless-ldp" ldp 10 10 plain none
 if [[ $SKIP_AHE == 0 ]]; then

@@ -229,7 +229,7 @@ def mds(run, trials):
 def readme(run, trials):
     futures = [run.metrics("feverless", 4, 10, t,
                            ["--epsilon", "2", "--delta", "1e-5"],
-                           election="per_query") for t in range(trials)]
+                           election="chain") for t in range(trials)]
     base = mean_sd([constant_logloss(run.work, t) for t in range(trials)])
     print("\n| command | accuracy | AUC | logloss |")
     print("|---|---|---|---|")

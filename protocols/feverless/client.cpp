@@ -932,15 +932,19 @@ client::status client::finish_query(outbox& out) {
     return {};
   }
   if (chained()) {
-    // Every round's tickets of this level bind each unit's qid and nonce r
-    // (not its missing ids: a fresh r and a secret element suffice).
+    // Every round's tickets of this level bind each unit's qid, its count
+    // of missing ids and its nonce r (not the ids themselves: a fresh r and
+    // a secret element suffice, docs/feverless-election.md).
     crypto_generichash_state st;
     crypto_generichash_init(&st, nullptr, 0, level_digest_.size());
     for (const auto& u : units_) {
-      std::uint8_t id[8];
+      std::uint8_t head[12];
+      auto ids = static_cast<std::uint32_t>(queries_[u.first].ids.size());
       for (int i = 0; i < 8; ++i)
-        id[i] = static_cast<std::uint8_t>(u.id >> (8 * i));
-      crypto_generichash_update(&st, id, 8);
+        head[i] = static_cast<std::uint8_t>(u.id >> (8 * i));
+      for (int i = 0; i < 4; ++i)
+        head[8 + i] = static_cast<std::uint8_t>(ids >> (8 * i));
+      crypto_generichash_update(&st, head, sizeof head);
       const auto& b = batches_[u.source];
       crypto_generichash_update(
           &st, b.nonces.data() + 32 * (u.first - first_[u.source]), 32);
@@ -1172,8 +1176,8 @@ client::status client::finish_lead(outbox& out) {
   if (chained()) {
     level_public_[self_] = public_chain_->element(chain_index());
     for (party_id c = 0; c < n_; ++c)
-      chain_lead[c] = level_stream(level_public_[c], tag_lead, 0)
-                          .first(units_.size());
+      chain_lead[c] =
+          level_stream(level_public_[c], tag_lead, 0).first(units_.size());
   }
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
@@ -1226,7 +1230,8 @@ client::status client::begin_round(outbox& out) {
   // unit's attempt is the round (it waited in every earlier one).
   std::optional<crypto::ticket_stream> chain_thresh;
   if (chained())
-    chain_thresh.emplace(level_stream(level_public_[self_], tag_thresh, round_));
+    chain_thresh.emplace(
+        level_stream(level_public_[self_], tag_thresh, round_));
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
     if (u.leader != self_ || !u.pending)
@@ -1645,17 +1650,8 @@ void client::send_masked(outbox& out) {
     m.tree = tree_;
     m.depth = depth_;
   }
-  for (party_id p = 0; p < static_cast<party_id>(encs.size()); ++p) {
-    auto& e = encs[p];
-    e.tree = tree_;
-    e.depth = depth_;
-    if (p == self_)
-      continue;
-    auto bytes =
-        (first_[p + 1] - first_[p]) * paillier_peers_[p]->ciphertext_bytes();
-    e.g.resize(bytes);
-    e.h.resize(bytes);
-  }
+  // ahe: each source's G, H values in its query order, packed below.
+  std::vector<std::vector<std::uint64_t>> plain(encs.size());
   own_g_.clear();
   own_h_.clear();
   for (const auto& q : queries_) {
@@ -1688,19 +1684,33 @@ void client::send_masked(outbox& out) {
       own_g_.push_back(g);
       own_h_.push_back(h);
     } else if (ahe()) {
-      // The Z_{2^64} value as a signed 64-bit plaintext; the source reduces
-      // the decrypted sum mod 2^64.
-      const auto& pk = *paillier_peers_[q.source];
-      auto w = pk.ciphertext_bytes();
-      auto at = (&q - queries_.data() - first_[q.source]) * w;
-      auto& e = encs[q.source];
-      pk.write(pk.encrypt(static_cast<std::int64_t>(g), rng_),
-               std::span(e.g).subspan(at, w));
-      pk.write(pk.encrypt(static_cast<std::int64_t>(h), rng_),
-               std::span(e.h).subspan(at, w));
+      plain[q.source].push_back(g);
+      plain[q.source].push_back(h);
     } else {
       msgs[q.source].g.push_back(g);
       msgs[q.source].h.push_back(h);
+    }
+  }
+  for (party_id p = 0; p < static_cast<party_id>(encs.size()); ++p) {
+    // [D] SecureBoost's packing: the Z_{2^64} values G_0, H_0, G_1, ... of
+    // one source, as many per plaintext as sums of n - 1 replies keep apart
+    // (14 at 1024 bits, 28 at 2048); the source reduces each slot of the
+    // decrypted sum mod 2^64.
+    auto& e = encs[p];
+    e.tree = tree_;
+    e.depth = depth_;
+    if (p == self_)
+      continue;
+    const auto& pk = *paillier_peers_[p];
+    paillier::packing pack(pk, static_cast<std::size_t>(n_ - 1));
+    const auto& v = plain[p];
+    auto w = pk.ciphertext_bytes();
+    e.g.resize(pack.ciphertexts(v.size()) * w);
+    for (std::size_t k = 0, at = 0; at < v.size(); ++k, at += pack.slots()) {
+      auto chunk =
+          std::span(v).subspan(at, std::min(pack.slots(), v.size() - at));
+      pk.write(pk.encrypt(pack.pack(chunk), rng_),
+               std::span(e.g).subspan(k * w, w));
     }
   }
   for (party_id p = 0; p < n_; ++p) {
@@ -1758,7 +1768,9 @@ client::status client::finish_encrypted(std::vector<std::uint64_t>& sg,
   auto mine = sg.size();
   const auto& pk = paillier_key_->public_part();
   auto w = pk.ciphertext_bytes();
-  std::vector<paillier::ciphertext> ag(mine, pk.zero()), ah(mine, pk.zero());
+  paillier::packing pack(pk, static_cast<std::size_t>(n_ - 1));
+  auto cts = pack.ciphertexts(2 * mine);
+  std::vector<paillier::ciphertext> acc(cts, pk.zero());
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -1766,24 +1778,34 @@ client::status client::finish_encrypted(std::vector<std::uint64_t>& sg,
     if (es.tree != tree_ || es.depth != depth_)
       return refuse_from(p, "encrypted",
                          party(p) + "'s sums are for another level");
-    if (es.g.size() != mine * w || es.h.size() != mine * w)
+    if (es.g.size() != cts * w || !es.h.empty())
       return refuse_from(p, "encrypted",
                          party(p) + " sent " + std::to_string(es.g.size()) +
                              " bytes of ciphertexts for " +
                              std::to_string(mine) + " queries");
-    for (std::size_t k = 0; k < mine; ++k) {
-      auto cg = pk.read(std::span(es.g).subspan(k * w, w));
-      auto ch = pk.read(std::span(es.h).subspan(k * w, w));
-      if (!cg || !ch)
+    for (std::size_t k = 0; k < cts; ++k) {
+      auto c = pk.read(std::span(es.g).subspan(k * w, w));
+      if (!c)
         return refuse_from(p, "encrypted",
                            party(p) + " sent a value that is not a ciphertext");
-      pk.add_to(ag[k], *cg);
-      pk.add_to(ah[k], *ch);
+      pk.add_to(acc[k], *c);
+    }
+  }
+  std::vector<std::uint64_t> values(2 * mine);
+  for (std::size_t k = 0, at = 0; k < cts; ++k, at += pack.slots()) {
+    auto slots = std::span(values).subspan(
+        at, std::min(pack.slots(), values.size() - at));
+    try {
+      pack.unpack(paillier_key_->decrypt(acc[k]), slots);
+    } catch (const std::invalid_argument&) {
+      // Honest replies cannot overflow a slot: some reply was forged.
+      return refuse("encrypted", "a decrypted sum does not fit its slots: a "
+                                 "reply was not a packed plaintext");
     }
   }
   for (std::size_t k = 0; k < mine; ++k) {
-    sg[k] += paillier_key_->decrypt(ag[k]).low64();
-    sh[k] += paillier_key_->decrypt(ah[k]).low64();
+    sg[k] += values[2 * k];
+    sh[k] += values[2 * k + 1];
   }
   return {};
 }
@@ -2383,9 +2405,10 @@ outcome<outbox> client::on_predict_answer(party_id from,
 // ---------------------------------------------------------------------------
 // Test hooks
 
-std::optional<std::uint64_t>
-client::pair_stream(party_id peer, std::uint64_t key, bool hessian,
-                    std::size_t word) const {
+std::optional<std::uint64_t> client::pair_stream(party_id peer,
+                                                 std::uint64_t key,
+                                                 bool hessian,
+                                                 std::size_t word) const {
   if (!params_.test_hooks)
     return std::nullopt;
   for (std::size_t k = 0; k < peer_ids_.size(); ++k) {

@@ -175,11 +175,13 @@ struct masked_sums {
   std::vector<std::uint64_t> h;
 };
 
-/// AHE replies (§10.5), each client -> each source: per query of the
-/// receiver the Paillier encryptions of what `masked_sums` would carry
-/// without the masks (a signed 64-bit plaintext), under the receiver's key,
-/// as fixed-width big-endian ciphertexts of 2 paillier_bits / 8 bytes each
-/// (256 B at 1024 bits), concatenated in the receiver's query order.
+/// AHE replies (§10.5), each client -> each source: the Paillier
+/// encryptions, under the receiver's key, of what `masked_sums` would carry
+/// without the masks, packed (paillier::packing for n - 1 summands): the
+/// values G_0, H_0, G_1, H_1, ... of the receiver's queries in its order,
+/// slots() per plaintext. `g` holds the ciphertexts as fixed-width
+/// big-endian numbers of 2 paillier_bits / 8 bytes each (256 B at 1024
+/// bits), concatenated; `h` is empty.
 struct encrypted_sums {
   std::int32_t tree = 0;
   std::int32_t depth = 0;

@@ -172,6 +172,50 @@ public_key::read(std::span<const std::uint8_t> in) const {
 }
 
 // ---------------------------------------------------------------------------
+// packing
+
+packing::packing(const public_key& pk, std::size_t summands) {
+  if (summands == 0)
+    throw std::invalid_argument("paillier::packing: no summands");
+  unsigned carry = 0;
+  while ((std::size_t{1} << carry) < summands)
+    ++carry;
+  slot_bits_ = 64 + carry;
+  // Below 2^(bits - 2): n has its top two bits set, so n/2 > 2^(bits - 2).
+  slots_ = static_cast<std::size_t>(pk.bits() - 2) / slot_bits_;
+  if (slots_ == 0)
+    throw std::invalid_argument("paillier::packing: the key is too small");
+}
+
+integer packing::pack(std::span<const std::uint64_t> values) const {
+  if (values.size() > slots_)
+    throw std::invalid_argument(
+        "paillier::packing: " + std::to_string(values.size()) + " values for " +
+        std::to_string(slots_) + " slots");
+  static_assert(sizeof(unsigned long) == 8, "64-bit GMP limbs assumed");
+  integer m;
+  for (auto j = values.size(); j-- > 0;) {
+    mpz_mul_2exp(m.get(), m.get(), slot_bits_);
+    mpz_add_ui(m.get(), m.get(), values[j]);
+  }
+  return m;
+}
+
+void packing::unpack(const integer& m, std::span<std::uint64_t> out) const {
+  if (out.size() > slots_)
+    throw std::invalid_argument("paillier::packing: more slots asked for "
+                                "than a plaintext holds");
+  if (mpz_sgn(m.get()) < 0 || mpz_sizeinbase(m.get(), 2) > slots_ * slot_bits_)
+    throw std::invalid_argument("paillier::packing: the plaintext does not "
+                                "fit its slots");
+  integer rest;
+  for (std::size_t j = 0; j < out.size(); ++j) {
+    mpz_tdiv_q_2exp(rest.get(), m.get(), j * slot_bits_);
+    out[j] = mpz_getlimbn(rest.get(), 0);
+  }
+}
+
+// ---------------------------------------------------------------------------
 // private_key
 
 namespace {
@@ -182,7 +226,8 @@ void crt_half(mpz_ptr out, mpz_srcptr c, const integer& p, const integer& p2,
   integer e, x;
   mpz_sub_ui(e.get(), p.get(), 1);
   mpz_mod(x.get(), c, p2.get());
-  mpz_powm(x.get(), x.get(), e.get(), p2.get());
+  // The exponent p - 1 is secret: GMP's side-channel silent powm.
+  mpz_powm_sec(x.get(), x.get(), e.get(), p2.get());
   mpz_sub_ui(x.get(), x.get(), 1);
   // Exact for a valid c; tdiv keeps a forged c from misusing divexact.
   mpz_tdiv_q(x.get(), x.get(), p.get());

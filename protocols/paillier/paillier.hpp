@@ -171,6 +171,37 @@ private:
   int bits_ = 0;
 };
 
+/// SecureBoost's packing (Cheng et al. 2021): several unsigned 64-bit values
+/// in one plaintext, value j in bits [j b, j b + b) with b = 64 + the bits
+/// that a sum of up to `summands` plaintexts carries out of a slot. Packed
+/// plaintexts add slot by slot, so one ciphertext carries slots() sums, each
+/// exact mod 2^64 (two's complement values and fixed-point words included).
+/// Every packed plaintext, and every such sum, stays below 2^(bits - 2)
+/// < n/2, where the centered lift of decrypt() gives it back unchanged.
+class packing {
+public:
+  /// For sums of at most `summands` (>= 1) packed plaintexts under `pk`.
+  packing(const public_key& pk, std::size_t summands);
+
+  std::size_t slots() const { return slots_; }
+  unsigned slot_bits() const { return slot_bits_; }
+  /// Ciphertexts for `values` values.
+  std::size_t ciphertexts(std::size_t values) const {
+    return (values + slots_ - 1) / slots_;
+  }
+  /// The plaintext of `values` (at most slots(); throws
+  /// std::invalid_argument otherwise).
+  integer pack(std::span<const std::uint64_t> values) const;
+  /// Slot j of `m` mod 2^64 into out[j] (out.size() <= slots()). Throws
+  /// std::invalid_argument when m is negative or does not fit the slots:
+  /// more summands than the packing was made for, or a forged sum.
+  void unpack(const integer& m, std::span<std::uint64_t> out) const;
+
+private:
+  unsigned slot_bits_ = 64;
+  std::size_t slots_ = 1;
+};
+
 /// A Paillier private key: the factors and the CRT decryption constants,
 /// wiped on destruction. Move-only; has no stream operator.
 class private_key {

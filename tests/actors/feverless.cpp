@@ -56,9 +56,14 @@ BOOST_AUTO_TEST_SUITE(feverless)
 BOOST_FIXTURE_TEST_SUITE(wire_messages, fixture)
 
 BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
-  fv::key_announce ka{
-      100,      25, 3, bytes_from<32>(1), bytes_from<32>(7), bytes_from<64>(9),
-      {1, 2, 3}, std::vector<std::uint8_t>(64, 5)};
+  fv::key_announce ka{100,
+                      25,
+                      3,
+                      bytes_from<32>(1),
+                      bytes_from<32>(7),
+                      bytes_from<64>(9),
+                      {1, 2, 3},
+                      std::vector<std::uint8_t>(64, 5)};
   auto ka2 = round_trip(ka);
   BOOST_TEST(ka2.lottery_tips == ka.lottery_tips);
   BOOST_TEST(ka2.sig == ka.sig);
@@ -85,8 +90,8 @@ BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
   BOOST_TEST(tt2.round == 3u);
   BOOST_TEST(tt2.tickets[0].sig == tt.tickets[0].sig);
 
-  fv::noise_offers no{1,    2,     3, {1, 0}, {ticket(8)},
-                      {~0ull}, {42}, bytes_from<32>(13)};
+  fv::noise_offers no{1,           2,       3,    {1, 0},
+                      {ticket(8)}, {~0ull}, {42}, bytes_from<32>(13)};
   auto no2 = round_trip(no);
   BOOST_TEST(no2.reveal == no.reveal);
   BOOST_TEST(no2.g == no.g);

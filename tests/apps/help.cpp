@@ -97,8 +97,9 @@ BOOST_AUTO_TEST_CASE(values_are_checked_against_the_table) {
   BOOST_TEST(refusal(*delta, "1e-5").empty());
   const auto* election = fv->find("feverless.election");
   BOOST_TEST(refusal(*election, "per_batch").empty());
-  BOOST_TEST(refusal(*election, "bogus") == "--set feverless.election=bogus: "
-                                            "expected chain, signed or per_batch");
+  BOOST_TEST(refusal(*election, "bogus") ==
+             "--set feverless.election=bogus: "
+             "expected chain, signed or per_batch");
   const auto* hide = fv->find("feverless.hide_labels");
   BOOST_TEST(!refusal(*hide, "yes").empty());
   // A prefix setting takes any non-empty rest.

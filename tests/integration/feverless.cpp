@@ -242,8 +242,9 @@ BOOST_AUTO_TEST_CASE(bad_parameters_and_labels_stop_with_code_2) {
                                      "feverless.election = \"per_bach\""));
   auto [rc, out] = run_veil({"train", "--config", bad}, 30s);
   BOOST_TEST(rc == 2);
-  BOOST_TEST(contains(out, bad + ":6: [protocol] feverless.election = "
-                                 "per_bach: expected chain, signed or per_batch"),
+  BOOST_TEST(contains(out, bad +
+                               ":6: [protocol] feverless.election = "
+                               "per_bach: expected chain, signed or per_batch"),
              out);
   // The shop labels every row too: the counts do not add up.
   d.dir.file("shop_train.csv", [&] {

@@ -110,8 +110,8 @@ BOOST_AUTO_TEST_CASE(a_party_cannot_change_its_tickets_after_committing) {
   // A prefix of a longer draw is the shorter draw: a unit's ticket does not
   // depend on how many units the round has after it.
   auto longer = chain_tickets(committed.element(1), in, 300);
-  BOOST_TEST((std::vector<std::uint64_t>(longer.begin(), longer.begin() + 8) ==
-              a));
+  BOOST_TEST(
+      (std::vector<std::uint64_t>(longer.begin(), longer.begin() + 8) == a));
   // One ticket at a time, in any order, gives the same tickets.
   ticket_stream one_by_one(committed.element(1), in);
   for (std::size_t i : {299u, 0u, 1u, 63u, 64u, 65u, 127u, 128u, 150u, 7u})

@@ -257,16 +257,15 @@ BOOST_AUTO_TEST_CASE(a_coalition_of_n_minus_2_sees_uniform_masked_values) {
         for (bool hess : {false, true}) {
           auto v = (hess ? mh : mg).at({a, s}).at(j);
           for (int x : {s, t.leader}) {
-            auto w = *f.clients[x]->pair_stream(a, t.mask_key, hess,
-                                                 t.mask_word);
+            auto w =
+                *f.clients[x]->pair_stream(a, t.mask_key, hess, t.mask_word);
             v -= a > x ? w : 0 - w;
           }
           hist[v >> 60] += 1;
           // Sanity of the arithmetic: with B's seed too (n - 1 colluders)
           // the coalition recovers A's exact partial sum, unless A's
           // blinding r is in it.
-          auto w =
-              *f.clients[b]->pair_stream(a, t.mask_key, hess, t.mask_word);
+          auto w = *f.clients[b]->pair_stream(a, t.mask_key, hess, t.mask_word);
           auto rest = v - (a > b ? w : 0 - w);
           if (f.clients[a]->noise_draws().count(t.qid))
             continue;

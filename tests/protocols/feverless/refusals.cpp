@@ -57,12 +57,14 @@ BOOST_AUTO_TEST_CASE(untampered_sessions_train) {
 }
 
 BOOST_AUTO_TEST_CASE(a_tampered_lead_signature_is_refused) {
-  auto e = refusal(first<lead_tickets>(1, 2, [](lead_tickets& x) {
-    if (x.tickets.empty())
-      return false;
-    x.tickets[0].sig[5] ^= 1;
-    return true;
-  }), signed_small());
+  auto e = refusal(first<lead_tickets>(1, 2,
+                                       [](lead_tickets& x) {
+                                         if (x.tickets.empty())
+                                           return false;
+                                         x.tickets[0].sig[5] ^= 1;
+                                         return true;
+                                       }),
+                   signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 2 refused at lead"));
   BOOST_TEST(contains(e, "party 1's lottery ticket does not verify"));
@@ -70,12 +72,14 @@ BOOST_AUTO_TEST_CASE(a_tampered_lead_signature_is_refused) {
 
 BOOST_AUTO_TEST_CASE(a_forged_lead_score_is_refused) {
   // A higher score with the honest signature: H(sig) != score.
-  auto e = refusal(first<lead_tickets>(2, 0, [](lead_tickets& x) {
-    if (x.tickets.empty())
-      return false;
-    x.tickets.back().value.fill(0xFF);
-    return true;
-  }), signed_small());
+  auto e = refusal(first<lead_tickets>(2, 0,
+                                       [](lead_tickets& x) {
+                                         if (x.tickets.empty())
+                                           return false;
+                                         x.tickets.back().value.fill(0xFF);
+                                         return true;
+                                       }),
+                   signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "refused at lead"));
 }
@@ -107,20 +111,24 @@ BOOST_AUTO_TEST_CASE(a_corrupt_masked_value_puts_the_aggregate_out_of_range) {
 }
 
 BOOST_AUTO_TEST_CASE(tampered_thresholds_and_volunteers_are_refused) {
-  auto e = refusal(first<threshold_tickets>(0, 1, [](threshold_tickets& x) {
-    if (x.tickets.empty())
-      return false;
-    x.tickets[0].sig[0] ^= 0x80;
-    return true;
-  }), signed_small());
+  auto e = refusal(first<threshold_tickets>(0, 1,
+                                            [](threshold_tickets& x) {
+                                              if (x.tickets.empty())
+                                                return false;
+                                              x.tickets[0].sig[0] ^= 0x80;
+                                              return true;
+                                            }),
+                   signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 1 refused at thresh"));
-  e = refusal(first<noise_offers>(1, 0, [](noise_offers& x) {
-    if (x.tickets.empty())
-      return false;
-    x.tickets[0].sig[9] ^= 4;
-    return true;
-  }), signed_small());
+  e = refusal(first<noise_offers>(1, 0,
+                                  [](noise_offers& x) {
+                                    if (x.tickets.empty())
+                                      return false;
+                                    x.tickets[0].sig[9] ^= 4;
+                                    return true;
+                                  }),
+              signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 0 refused at noise"));
   e = refusal(first<noise_notice>(0, 2, [](noise_notice& x) {
@@ -188,10 +196,12 @@ BOOST_AUTO_TEST_CASE(signed_tickets_and_missing_commitments_are_refused) {
   BOOST_TEST(contains(e, "bad signature"));
   auto p = small();
   p.election = election_scope::per_batch;
-  e = refusal(first<key_announce>(0, 2, [](key_announce& x) {
-    x.lottery_tips.assign(64, 1);
-    return true;
-  }), p);
+  e = refusal(first<key_announce>(0, 2,
+                                  [](key_announce& x) {
+                                    x.lottery_tips.assign(64, 1);
+                                    return true;
+                                  }),
+              p);
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 2 refused at key_announce"));
 }
