@@ -829,9 +829,22 @@ void client::begin_level(outbox& out) {
 
 client::status client::finish_query(outbox& out) {
   auto m = data_.rows();
+  // This client's part of every other source's sums, added up in the same
+  // pass that checks the ids (in id order: plain mode's double sums come
+  // out as a separate pass would give them).
+  part_g_.clear();
+  part_h_.clear();
+  part_dg_.clear();
+  part_dh_.clear();
   for (party_id p = 0; p < n_; ++p) {
-    if (p == self_)
+    if (p == self_) {
+      auto at = part_g_.size() + batches_[p].qids.size();
+      part_g_.resize(at, 0);
+      part_h_.resize(at, 0);
+      part_dg_.resize(at, 0);
+      part_dh_.resize(at, 0);
       continue;
+    }
     batches_[p] = std::move(std::get<query_batch>(*got_[p]));
     const auto& b = batches_[p];
     auto k = b.qids.size();
@@ -864,6 +877,7 @@ client::status client::finish_query(outbox& out) {
       if (b.offsets[i + 1] < b.offsets[i] ||
           (b.offsets[i + 1] == b.offsets[i] && !fixed_sums()))
         return refuse_from(p, "query", party(p) + " sent a query without ids");
+      part_sum sum;
       for (auto j = b.offsets[i]; j < b.offsets[i + 1]; ++j) {
         auto id = b.ids[j];
         if (id >= m || row_node_[id] != b.nodes[i])
@@ -873,7 +887,18 @@ client::status client::finish_query(outbox& out) {
         if (j > b.offsets[i] && id <= b.ids[j - 1])
           return refuse_from(p, "query",
                              party(p) + "'s ids are not strictly increasing");
+        if (fixed_sums()) {
+          sum.g += enc_g_[id];
+          sum.h += enc_h_[id];
+        } else {
+          sum.dg += row_g_[id];
+          sum.dh += row_h_[id];
+        }
       }
+      part_g_.push_back(sum.g);
+      part_h_.push_back(sum.h);
+      part_dg_.push_back(sum.dg);
+      part_dh_.push_back(sum.dh);
     }
   }
   // The level's queries in canonical order: by source, then the source's
@@ -1658,15 +1683,14 @@ void client::send_masked(outbox& out) {
     std::uint64_t g = 0, h = 0;
     // A source's own labels enter its sums exactly, not through its reply
     // (with hide_labels its queries list its own rows too).
-    if (q.source != self_)
-      for (auto id : q.ids) {
-        g += enc_g_[id];
-        h += enc_h_[id];
-      }
+    auto i = static_cast<std::size_t>(&q - queries_.data());
+    if (q.source != self_) {
+      g = part_g_[i];
+      h = part_h_[i];
+    }
     if (masks()) {
       // Every client masks, the source and the leader included (§7.5 [P]):
       // the pairwise terms cancel only in the sum over all n clients.
-      auto i = static_cast<std::size_t>(&q - queries_.data());
       g += mask_g_[i];
       h += mask_h_[i];
     }
@@ -1738,18 +1762,16 @@ void client::send_plain(outbox& out) {
       // the same sigma, whether or not it holds any of the ids, in the
       // fixed point (the integer sum plus an integer noise, sent as the
       // double it decodes to: a function of the noisy integer only).
+      auto i = static_cast<std::size_t>(&q - queries_.data());
       std::uint64_t ig = draw_noise(gauss_g_), ih = draw_noise(gauss_h_);
-      for (auto id : q.ids) {
-        ig += enc_g_[id];
-        ih += enc_h_[id];
-      }
+      ig += part_g_[i];
+      ih += part_h_[i];
       g = fp_.decode(ig);
       h = fp_.decode(ih);
     } else {
-      for (auto id : q.ids) {
-        g += row_g_[id];
-        h += row_h_[id];
-      }
+      auto i = static_cast<std::size_t>(&q - queries_.data());
+      g = part_dg_[i];
+      h = part_dh_[i];
     }
     msgs[q.source].g.push_back(g);
     msgs[q.source].h.push_back(h);

@@ -454,7 +454,15 @@ private:
   std::vector<std::vector<std::uint32_t>> own_bucket_rows_; // test hooks
   std::vector<std::uint64_t> own_g_, own_h_;   // own contribution to own qs
   std::vector<std::uint64_t> mask_g_, mask_h_; // per query of the level
-  std::vector<std::size_t> round_units_;       // pending this round
+  /// This client's part of each query's sums (its labels among the ids;
+  /// zero for its own queries): fixed point, or doubles in plain mode.
+  struct part_sum {
+    std::uint64_t g = 0, h = 0;
+    double dg = 0, dh = 0;
+  };
+  std::vector<std::uint64_t> part_g_, part_h_;
+  std::vector<double> part_dg_, part_dh_;
+  std::vector<std::size_t> round_units_; // pending this round
   std::uint32_t round_ = 0;
   std::uint32_t my_redo_ = 0;
   std::vector<std::uint32_t> redo_by_; // announced per client

@@ -296,6 +296,36 @@ integer private_key::decrypt(const ciphertext& c) const {
   return m;
 }
 
+integer private_key::decrypt_textbook(const ciphertext& c) const {
+  const auto& n = pub_.n();
+  const auto& n2 = pub_.n_squared();
+  secret_integer p1, q1, lambda, x, mu;
+  mpz_sub_ui(p1.get(), p_.get(), 1);
+  mpz_sub_ui(q1.get(), q_.get(), 1);
+  mpz_lcm(lambda.get(), p1.get(), q1.get());
+  // L(x) = (x - 1) / n.
+  auto l_of = [&](mpz_ptr out, mpz_srcptr base) {
+    mpz_powm_sec(out, base, lambda.get(), n2.get());
+    mpz_sub_ui(out, out, 1);
+    mpz_tdiv_q(out, out, n.get());
+  };
+  integer g;
+  mpz_add_ui(g.get(), n.get(), 1);
+  l_of(mu.get(), g.get());
+  if (mpz_invert(mu.get(), mu.get(), n.get()) == 0)
+    throw std::logic_error("paillier: degenerate key");
+  integer m;
+  mpz_mod(x.get(), c.c.get(), n2.get());
+  l_of(m.get(), x.get());
+  mpz_mul(m.get(), m.get(), mu.get());
+  mpz_mod(m.get(), m.get(), n.get());
+  integer twice;
+  mpz_mul_2exp(twice.get(), m.get(), 1);
+  if (mpz_cmp(twice.get(), n.get()) > 0)
+    mpz_sub(m.get(), m.get(), n.get());
+  return m;
+}
+
 std::optional<std::int64_t>
 private_key::decrypt_int64(const ciphertext& c) const {
   return decrypt(c).to_int64();

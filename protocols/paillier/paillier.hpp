@@ -215,6 +215,10 @@ public:
 
   /// The centered lift of the plaintext, in (-n/2, n/2].
   integer decrypt(const ciphertext& c) const;
+  /// The textbook decryption, L(c^λ mod n^2) μ mod n with λ = lcm(p - 1,
+  /// q - 1) and μ = L((n + 1)^λ mod n^2)^-1, centered like decrypt(): the
+  /// reference decrypt()'s CRT is tested against (about 3x slower).
+  integer decrypt_textbook(const ciphertext& c) const;
   /// decrypt() if it fits an int64_t.
   std::optional<std::int64_t> decrypt_int64(const ciphertext& c) const;
   /// decrypt() times 2^-F: for a sum of encrypt_fixed() values whose

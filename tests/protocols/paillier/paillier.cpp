@@ -169,6 +169,33 @@ BOOST_AUTO_TEST_CASE(packed_sums_decrypt_slot_by_slot) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(crt_decryption_is_the_textbook_decryption) {
+  // Fresh encryptions, sums, packed plaintexts and arbitrary residues mod
+  // n^2 (which decrypt to garbage, the same garbage both ways).
+  for (int bits : {1024, 2048}) {
+    const auto& sk = key(bits, 1);
+    const auto& pk = sk.public_part();
+    auto rng = seeded(11);
+    std::vector<ciphertext> cs;
+    for (std::int64_t m : {0LL, 1LL, -1LL, 123456789LL, -(1LL << 62)})
+      cs.push_back(pk.encrypt(m, rng));
+    cs.push_back(pk.add(cs[3], cs[4]));
+    pl::packing pack(pk, 3);
+    cs.push_back(pk.encrypt(
+        pack.pack(std::vector<std::uint64_t>(pack.slots(), ~std::uint64_t{0})),
+        rng));
+    for (int k = 0; k < 3; ++k) {
+      ciphertext r;
+      mpz_set(r.c.get(), pl::random_bits(rng, 2 * bits - 1).get());
+      mpz_mod(r.c.get(), r.c.get(), pk.n_squared().get());
+      cs.push_back(r);
+    }
+    for (std::size_t i = 0; i < cs.size(); ++i)
+      BOOST_TEST((sk.decrypt(cs[i]) == sk.decrypt_textbook(cs[i])),
+                 bits << " bits, ciphertext " << i);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(packing_refuses_what_does_not_fit) {
   const auto& sk = key(1024, 1);
   const auto& pk = sk.public_part();
