@@ -6,7 +6,7 @@
 // few hashes against the commitment (or the last element it checked);
 // nobody can compute an element before its owner reveals it (a preimage of
 // what is known), and the owner cannot change an element after committing.
-// Each revealed element keys a ChaCha20 stream whose 32-byte blocks are the
+// Each revealed element keys a ChaCha20 stream whose 64-bit words are the
 // party's tickets for that round, one per election unit.
 
 #include <array>
@@ -25,8 +25,8 @@ key32 chain_step(const key32& x);
 /// x_{k-1} = chain_step(x_k), and x_0 = tip() is what the party commits to.
 /// Element k is revealed in round k (1 <= k <= length), so that revealing
 /// it shows every earlier element and no later one. Keeps one element in
-/// 1,024 and the segment in use (memory ~ length / 32 bytes); elements
-/// asked for in ascending order cost two hashes each.
+/// 1,024 and the segment in use (memory ~ length / 32 bytes + 32 KiB);
+/// elements asked for in ascending order cost two hashes each.
 class hash_chain {
 public:
   hash_chain(const key32& seed, std::uint64_t length);

@@ -63,8 +63,9 @@ const protocols::descriptor& descriptor() {
         integer_setting("feverless.buckets", "10", 2, 256,
                         "quantile buckets per feature (the split "
                         "candidates)"),
-        choice_setting("paillier.bits", {"1024", "2048"},
-                       "Paillier modulus of feverless-ahe"),
+        choice_setting("paillier.bits", {"2048", "1024"},
+                       "Paillier modulus of feverless-ahe (1024: the "
+                       "paper's, below today's recommendations)"),
     };
     x.renamed = {{"feverless.query_epsilon",
                   "renamed feverless.sum_epsilon: the epsilon of each "

@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   ps.selection = fv::noise_selection::portion;
   ps.portion = 0.75;
   ps.election = fv::election_scope::per_batch;
-  ps.paillier_bits = 2048;
+  ps.paillier_bits = 1024; // not the default
   ps.max_delta_step = 0.375;
   ps.test_hooks = true;
   // The settings travel packed in the one roster of every protocol.
@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   BOOST_TEST(!r2.params.test_hooks); // local to a process
   r2.params.test_hooks = true;
   BOOST_TEST((r2.params.digest() == ps.digest()));
-  BOOST_TEST(r2.params.paillier_bits == 2048);
+  BOOST_TEST(r2.params.paillier_bits == 1024);
   BOOST_TEST((r2.params.election == fv::election_scope::per_batch));
   BOOST_TEST(r2.params.split_threshold == -1.5);
   BOOST_TEST(r2.params.max_delta_step == 0.375);
