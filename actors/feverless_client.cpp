@@ -132,11 +132,7 @@ struct client_hooks {
       st.join(self, base, peers, at);
       return caf::ok_atom::value;
     }
-    try {
-      r.params.validate();
-    } catch (const input_error& e) {
-      return session_error(errc::bad_input, st.me + ": " + e.what());
-    }
+    r.params.validate(); // throws: bad input (host_roster)
     st.join(self, base, peers, at);
     st.export_splits = r.export_splits;
     st.trees = r.params.trees;
@@ -160,16 +156,12 @@ struct client_hooks {
                           std::move(st.loaded.train),
                           st.loaded.test_loaded ? &st.loaded.test : nullptr);
     st.given.reset();
-    try {
-      st.role = std::make_unique<fv::client>(
-          p, st.index, static_cast<std::int32_t>(n), std::move(spec.features),
-          std::move(spec.labels), std::move(creds), std::move(rng));
-      st.eval = std::move(spec.eval);
-      if (st.eval.rows() > 0)
-        st.role->set_predict_data(st.eval);
-    } catch (const std::exception& e) {
-      return session_error(errc::bad_input, st.me + ": " + e.what());
-    }
+    st.role = std::make_unique<fv::client>(
+        p, st.index, static_cast<std::int32_t>(n), std::move(spec.features),
+        std::move(spec.labels), std::move(creds), std::move(rng));
+    st.eval = std::move(spec.eval);
+    if (st.eval.rows() > 0)
+      st.role->set_predict_data(st.eval);
     return caf::ok_atom::value;
   }
   static void train(client_actor* self) {

@@ -108,26 +108,23 @@ struct party_hooks : loading_party_hooks<party_state> {
     st.roster_params = r.params;
     if (!st.given && !st.loaded.train_loaded)
       return caf::ok_atom::value; // a prediction session: see restore_part
-    try {
-      r.params.validate();
-      auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st, r);
-      st.given.reset();
-      if (st.index == 0) {
-        std::vector<op::party_id> ids;
-        for (std::size_t q = 1; q < n; ++q)
-          ids.push_back(static_cast<op::party_id>(q));
-        st.active = std::make_unique<op::active_party>(
-            r.params, std::move(spec.features), std::move(ids));
-        st.eval = std::move(spec.eval);
-      } else {
-        st.passive = std::make_unique<op::passive_party>(
-            st.index, r.params, std::move(spec.features), std::move(spec.maps),
-            op::party_random(st.test_seed, st.index));
-        if (spec.eval.rows() > 0)
-          st.passive->set_predict_data(spec.eval);
-      }
-    } catch (const std::exception& e) {
-      return session_error(errc::bad_input, st.me + ": " + e.what());
+    // What throws here is bad input (host_roster).
+    r.params.validate();
+    auto spec = st.given ? std::move(*st.given) : spec_from_loaded(st, r);
+    st.given.reset();
+    if (st.index == 0) {
+      std::vector<op::party_id> ids;
+      for (std::size_t q = 1; q < n; ++q)
+        ids.push_back(static_cast<op::party_id>(q));
+      st.active = std::make_unique<op::active_party>(
+          r.params, std::move(spec.features), std::move(ids));
+      st.eval = std::move(spec.eval);
+    } else {
+      st.passive = std::make_unique<op::passive_party>(
+          st.index, r.params, std::move(spec.features), std::move(spec.maps),
+          op::party_random(st.test_seed, st.index));
+      if (spec.eval.rows() > 0)
+        st.passive->set_predict_data(spec.eval);
     }
     return caf::ok_atom::value;
   }

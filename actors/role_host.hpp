@@ -32,8 +32,8 @@
 // where actor is host_actor<H>; loading_party_hooks<state> supplies init,
 // load and extra for a party that loads its own file. load runs only when
 // refuse_load allows it; save_part and restore_part only for the session's
-// coordinator between steps, and an exception they throw is the party's bad
-// input.
+// coordinator between steps; an exception join, save_part or restore_part
+// throws is the party's bad input.
 
 #include <cstdint>
 #include <optional>
@@ -95,7 +95,8 @@ caf::message_handler host_wire_handlers(host_actor<Hooks>* self,
 /// Checks a roster the way every party does (one per session, well formed
 /// with this party in it, at the index of its test seed, after its data
 /// was loaded unless it was given) and hands it with its unpacked
-/// settings and this party's index to the hooks' join.
+/// settings and this party's index to the hooks' join; an exception the
+/// join throws is the party's bad input.
 template <class Hooks>
 caf::result<caf::ok_atom> host_roster(host_actor<Hooks>* self,
                                       const protocols::session::roster& r,
@@ -119,7 +120,13 @@ caf::result<caf::ok_atom> host_roster(host_actor<Hooks>* self,
     return session_error(errc::bad_request,
                          st.me + ": malformed roster (its settings are not "
                                  "this protocol's)");
-  return Hooks::join(self, r, s, peers, *at);
+  try {
+    return Hooks::join(self, r, s, peers, *at);
+  } catch (const std::exception& e) {
+    // Its settings or its data cannot make a role (params that do not
+    // validate, columns a role refuses): the party's bad input.
+    return session_error(errc::bad_input, st.me + ": " + e.what());
+  }
 }
 
 /// Keeps (`r.save`) or restores a model part, for the coordinator only.

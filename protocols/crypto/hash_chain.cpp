@@ -5,6 +5,8 @@
 #include <sodium.h>
 #include <stdexcept>
 
+#include "protocols/crypto/masks.hpp"
+
 namespace veil::protocols::crypto {
 
 namespace {
@@ -112,11 +114,8 @@ std::uint64_t ticket_stream::at(std::size_t i) {
   if (cache_.empty() || cached_ != base) {
     // ChaCha20 blocks are 64 bytes, 8 tickets: ticket `base` starts block
     // base / 8.
-    cache_.assign(chunk, 0);
-    std::uint8_t nonce[crypto_stream_chacha20_NONCEBYTES] = {};
-    auto* bytes = reinterpret_cast<unsigned char*>(cache_.data());
-    crypto_stream_chacha20_xor_ic(bytes, bytes, chunk * 8, nonce, base / 8,
-                                  key_.data());
+    cache_.resize(chunk);
+    expand(key_, cache_, base / 8);
     for (auto& t : cache_)
       t = le64(t);
     cached_ = base;
@@ -126,11 +125,7 @@ std::uint64_t ticket_stream::at(std::size_t i) {
 
 std::vector<std::uint64_t> ticket_stream::first(std::size_t count) const {
   std::vector<std::uint64_t> out(count);
-  if (count == 0)
-    return out;
-  std::uint8_t nonce[crypto_stream_chacha20_NONCEBYTES] = {};
-  crypto_stream_chacha20(reinterpret_cast<unsigned char*>(out.data()),
-                         count * 8, nonce, key_.data());
+  expand(key_, out);
   for (auto& t : out)
     t = le64(t);
   return out;

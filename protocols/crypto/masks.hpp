@@ -14,8 +14,10 @@ namespace veil::protocols::crypto {
 key32 derive_key(const key32& seed, std::uint64_t qid, const char (&ctx)[9]);
 
 /// `out.size()` pseudo-random 64-bit words: the ChaCha20 keystream of `key`
-/// (one stream call for the whole vector, not a hash per value).
-void expand(const key32& key, std::span<std::uint64_t> out);
+/// from its 64-byte block `first_block` on (one stream call for the whole
+/// vector, not a hash per value).
+void expand(const key32& key, std::span<std::uint64_t> out,
+            std::uint64_t first_block = 0);
 
 /// One party's pairwise mask for a query (spec feverless §7.5, Alg. 5
 /// l.24–25): for every peer c', +PRG(KDF(S_{c,c'}, qid)) if c > c', else

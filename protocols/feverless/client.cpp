@@ -123,6 +123,16 @@ bool bad_double(double x) {
   return std::isnan(x) || x == inf;
 }
 
+/// 32 bytes of key material from the injected engine.
+crypto::key32 draw_key(random_engine& rng) {
+  crypto::key32 k;
+  for (std::size_t i = 0; i < k.size(); i += 8) {
+    auto w = rng();
+    std::memcpy(k.data() + i, &w, 8);
+  }
+  return k;
+}
+
 /// The injected engine as the std-style generator the dp samplers take.
 struct engine_ref {
   using result_type = std::uint64_t;
@@ -243,12 +253,7 @@ outcome<outbox> client::start() {
   a.params_digest = params_.digest();
   if (masks()) {
     // Alg. 3: a one-time X25519 key per session, from the injected engine.
-    crypto::key32 seed;
-    for (std::size_t i = 0; i < 32; i += 8) {
-      auto w = rng_();
-      std::memcpy(seed.data() + i, &w, 8);
-    }
-    session_key_.emplace(seed);
+    session_key_.emplace(draw_key(rng_));
     a.session_key = session_key_->public_key_bytes();
   }
   if (ahe()) {
@@ -261,12 +266,7 @@ outcome<outbox> client::start() {
     // The two chains this client commits to for the whole session, from
     // the injected engine (docs/feverless-election.md).
     for (auto* chain : {&public_chain_, &noise_chain_}) {
-      crypto::key32 seed;
-      for (std::size_t i = 0; i < 32; i += 8) {
-        auto w = rng_();
-        std::memcpy(seed.data() + i, &w, 8);
-      }
-      chain->emplace(seed, chain_length());
+      chain->emplace(draw_key(rng_), chain_length());
       const auto& tip = (*chain)->tip();
       a.lottery_tips.insert(a.lottery_tips.end(), tip.data(),
                             tip.data() + tip.size());
@@ -832,17 +832,10 @@ client::status client::finish_query(outbox& out) {
   // This client's part of every other source's sums, added up in the same
   // pass that checks the ids (in id order: plain mode's double sums come
   // out as a separate pass would give them).
-  part_g_.clear();
-  part_h_.clear();
-  part_dg_.clear();
-  part_dh_.clear();
+  parts_.clear();
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_) {
-      auto at = part_g_.size() + batches_[p].qids.size();
-      part_g_.resize(at, 0);
-      part_h_.resize(at, 0);
-      part_dg_.resize(at, 0);
-      part_dh_.resize(at, 0);
+      parts_.resize(parts_.size() + batches_[p].qids.size());
       continue;
     }
     batches_[p] = std::move(std::get<query_batch>(*got_[p]));
@@ -895,10 +888,7 @@ client::status client::finish_query(outbox& out) {
           sum.dh += row_h_[id];
         }
       }
-      part_g_.push_back(sum.g);
-      part_h_.push_back(sum.h);
-      part_dg_.push_back(sum.dg);
-      part_dh_.push_back(sum.dh);
+      parts_.push_back(sum);
     }
   }
   // The level's queries in canonical order: by source, then the source's
@@ -1156,8 +1146,10 @@ void client::send_lead(outbox& out) {
   my_lead_.tree = tree_;
   my_lead_.depth = depth_;
   if (chained()) {
-    auto x = public_chain_->element(chain_index());
-    std::memcpy(my_lead_.reveal.data(), x.data(), x.size());
+    // The peers' elements join it in finish_lead.
+    level_public_.assign(n_, {});
+    level_public_[self_] = public_chain_->element(chain_index());
+    std::memcpy(my_lead_.reveal.data(), level_public_[self_].data(), 32);
     broadcast(out, my_lead_);
     return;
   }
@@ -1171,7 +1163,6 @@ void client::send_lead(outbox& out) {
 
 client::status client::finish_lead(outbox& out) {
   auto count = [&](party_id c) { return unit_first_[c + 1] - unit_first_[c]; };
-  level_public_.assign(chained() ? n_ : 0, {});
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -1199,7 +1190,6 @@ client::status client::finish_lead(outbox& out) {
   // Chain: every client's LEAD tickets, one per unit, from its reveal.
   std::vector<std::vector<std::uint64_t>> chain_lead(chained() ? n_ : 0);
   if (chained()) {
-    level_public_[self_] = public_chain_->element(chain_index());
     for (party_id c = 0; c < n_; ++c)
       chain_lead[c] =
           level_stream(level_public_[c], tag_lead, 0).first(units_.size());
@@ -1456,20 +1446,18 @@ client::status client::finish_noise(outbox& out) {
         continue;
       if (!o.volunteer[k++])
         continue;
-      crypto::score chained_score;
-      const crypto::score* score = nullptr;
+      crypto::score score;
       if (chained()) {
-        chained_score = crypto::as_score(chain_noise->at(i));
-        score = &chained_score;
+        score = crypto::as_score(chain_noise->at(i));
       } else {
         const auto& tk = o.tickets[v++];
         if (!crypto::check_ticket(creds_->keys[p],
                                   lottery_in(u, tag_noise, u.attempt), tk))
           return refuse_from(p, "noise",
                              party(p) + "'s volunteer ticket does not verify");
-        score = &tk.value;
+        score = tk.value;
       }
-      if (!crypto::score_greater(*score, u.threshold))
+      if (!crypto::score_greater(score, u.threshold))
         return refuse_from(p, "noise",
                            party(p) + " volunteered with a ticket below "
                                       "the threshold");
@@ -1642,22 +1630,19 @@ void client::level_masks() {
   // independence, at one KDF per batch instead of one per query.
   std::vector<std::uint64_t> stream;
   for (party_id source = 0; source < n_; ++source) {
-    struct {
-      std::uint64_t id;
-      std::size_t first, count;
-    } u{0, first_[source], first_[source + 1] - first_[source]};
-    if (u.count == 0)
+    auto first = first_[source], count = first_[source + 1] - first;
+    if (count == 0)
       continue;
-    u.id = queries_[u.first].qid;
-    stream.resize(u.count);
+    auto id = queries_[first].qid;
+    stream.resize(count);
     for (std::size_t k = 0; k < peer_ids_.size(); ++k) {
       bool plus = static_cast<std::uint32_t>(self_) > peer_ids_[k];
       for (int salt = 0; salt < 2; ++salt) {
         crypto::expand(
-            crypto::derive_key(seeds_[k], u.id, salt == 0 ? ctx_g : ctx_h),
+            crypto::derive_key(seeds_[k], id, salt == 0 ? ctx_g : ctx_h),
             stream);
-        auto* out = (salt == 0 ? mask_g_ : mask_h_).data() + u.first;
-        for (std::size_t j = 0; j < u.count; ++j)
+        auto* out = (salt == 0 ? mask_g_ : mask_h_).data() + first;
+        for (std::size_t j = 0; j < count; ++j)
           out[j] += plus ? stream[j] : 0 - stream[j];
       }
     }
@@ -1685,8 +1670,8 @@ void client::send_masked(outbox& out) {
     // (with hide_labels its queries list its own rows too).
     auto i = static_cast<std::size_t>(&q - queries_.data());
     if (q.source != self_) {
-      g = part_g_[i];
-      h = part_h_[i];
+      g = parts_[i].g;
+      h = parts_[i].h;
     }
     if (masks()) {
       // Every client masks, the source and the leader included (§7.5 [P]):
@@ -1718,8 +1703,8 @@ void client::send_masked(outbox& out) {
   for (party_id p = 0; p < static_cast<party_id>(encs.size()); ++p) {
     // [D] SecureBoost's packing: the Z_{2^64} values G_0, H_0, G_1, ... of
     // one source, as many per plaintext as sums of n - 1 replies keep apart
-    // (14 at 1024 bits, 28 at 2048); the source reduces each slot of the
-    // decrypted sum mod 2^64.
+    // (with 4 clients, 15 at 1024 bits and 30 at 2048); the source reduces
+    // each slot of the decrypted sum mod 2^64.
     auto& e = encs[p];
     e.tree = tree_;
     e.depth = depth_;
@@ -1764,14 +1749,14 @@ void client::send_plain(outbox& out) {
       // double it decodes to: a function of the noisy integer only).
       auto i = static_cast<std::size_t>(&q - queries_.data());
       std::uint64_t ig = draw_noise(gauss_g_), ih = draw_noise(gauss_h_);
-      ig += part_g_[i];
-      ih += part_h_[i];
+      ig += parts_[i].g;
+      ih += parts_[i].h;
       g = fp_.decode(ig);
       h = fp_.decode(ih);
     } else {
       auto i = static_cast<std::size_t>(&q - queries_.data());
-      g = part_dg_[i];
-      h = part_dh_[i];
+      g = parts_[i].dg;
+      h = parts_[i].dh;
     }
     msgs[q.source].g.push_back(g);
     msgs[q.source].h.push_back(h);

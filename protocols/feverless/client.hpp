@@ -460,8 +460,7 @@ private:
     std::uint64_t g = 0, h = 0;
     double dg = 0, dh = 0;
   };
-  std::vector<std::uint64_t> part_g_, part_h_;
-  std::vector<double> part_dg_, part_dh_;
+  std::vector<part_sum> parts_;          // per query of the level
   std::vector<std::size_t> round_units_; // pending this round
   std::uint32_t round_ = 0;
   std::uint32_t my_redo_ = 0;
@@ -470,7 +469,8 @@ private:
   std::vector<learners::grad_sum> totals_;
   std::vector<std::uint8_t> has_totals_;
   lead_tickets my_lead_;
-  // Chain election: the digest of the level's units (qid, nonce r) that
+  // Chain election: the digest of the level's units (qid, id count, nonce
+  // r) that
   // every round's tickets bind, and each client's public-chain element of
   // the level (from its LEAD reveal).
   std::array<std::uint8_t, 32> level_digest_{};

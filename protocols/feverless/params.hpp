@@ -45,14 +45,15 @@ enum class election_scope {
   /// tips of two chains once, in its key announcement, and reveals one
   /// element per level and chain: the public chain's with its LEAD tickets
   /// (it also keys its THRESH tickets), the noise chain's to the leaders
-  /// it volunteers to. A ticket is a block of the ChaCha20 stream the
-  /// element keys (crypto/hash_chain.hpp): one hash to check a reveal,
-  /// no signature per query. The lottery binds each query's qid and nonce
-  /// r, not its missing ids. Masks are vector masks, as per_batch's.
+  /// it volunteers to. A ticket is a 64-bit word of the ChaCha20 stream
+  /// the element keys (crypto/hash_chain.hpp): one hash to check a reveal,
+  /// no signature per query. The lottery binds each query's qid, count of
+  /// missing ids and nonce r, not the ids. Masks are vector masks, as
+  /// per_batch's.
   chain,
   /// The paper's lottery: every query has its own leader, threshold and
   /// volunteers, every ticket an Ed25519 signature (Alg. 4, Alg. 5): about
-  /// 180 times the time of feverless-plain (docs/benchmarks.md).
+  /// 130 times the time of `chain` (docs/benchmarks.md).
   signed_query,
   /// [D] One election per (level, source) batch: one LEAD ticket per
   /// non-source client, one threshold, one volunteer ticket per candidate

@@ -220,6 +220,16 @@ void packing::unpack(const integer& m, std::span<std::uint64_t> out) const {
 
 namespace {
 
+/// The centered lift of m in [0, n): m - n when m > n/2, so that signed
+/// plaintexts come back with their sign.
+integer centered(integer m, const integer& n) {
+  integer twice;
+  mpz_mul_2exp(twice.get(), m.get(), 1);
+  if (mpz_cmp(twice.get(), n.get()) > 0)
+    mpz_sub(m.get(), m.get(), n.get());
+  return m;
+}
+
 /// L_p(c^(p-1) mod p^2) = (x - 1)/p.
 void crt_half(mpz_ptr out, mpz_srcptr c, const integer& p, const integer& p2,
               mpz_srcptr h) {
@@ -288,12 +298,7 @@ integer private_key::decrypt(const ciphertext& c) const {
   mpz_mod(m.get(), m.get(), p_.get());
   mpz_mul(m.get(), m.get(), q_.get());
   mpz_add(m.get(), m.get(), mq.get());
-  // Centered lift: m > n/2 means m - n.
-  integer twice;
-  mpz_mul_2exp(twice.get(), m.get(), 1);
-  if (mpz_cmp(twice.get(), pub_.n().get()) > 0)
-    mpz_sub(m.get(), m.get(), pub_.n().get());
-  return m;
+  return centered(std::move(m), pub_.n());
 }
 
 integer private_key::decrypt_textbook(const ciphertext& c) const {
@@ -319,11 +324,7 @@ integer private_key::decrypt_textbook(const ciphertext& c) const {
   l_of(m.get(), x.get());
   mpz_mul(m.get(), m.get(), mu.get());
   mpz_mod(m.get(), m.get(), n.get());
-  integer twice;
-  mpz_mul_2exp(twice.get(), m.get(), 1);
-  if (mpz_cmp(twice.get(), n.get()) > 0)
-    mpz_sub(m.get(), m.get(), n.get());
-  return m;
+  return centered(std::move(m), n);
 }
 
 std::optional<std::int64_t>

@@ -1,7 +1,8 @@
 // The liveness rules run on the actor's clock, so CAF's deterministic test
 // coordinator drives them without waiting: a plain passive party with
 // nothing to do stays within its idle bound (net.idle_timeout) and leaves,
-// naming it, once the bound has passed on the test clock.
+// naming it, once the bound has passed on the test clock. Its role host
+// refuses rosters it cannot join, naming the party.
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -13,7 +14,9 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/feverless_client.hpp"
 #include "actors/party.hpp"
+#include "messages/feverless.hpp"
 #include "messages/plain.hpp"
 #include "messages/register.hpp"
 #include "messages/type_ids.hpp"
@@ -37,8 +40,9 @@ bool contains(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
 
-/// A plain passive party "p1" under the test coordinator, its four rows
-/// loaded, a coordinator and a stand-in for the active party "a".
+/// A party "p1" under the test coordinator (a plain one, or what `spawn`
+/// spawns), its four rows loaded, a coordinator and a stand-in for the
+/// active party "a".
 struct loaded_party {
   test::temp_dir dir;
   deterministic_config cfg;
@@ -47,9 +51,11 @@ struct loaded_party {
       dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
   caf::scoped_actor coordinator{sys};
   caf::scoped_actor active{sys}; // stands in for the active party
-  caf::actor party = actors::spawn_party(sys, "p1");
+  caf::actor party;
 
-  loaded_party() {
+  explicit loaded_party(caf::actor (*spawn)(caf::actor_system&,
+                                            std::string) = actors::spawn_party)
+      : party(spawn(sys, "p1")) {
     auto file = dir / "p1.csv";
     {
       std::ofstream out(file);
@@ -141,6 +147,29 @@ BOOST_AUTO_TEST_CASE(a_roster_with_another_protocols_settings_is_refused) {
   BOOST_TEST(contains(refused, "p1: malformed roster (its settings are not "
                                "this protocol's)"),
              refused);
+}
+
+// What a protocol's join throws (its settings cannot make a role) is the
+// party's bad input, named, whatever the protocol: the role host says so.
+BOOST_AUTO_TEST_CASE(a_roster_whose_params_do_not_validate_is_bad_input) {
+  loaded_party p(actors::spawn_feverless_client);
+  messages::fvl::roster_settings settings;
+  settings.keys.assign(64, 1); // two clients' identity keys
+  settings.params.trees = 0;   // out of range
+  p.send_roster({}, messages::pack(settings));
+  std::string refused;
+  bool bad_input = false;
+  p.coordinator->receive([&](caf::ok_atom) { refused = "joined"; },
+                         [&](caf::error& e) {
+                           refused = actors::describe(e);
+                           bad_input =
+                               actors::code_of(e) == sess::errc::bad_input;
+                         },
+                         caf::after(0s) >> [] {});
+  BOOST_TEST(contains(refused, "p1: feverless parameter trees = 0 is out of "
+                               "range"),
+             refused);
+  BOOST_TEST(bad_input, refused);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -64,6 +64,20 @@ inline std::vector<std::string> feature_names(std::size_t n) {
   return out;
 }
 
+/// A table whose every cell names its place: columns `names`, cell (i, j)
+/// = step j + i, labels i % 2 (tests of how columns and rows are dealt).
+inline learners::dataset counting_table(std::size_t rows,
+                                        std::vector<std::string> names,
+                                        std::size_t step) {
+  learners::dataset d(rows, names);
+  for (std::size_t j = 0; j < names.size(); ++j)
+    for (std::size_t i = 0; i < rows; ++i)
+      d.column(j)[i] = static_cast<float>(step * j + i);
+  for (std::size_t i = 0; i < rows; ++i)
+    d.labels().push_back(static_cast<float>(i % 2));
+  return d;
+}
+
 inline learners::dataset random_dataset(const random_data_spec& spec) {
   rng r(spec.seed);
   learners::dataset d(spec.rows, feature_names(spec.features));

@@ -12,24 +12,16 @@
 #include "learners/input_error.hpp"
 #include "protocols/feverless/data.hpp"
 #include "protocols/feverless/settings.hpp"
+#include "tests/support/random_data.hpp"
 
 using namespace veil;
 namespace fv = veil::protocols::feverless;
 
 namespace {
 
-/// `rows` x `features`, cell (i, j) = 100 j + i, labels i % 2.
+/// `rows` x `features` (f0, f1, ...), cell (i, j) = 100 j + i.
 learners::dataset table(std::size_t rows, std::size_t features) {
-  std::vector<std::string> names;
-  for (std::size_t j = 0; j < features; ++j)
-    names.push_back("f" + std::to_string(j));
-  learners::dataset d(rows, names);
-  for (std::size_t j = 0; j < features; ++j)
-    for (std::size_t i = 0; i < rows; ++i)
-      d.column(j)[i] = static_cast<float>(100 * j + i);
-  for (std::size_t i = 0; i < rows; ++i)
-    d.labels().push_back(static_cast<float>(i % 2));
-  return d;
+  return test::counting_table(rows, test::feature_names(features), 100);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include "learners/input_error.hpp"
 #include "protocols/opboost/deal.hpp"
+#include "tests/support/random_data.hpp"
 
 using namespace veil;
 namespace op = veil::protocols::opboost;
@@ -15,13 +16,7 @@ namespace {
 
 /// Columns a, b, c, d: cell (i, j) = 10 j + i, labels i % 2.
 learners::dataset table(std::size_t rows) {
-  learners::dataset t(rows, {"a", "b", "c", "d"});
-  for (std::size_t j = 0; j < 4; ++j)
-    for (std::size_t i = 0; i < rows; ++i)
-      t.column(j)[i] = static_cast<float>(10 * j + i);
-  for (std::size_t i = 0; i < rows; ++i)
-    t.labels().push_back(static_cast<float>(i % 2));
-  return t;
+  return veil::test::counting_table(rows, {"a", "b", "c", "d"}, 10);
 }
 
 } // namespace
