@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -233,6 +232,7 @@ client::client(const params& p, party_id self, party_id parties,
   calib_ = calibrate(params_, static_cast<std::uint64_t>(params_.trees) *
                                   params_.max_depth * data_.features());
   inbox_.resize(n_);
+  columns_.resize(static_cast<std::size_t>(n_));
   got_.resize(n_);
   redo_by_.assign(n_, 0);
   model_.objective = learners::objective_kind::binary_logistic;
@@ -666,8 +666,8 @@ void client::begin_tree(outbox& out) {
   grads_.resize(label_rows_.size());
   learners::objective obj(learners::objective_kind::binary_logistic);
   obj.gradients(labels_, margins_, grads_);
-  // Partial sums read these by row (0 for rows of others' labels): no
-  // branch and no indirection in the per-id loops of the replies.
+  // Sums read these by own label (label_rows_ order), side by side with
+  // the buckets of those rows: small arrays, read in order.
   if (fixed_sums()) {
     // Spec §4.4: each g_i, h_i encoded on its own; sums of the integers
     // are exact. [D] g = p - y is encoded as enc(p) - y 2^F, with p the
@@ -679,20 +679,19 @@ void client::begin_tree(outbox& out) {
     obj.gradients(zeros, margins_, at_zero);
     const auto one =
         static_cast<std::uint64_t>(std::int64_t{1} << params_.frac_bits);
-    enc_g_.assign(data_.rows(), 0);
-    enc_h_.assign(data_.rows(), 0);
+    enc_g_.resize(grads_.size());
+    enc_h_.resize(grads_.size());
     for (std::size_t k = 0; k < grads_.size(); ++k) {
       auto g = fp_.encode(at_zero[k].g).value();
-      enc_g_[label_rows_[k]] = labels_[k] == 1 ? g - one : g;
-      enc_h_[label_rows_[k]] = fp_.encode(grads_[k].h).value();
+      enc_g_[k] = labels_[k] == 1 ? g - one : g;
+      enc_h_[k] = fp_.encode(grads_[k].h).value();
     }
   } else {
-    // Adding 0.0 leaves a double sum bit for bit as it was.
-    row_g_.assign(data_.rows(), 0.0);
-    row_h_.assign(data_.rows(), 0.0);
+    own_gd_.resize(grads_.size());
+    own_hd_.resize(grads_.size());
     for (std::size_t k = 0; k < grads_.size(); ++k) {
-      row_g_[label_rows_[k]] = grads_[k].g;
-      row_h_[label_rows_[k]] = grads_[k].h;
+      own_gd_[k] = grads_[k].g;
+      own_hd_[k] = grads_[k].h;
     }
   }
   building_ = {};
@@ -706,112 +705,185 @@ void client::begin_tree(outbox& out) {
   begin_level(out);
 }
 
+void client::announce_columns(query_batch& b) const {
+  bool hide = params_.hide_labels;
+  auto m = data_.rows();
+  std::vector<std::uint8_t> held(m, 0);
+  std::size_t missing = m;
+  if (!hide)
+    for (auto r : label_rows_) {
+      held[r] = 1;
+      --missing;
+    }
+  append_bits(b.held, held);
+  b.features = query_features_;
+  b.buckets.resize(query_features_.size() * missing);
+  auto* out = b.buckets.data();
+  for (auto f : query_features_)
+    for (std::size_t r = 0; r < m; ++r)
+      if (!held[r])
+        *out++ = static_cast<std::uint8_t>(bins_.bin(r, f));
+}
+
 void client::begin_level(outbox& out) {
-  row_node_.assign(data_.rows(), -1);
-  for (auto node : frontier_)
-    for (auto r : partition_.rows_of(node))
-      row_node_[r] = node;
   // Alg. 2 l.13–18: this client as source. [A] one query per (node,
   // source, feature, bucket) (spec §6 notes, §17 #12) over the bucket's
   // rows whose labels it does not hold (mIDs, §17 #11), or with
-  // hide_labels over all its rows (§10.1).
+  // hide_labels over all its rows (§10.1). [D] The ids are not listed: the
+  // session's first batch gives every missing id's buckets once
+  // (wire.hpp), and a qid names the rest.
   bool hide = params_.hide_labels;
   own_features_.clear();
   own_bucket_rows_.clear();
+  own_id_counts_.clear();
   query_batch b;
   b.tree = tree_;
   b.depth = depth_;
-  b.offsets.push_back(0);
+  if (tree_ == 0 && depth_ == 0)
+    announce_columns(b);
+  // This client's labels at each frontier node, in row order.
+  own_rows_.clear();
+  own_at_.assign(frontier_.size() + 1, 0);
   for (std::size_t pos = 0; pos < frontier_.size(); ++pos) {
-    auto node = frontier_[pos];
-    auto rows = partition_.rows_of(node);
-    for (auto f : query_features_) {
-      // Buckets, plus the missing values' slot (bins_ puts them at bins(f)).
-      auto nb = static_cast<std::size_t>(cuts_.bins(f)) +
-                (has_missing_[static_cast<std::size_t>(f)] ? 1 : 0);
-      own_feature of;
-      of.node_pos = pos;
-      of.feature = f;
-      of.missing_slot = has_missing_[static_cast<std::size_t>(f)];
-      of.count.assign(nb, 0);
-      of.g.assign(nb, 0);
-      of.h.assign(nb, 0);
-      of.own_g.assign(nb, 0);
-      of.own_h.assign(nb, 0);
-      of.query.assign(nb, -1);
-      std::vector<std::uint32_t> miss(nb, 0);
-      for (auto r : rows) {
-        auto z = static_cast<std::size_t>(bins_.bin(r, f));
-        ++of.count[z];
-        auto k = own_index_[r];
-        if (k >= 0) {
-          if (fixed_sums()) {
-            of.own_g[z] += enc_g_[r];
-            of.own_h[z] += enc_h_[r];
-          } else {
-            of.g[z] += grads_[k].g;
-            of.h[z] += grads_[k].h;
-          }
-        }
-        if (k < 0 || hide)
-          ++miss[z];
-      }
-      // [D] A feature whose node rows fill fewer than two buckets has no
-      // candidate with two non-empty children: its sums would be released
-      // for nothing, so it is not queried at this node.
-      auto filled = std::count_if(of.count.begin(), of.count.end(),
-                                  [](std::uint32_t c) { return c > 0; });
-      if (filled < 2)
-        continue;
-      // Missing ids bucket after bucket, each in ascending row order (node
-      // rows are ascending: the partition splits stably).
-      std::vector<std::size_t> at(nb + 1, b.ids.size());
-      for (std::size_t z = 0; z < nb; ++z)
-        at[z + 1] = at[z] + miss[z];
-      b.ids.resize(at[nb]);
-      auto cursor = at;
-      for (auto r : rows)
-        if (own_index_[r] < 0 || hide)
-          b.ids[cursor[bins_.bin(r, f)]++] = r;
-      for (std::size_t z = 0; z < nb; ++z) {
-        // [D] Every non-empty bucket is queried when the sums carry noise:
-        // one whose labels the source all holds (empty mIDs) is queried
-        // with no ids, so that its sum gets the protocol's noise like any
-        // other (the spec's always_query, §6 notes, made the rule). Its
-        // exact sum would otherwise reach every client through the gains
-        // and leaf weights (a one-row leaf gives its label away). Plain
-        // mode releases exact sums anyway and skips it.
-        if (of.count[z] == 0 || (miss[z] == 0 && !fixed_sums()))
-          continue;
-        if (params_.test_hooks) {
-          std::vector<std::uint32_t> bucket;
-          for (auto r : rows)
-            if (static_cast<std::size_t>(bins_.bin(r, f)) == z)
-              bucket.push_back(r);
-          own_bucket_rows_.push_back(std::move(bucket));
-        }
-        auto qid = pack_qid({static_cast<std::uint32_t>(tree_),
-                             static_cast<std::uint32_t>(self_),
-                             static_cast<std::uint32_t>(node),
-                             static_cast<std::uint32_t>(f),
-                             static_cast<std::uint32_t>(z)});
-        of.query[z] = static_cast<std::int32_t>(b.qids.size());
-        b.qids.push_back(qid.value()); // fits: checked in params / ctor
-        b.nodes.push_back(node);
-        b.offsets.push_back(static_cast<std::uint32_t>(at[z + 1]));
-        if (elects() && !per_batch()) {
-          // [D] The lottery nonce r: the source draws 32 random bytes per
-          // query and broadcasts them (spec §7.1, §17 #8).
-          for (int w = 0; w < 4; ++w) {
-            auto x = rng_();
-            for (int i = 0; i < 8; ++i)
-              b.nonces.push_back(static_cast<std::uint8_t>(x >> (8 * i)));
-          }
-        }
-      }
-      own_features_.push_back(std::move(of));
-    }
+    own_at_[pos] = own_rows_.size();
+    for (auto r : partition_.rows_of(frontier_[pos]))
+      if (auto k = own_index_[r]; k >= 0)
+        own_rows_.push_back(static_cast<std::uint32_t>(k));
   }
+  own_at_[frontier_.size()] = own_rows_.size();
+  // Each feature's buckets at `at[i]` .. `at[i + 1]` of the flat
+  // per-node sums (its bins plus the missing values' slot, bins_'s
+  // bins(f)).
+  auto nf = query_features_.size();
+  std::vector<std::size_t> at(nf + 1, 0);
+  for (std::size_t i = 0; i < nf; ++i) {
+    auto f = static_cast<std::size_t>(query_features_[i]);
+    at[i + 1] = at[i] + static_cast<std::size_t>(cuts_.bins(f)) +
+                (has_missing_[f] ? 1 : 0);
+  }
+  std::vector<std::uint32_t> count(at[nf]), miss(at[nf]), counts(4 * at[nf]);
+  std::vector<std::uint64_t> own_g(at[nf]), own_h(at[nf]);
+  std::vector<double> dg(at[nf]), dh(at[nf]);
+  auto stride = bins_.features();
+  bins_.visit([&](auto bins) {
+    const auto* features = query_features_.data();
+    for (std::size_t pos = 0; pos < frontier_.size(); ++pos) {
+      auto node = frontier_[pos];
+      auto rows = partition_.rows_of(node);
+      auto own = std::span(own_rows_.data() + own_at_[pos],
+                           own_at_[pos + 1] - own_at_[pos]);
+      // Row by row, every feature side by side (independent sums): the
+      // count of rows per bucket, and the own part of each bucket's sums
+      // in row order with its own labels per bucket (not missing ids
+      // unless hide_labels).
+      // Four copies of the counts, a row's copy by its place: a skewed
+      // feature's rows fall in one bucket one after another, and each
+      // increment would wait on the one before.
+      std::fill(counts.begin(), counts.end(), 0u);
+      auto total = at[nf];
+      auto* c = counts.data();
+      std::size_t t = 0;
+      for (auto r : rows) {
+        const auto* row = bins.data() + r * stride;
+        auto* copy = c + (t++ % 4) * total;
+        for (std::size_t i = 0; i < nf; ++i)
+          ++copy[at[i] + row[features[i]]];
+      }
+      for (std::size_t z = 0; z < total; ++z)
+        count[z] = c[z] + c[total + z] + c[2 * total + z] + c[3 * total + z];
+      miss = count;
+      if (fixed_sums()) {
+        std::fill(own_g.begin(), own_g.end(), 0u);
+        std::fill(own_h.begin(), own_h.end(), 0u);
+      } else {
+        std::fill(dg.begin(), dg.end(), 0.0);
+        std::fill(dh.begin(), dh.end(), 0.0);
+      }
+      for (auto k : own) {
+        const auto* row = bins.data() + label_rows_[k] * stride;
+        for (std::size_t i = 0; i < nf; ++i) {
+          auto z = at[i] + row[features[i]];
+          if (!hide)
+            --miss[z];
+          if (fixed_sums()) {
+            own_g[z] += enc_g_[k];
+            own_h[z] += enc_h_[k];
+          } else {
+            dg[z] += own_gd_[k];
+            dh[z] += own_hd_[k];
+          }
+        }
+      }
+      for (std::size_t i = 0; i < nf; ++i) {
+        auto f = features[i];
+        auto nb = at[i + 1] - at[i];
+        auto first = static_cast<std::ptrdiff_t>(at[i]);
+        auto last = static_cast<std::ptrdiff_t>(at[i + 1]);
+        // [D] A feature whose node rows fill fewer than two buckets has no
+        // candidate with two non-empty children: its sums would be
+        // released for nothing, so it is not queried at this node.
+        if (std::count_if(count.begin() + first, count.begin() + last,
+                          [](std::uint32_t c) { return c > 0; }) < 2)
+          continue;
+        own_feature of;
+        of.node_pos = pos;
+        of.feature = f;
+        of.missing_slot = has_missing_[static_cast<std::size_t>(f)];
+        of.count.assign(count.begin() + first, count.begin() + last);
+        if (fixed_sums()) {
+          of.own_g.assign(own_g.begin() + first, own_g.begin() + last);
+          of.own_h.assign(own_h.begin() + first, own_h.begin() + last);
+          of.g.assign(nb, 0);
+          of.h.assign(nb, 0);
+        } else {
+          of.own_g.assign(nb, 0);
+          of.own_h.assign(nb, 0);
+          of.g.assign(dg.begin() + first, dg.begin() + last);
+          of.h.assign(dh.begin() + first, dh.begin() + last);
+        }
+        of.query.assign(nb, -1);
+        for (std::size_t z = 0; z < nb; ++z) {
+          // [D] Every non-empty bucket is queried when the sums carry
+          // noise: one whose labels the source all holds (empty mIDs) is
+          // queried with no ids, so that its sum gets the protocol's noise
+          // like any other (the spec's always_query, §6 notes, made the
+          // rule). Its exact sum would otherwise reach every client
+          // through the gains and leaf weights (a one-row leaf gives its
+          // label away). Plain mode releases exact sums anyway and skips
+          // it.
+          auto missing = miss[at[i] + z];
+          if (of.count[z] == 0 || (missing == 0 && !fixed_sums()))
+            continue;
+          if (params_.test_hooks) {
+            std::vector<std::uint32_t> bucket;
+            for (auto r : rows)
+              if (static_cast<std::size_t>(bins_.bin(r, f)) == z)
+                bucket.push_back(r);
+            own_bucket_rows_.push_back(std::move(bucket));
+          }
+          auto qid = pack_qid({static_cast<std::uint32_t>(tree_),
+                               static_cast<std::uint32_t>(self_),
+                               static_cast<std::uint32_t>(node),
+                               static_cast<std::uint32_t>(f),
+                               static_cast<std::uint32_t>(z)});
+          of.query[z] = static_cast<std::int32_t>(b.qids.size());
+          b.qids.push_back(qid.value()); // fits: checked in params / ctor
+          b.nodes.push_back(node);
+          own_id_counts_.push_back(missing);
+          if (elects() && !per_batch()) {
+            // [D] The lottery nonce r: the source draws 32 random bytes
+            // per query and broadcasts them (spec §7.1, §17 #8).
+            for (int w = 0; w < 4; ++w) {
+              auto x = rng_();
+              for (int k = 0; k < 8; ++k)
+                b.nonces.push_back(static_cast<std::uint8_t>(x >> (8 * k)));
+            }
+          }
+        }
+        own_features_.push_back(std::move(of));
+      }
+    }
+  });
   if (elects() && per_batch() && !b.qids.empty()) {
     // [D] per_batch: one lottery nonce for the batch (spec §13.3).
     for (int w = 0; w < 4; ++w) {
@@ -828,69 +900,6 @@ void client::begin_level(outbox& out) {
 }
 
 client::status client::finish_query(outbox& out) {
-  auto m = data_.rows();
-  // This client's part of every other source's sums, added up in the same
-  // pass that checks the ids (in id order: plain mode's double sums come
-  // out as a separate pass would give them).
-  parts_.clear();
-  for (party_id p = 0; p < n_; ++p) {
-    if (p == self_) {
-      parts_.resize(parts_.size() + batches_[p].qids.size());
-      continue;
-    }
-    batches_[p] = std::move(std::get<query_batch>(*got_[p]));
-    const auto& b = batches_[p];
-    auto k = b.qids.size();
-    if (b.tree != tree_ || b.depth != depth_)
-      return refuse_from(p, "query",
-                         party(p) + "'s queries are for another level");
-    std::size_t nonces = !elects()     ? 0
-                         : per_batch() ? (k > 0 ? 32 : 0)
-                                       : 32 * k;
-    if (b.nodes.size() != k || b.offsets.size() != k + 1 || b.offsets[0] != 0 ||
-        b.offsets.back() != b.ids.size() || b.nonces.size() != nonces)
-      return refuse_from(p, "query", party(p) + "'s field lengths differ");
-    for (std::size_t i = 0; i < k; ++i) {
-      if (i > 0 && b.qids[i] <= b.qids[i - 1])
-        return refuse_from(p, "query",
-                           party(p) + "'s qids are not strictly increasing");
-      auto c = unpack_qid(b.qids[i]);
-      if (c.tree != static_cast<std::uint32_t>(tree_) ||
-          c.source != static_cast<std::uint32_t>(p) ||
-          c.node != static_cast<std::uint32_t>(b.nodes[i]) ||
-          c.bucket > static_cast<std::uint32_t>(params_.buckets)) // + missing
-        return refuse_from(
-            p, "query", party(p) + " sent a qid that does not match its query");
-      if (!std::binary_search(frontier_.begin(), frontier_.end(), b.nodes[i]))
-        return refuse_from(p, "query",
-                           party(p) +
-                               " queried a node that is not on the frontier");
-      // Queries without ids are the noised buckets whose labels their
-      // source all holds; plain mode has none.
-      if (b.offsets[i + 1] < b.offsets[i] ||
-          (b.offsets[i + 1] == b.offsets[i] && !fixed_sums()))
-        return refuse_from(p, "query", party(p) + " sent a query without ids");
-      part_sum sum;
-      for (auto j = b.offsets[i]; j < b.offsets[i + 1]; ++j) {
-        auto id = b.ids[j];
-        if (id >= m || row_node_[id] != b.nodes[i])
-          return refuse_from(p, "query",
-                             party(p) + " sent an id that is not a row of the "
-                                        "queried node");
-        if (j > b.offsets[i] && id <= b.ids[j - 1])
-          return refuse_from(p, "query",
-                             party(p) + "'s ids are not strictly increasing");
-        if (fixed_sums()) {
-          sum.g += enc_g_[id];
-          sum.h += enc_h_[id];
-        } else {
-          sum.dg += row_g_[id];
-          sum.dh += row_h_[id];
-        }
-      }
-      parts_.push_back(sum);
-    }
-  }
   // The level's queries in canonical order: by source, then the source's
   // (ascending) order; qids are therefore ascending overall.
   queries_.clear();
@@ -901,13 +910,17 @@ client::status client::finish_query(outbox& out) {
   std::map<std::int32_t, std::uint32_t> features_at;
   for (party_id p = 0; p < n_; ++p) {
     first_[p] = queries_.size();
+    if (p != self_) {
+      batches_[p] = std::move(std::get<query_batch>(*got_[p]));
+      if (auto err = check_batch(p))
+        return err;
+    }
     const auto& b = batches_[p];
     for (std::size_t i = 0; i < b.qids.size(); ++i) {
       level_query q;
       q.qid = b.qids[i];
       q.source = p;
       q.node = b.nodes[i];
-      q.ids = {b.ids.data() + b.offsets[i], b.offsets[i + 1] - b.offsets[i]};
       queries_.push_back(q);
       // qids ascend by (node, feature, bucket) within a source.
       if (i == 0 || b.nodes[i] != b.nodes[i - 1] ||
@@ -916,6 +929,27 @@ client::status client::finish_query(outbox& out) {
     }
   }
   first_[n_] = queries_.size();
+  // This client's part of every other source's sums (plain mode's double
+  // sums in row order, as lists of ids gave them); the missing ids listed
+  // where a lottery hashes them (signed) or test hooks show them.
+  if (tree_ == 0 && depth_ == 0)
+    for (party_id p = 0; p < n_; ++p)
+      if (auto err = read_columns(p))
+        return err;
+  if (fixed_sums())
+    part_fixed_.assign(2 * queries_.size(), 0);
+  else
+    part_double_.assign(2 * queries_.size(), 0.0);
+  level_ids_.clear();
+  ids_at_.assign(queries_.size(), 0);
+  for (party_id p = 0; p < n_; ++p)
+    if (auto err = scan_batch(p))
+      return err;
+  for (std::size_t k = 0; k < own_id_counts_.size(); ++k)
+    queries_[first_[self_] + k].id_count = own_id_counts_[k];
+  if (lists_ids())
+    for (std::size_t k = 0; k < queries_.size(); ++k)
+      queries_[k].ids = {level_ids_.data() + ids_at_[k], queries_[k].id_count};
   accountant_.count_queries(queries_.size());
   for (const auto& [node, k] : features_at)
     accountant_.count_records(partition_.rows_of(node), k);
@@ -947,18 +981,16 @@ client::status client::finish_query(outbox& out) {
     return {};
   }
   if (chained()) {
-    // Every round's tickets of this level bind each unit's qid, its count
-    // of missing ids and its nonce r (not the ids themselves: a fresh r and
-    // a secret element suffice, docs/feverless-election.md).
+    // Every round's tickets of this level bind each unit's qid and its
+    // nonce r. The qid fixes the ids (the buckets of the session's first
+    // batch and the public splits, wire.hpp), and a fresh r and a secret
+    // element suffice (docs/feverless-election.md).
     crypto_generichash_state st;
     crypto_generichash_init(&st, nullptr, 0, level_digest_.size());
     for (const auto& u : units_) {
-      std::uint8_t head[12];
-      auto ids = static_cast<std::uint32_t>(queries_[u.first].ids.size());
+      std::uint8_t head[8];
       for (int i = 0; i < 8; ++i)
         head[i] = static_cast<std::uint8_t>(u.id >> (8 * i));
-      for (int i = 0; i < 4; ++i)
-        head[8 + i] = static_cast<std::uint8_t>(ids >> (8 * i));
       crypto_generichash_update(&st, head, sizeof head);
       const auto& b = batches_[u.source];
       crypto_generichash_update(
@@ -971,6 +1003,187 @@ client::status client::finish_query(outbox& out) {
   }
   send_lead(out);
   phase_ = phase::lead;
+  return {};
+}
+
+client::status client::check_batch(party_id p) const {
+  const auto& b = batches_[p];
+  auto k = b.qids.size();
+  if (b.tree != tree_ || b.depth != depth_)
+    return refuse_from(p, "query",
+                       party(p) + "'s queries are for another level");
+  std::size_t nonces = !elects() ? 0 : per_batch() ? (k > 0 ? 32 : 0) : 32 * k;
+  bool first = tree_ == 0 && depth_ == 0;
+  if (b.nodes.size() != k || b.nonces.size() != nonces ||
+      (!first &&
+       (!b.features.empty() || !b.held.empty() || !b.buckets.empty())))
+    return refuse_from(p, "query", party(p) + "'s field lengths differ");
+  for (std::size_t i = 0; i < k; ++i) {
+    if (i > 0 && b.qids[i] <= b.qids[i - 1])
+      return refuse_from(p, "query",
+                         party(p) + "'s qids are not strictly increasing");
+    auto c = unpack_qid(b.qids[i]);
+    if (c.tree != static_cast<std::uint32_t>(tree_) ||
+        c.source != static_cast<std::uint32_t>(p) ||
+        c.node != static_cast<std::uint32_t>(b.nodes[i]) ||
+        c.bucket > static_cast<std::uint32_t>(params_.buckets)) // + missing
+      return refuse_from(
+          p, "query", party(p) + " sent a qid that does not match its query");
+    if (!std::binary_search(frontier_.begin(), frontier_.end(), b.nodes[i]))
+      return refuse_from(
+          p, "query", party(p) + " queried a node that is not on the frontier");
+  }
+  return {};
+}
+
+client::status client::read_columns(party_id p) {
+  const auto& b = batches_[p];
+  auto m = data_.rows();
+  auto lengths = [&] {
+    return refuse_from(p, "query", party(p) + "'s field lengths differ");
+  };
+  for (std::size_t i = 0; i < b.features.size(); ++i)
+    if (b.features[i] < 0 ||
+        static_cast<std::uint32_t>(b.features[i]) >= max_qid_features ||
+        (i > 0 && b.features[i] <= b.features[i - 1]))
+      return refuse_from(p, "query",
+                         party(p) + "'s features are not strictly "
+                                    "increasing feature indices");
+  if (b.held.size() != packed_size(m))
+    return lengths();
+  auto& c = columns_[p];
+  c.features = b.features;
+  c.held = unpack_bits(b.held, 0, m);
+  std::size_t missing = 0;
+  for (std::size_t r = 0; r < m; ++r) {
+    if (!c.held[r]) {
+      ++missing;
+      continue;
+    }
+    if (p != self_ && (params_.hide_labels || own_index_[r] >= 0))
+      return refuse_from(p, "query",
+                         party(p) + " claims the label of a row it does not "
+                                    "hold");
+  }
+  if (b.buckets.size() != b.features.size() * missing)
+    return lengths();
+  // By own label (what its sums read), and by row (0 where p holds the
+  // label) only to list ids.
+  std::vector<std::uint8_t> column(m, 0);
+  const auto* in = b.buckets.data();
+  c.own.assign(b.features.size(), {});
+  c.buckets.assign(lists_ids() ? b.features.size() : 0, {});
+  for (std::size_t i = 0; i < b.features.size(); ++i) {
+    for (std::size_t r = 0; r < m; ++r)
+      if (!c.held[r])
+        column[r] = *in++;
+    c.own[i].resize(label_rows_.size());
+    for (std::size_t k = 0; k < label_rows_.size(); ++k)
+      c.own[i][k] = column[label_rows_[k]];
+    if (lists_ids())
+      c.buckets[i] = column;
+  }
+  return {};
+}
+
+client::status client::scan_batch(party_id p) {
+  const auto& c = columns_[p];
+  bool sums = p != self_;
+  bool lists = lists_ids();
+  // Buckets are at most `slots` - 1: the qid checks held them to it.
+  auto slots = static_cast<std::size_t>(std::min(params_.buckets + 1, 256));
+  // One node at a time: the features p queries there, each with its
+  // column of buckets and its bucket -> query table (-1: none).
+  std::vector<const std::uint8_t*> columns; // by own label
+  std::vector<const std::uint8_t*> full;    // by row, if lists
+  std::vector<std::int32_t> query_of;
+  std::vector<std::size_t> group_at; // first query of each feature; + end
+  for (auto i = first_[p], hi = first_[p + 1]; i < hi;) {
+    auto node = queries_[i].node;
+    columns.clear();
+    full.clear();
+    query_of.clear();
+    group_at.clear();
+    auto j = i;
+    for (; j < hi && queries_[j].node == node; ++j) {
+      auto feature =
+          static_cast<std::int32_t>(unpack_qid(queries_[j].qid).feature);
+      if (j == i || feature != static_cast<std::int32_t>(
+                                   unpack_qid(queries_[j - 1].qid).feature)) {
+        auto at =
+            std::lower_bound(c.features.begin(), c.features.end(), feature);
+        if (at == c.features.end() || *at != feature)
+          return refuse_from(p, "query",
+                             party(p) + " queried a feature whose buckets it "
+                                        "did not send");
+        columns.push_back(
+            c.own[static_cast<std::size_t>(at - c.features.begin())].data());
+        if (lists)
+          full.push_back(
+              c.buckets[static_cast<std::size_t>(at - c.features.begin())]
+                  .data());
+        query_of.resize(query_of.size() + slots, -1);
+        group_at.push_back(j);
+      }
+      query_of[query_of.size() - slots + unpack_qid(queries_[j].qid).bucket] =
+          static_cast<std::int32_t>(j);
+    }
+    group_at.push_back(j);
+    auto groups = columns.size();
+    auto pos = static_cast<std::size_t>(
+        std::lower_bound(frontier_.begin(), frontier_.end(), node) -
+        frontier_.begin());
+    if (sums) {
+      // Row by row, every feature side by side (independent sums, each in
+      // row order).
+      // Locals throughout: the compiler cannot tell the sums' stores
+      // from this client's members.
+      auto add = [&](auto* part, const auto* g_of, const auto* h_of) {
+        const auto* table = query_of.data();
+        const auto* column = columns.data();
+        const auto* own = own_rows_.data();
+        for (auto i = own_at_[pos], end = own_at_[pos + 1]; i < end; ++i) {
+          auto k = own[i];
+          auto g = g_of[k], h = h_of[k];
+          for (std::size_t f = 0; f < groups; ++f) {
+            auto q = table[f * slots + column[f][k]];
+            if (q < 0) // a bucket whose labels p all holds (plain mode)
+              continue;
+            part[2 * q] += g;
+            part[2 * q + 1] += h;
+          }
+        }
+      };
+      if (fixed_sums())
+        add(part_fixed_.data(), enc_g_.data(), enc_h_.data());
+      else
+        add(part_double_.data(), own_gd_.data(), own_hd_.data());
+    }
+    if (lists) {
+      // Bucket after bucket, each in row order (node rows ascend: the
+      // partition splits stably).
+      auto rows = partition_.rows_of(node);
+      for (std::size_t g = 0; g < groups; ++g) {
+        const auto* table = query_of.data() + g * slots;
+        for (auto r : rows)
+          if (!c.held[r] && table[full[g][r]] >= 0)
+            ++queries_[static_cast<std::size_t>(table[full[g][r]])].id_count;
+        auto base = level_ids_.size();
+        std::vector<std::size_t> cursor(group_at[g + 1] - group_at[g]);
+        for (auto k = group_at[g]; k < group_at[g + 1]; ++k) {
+          ids_at_[k] = base;
+          cursor[k - group_at[g]] = base;
+          base += queries_[k].id_count;
+        }
+        level_ids_.resize(base);
+        for (auto r : rows)
+          if (!c.held[r] && table[full[g][r]] >= 0)
+            level_ids_[cursor[static_cast<std::size_t>(table[full[g][r]]) -
+                              group_at[g]]++] = r;
+      }
+    }
+    i = j;
+  }
   return {};
 }
 
@@ -1080,18 +1293,17 @@ std::vector<std::uint8_t> client::lottery_in(const election_unit& u,
   const auto& b = batches_[u.source];
   if (per_batch()) {
     // [D] A batch's lottery: (tag, id of its first query, attempt, digest
-    // of the batch's shape, the batch nonce r). The shape is its qids and
-    // id offsets (uint32 LE words, qids as two words each), not every
+    // of the batch's shape, the batch nonce r). The shape is its qids
+    // (uint32 LE words, two each), which fix its ids (wire.hpp), not every
     // missing id: the fresh r alone makes the draw unpredictable (spec
     // §7.3), and hashing every id of every batch cost each client about as
     // much as the plain protocol's whole training.
     std::vector<std::uint32_t> shape;
-    shape.reserve(2 * b.qids.size() + b.offsets.size());
+    shape.reserve(2 * u.count);
     for (auto q : b.qids) {
       shape.push_back(static_cast<std::uint32_t>(q));
       shape.push_back(static_cast<std::uint32_t>(q >> 32));
     }
-    shape.insert(shape.end(), b.offsets.begin(), b.offsets.end());
     if (layout_works())
       return lottery_from_digest(tag, u.id, attempt, ids_digest(shape),
                                  b.nonces.data());
@@ -1670,8 +1882,8 @@ void client::send_masked(outbox& out) {
     // (with hide_labels its queries list its own rows too).
     auto i = static_cast<std::size_t>(&q - queries_.data());
     if (q.source != self_) {
-      g = parts_[i].g;
-      h = parts_[i].h;
+      g = part_fixed_[2 * i];
+      h = part_fixed_[2 * i + 1];
     }
     if (masks()) {
       // Every client masks, the source and the leader included (§7.5 [P]):
@@ -1749,14 +1961,14 @@ void client::send_plain(outbox& out) {
       // double it decodes to: a function of the noisy integer only).
       auto i = static_cast<std::size_t>(&q - queries_.data());
       std::uint64_t ig = draw_noise(gauss_g_), ih = draw_noise(gauss_h_);
-      ig += parts_[i].g;
-      ih += parts_[i].h;
+      ig += part_fixed_[2 * i];
+      ih += part_fixed_[2 * i + 1];
       g = fp_.decode(ig);
       h = fp_.decode(ih);
     } else {
       auto i = static_cast<std::size_t>(&q - queries_.data());
-      g = parts_[i].dg;
-      h = parts_[i].dh;
+      g = part_double_[2 * i];
+      h = part_double_[2 * i + 1];
     }
     msgs[q.source].g.push_back(g);
     msgs[q.source].h.push_back(h);
@@ -1854,7 +2066,7 @@ client::status client::finish_masked(outbox& out) {
       // [D] Spec §7.7 backstop: with one reply missing or corrupt the sum
       // is uniform in Z_N and lands in this range with probability about
       // 2 bound 2^F / 2^64. (No retry, §10.4: the session ends.)
-      if (!in_range(fp_.decode(rg[k]), fp_.decode(rh[k]), q.ids.size(),
+      if (!in_range(fp_.decode(rg[k]), fp_.decode(rh[k]), q.id_count,
                     noise_draws_max()))
         return refuse(phase_name(),
                       "the aggregate of a query is out of "
@@ -1879,7 +2091,7 @@ client::status client::finish_masked(outbox& out) {
       for (std::size_t k = 0; k < mine; ++k) {
         // One client's partial sum: |g| < 1, 0 < h <= 1/4 per label, plus
         // (LDP) one noise draw.
-        if (!in_range(ps.g[k], ps.h[k], queries_[first_[self_] + k].ids.size(),
+        if (!in_range(ps.g[k], ps.h[k], queries_[first_[self_] + k].id_count,
                       ldp ? 1 : 0))
           return refuse_from(p, "plain_sums",
                              party(p) + " sent a sum that is out "

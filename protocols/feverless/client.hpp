@@ -259,7 +259,8 @@ private:
     std::uint64_t qid = 0;
     party_id source = 0;
     std::int32_t node = 0;
-    std::span<const std::uint32_t> ids;
+    std::uint32_t id_count = 0;             // own or listed queries only
+    std::span<const std::uint32_t> ids;     // listed only if lists_ids()
     std::uint32_t unit = 0;                 // its election unit
     std::uint64_t r_g = 0, r_h = 0;         // blindings (as a volunteer)
     std::uint64_t n_g = 0, n_h = 0;         // encoded noise (as a volunteer)
@@ -328,6 +329,12 @@ private:
   bool vector_masks() const {
     return params_.election != election_scope::signed_query;
   }
+  /// Queries keep their lists of missing ids (level_ids_): for the
+  /// paper's signed lottery, which hashes them, and for test hooks.
+  bool lists_ids() const {
+    return params_.election == election_scope::signed_query ||
+           params_.test_hooks;
+  }
   /// This level's element index on every client's chains (1-based: each
   /// chain has one element per level of the session).
   std::uint64_t chain_index() const;
@@ -350,6 +357,16 @@ private:
   void begin_tree(outbox& out);
   void begin_level(outbox& out);
   status finish_query(outbox& out);
+  /// The level, qids and field lengths of source p's batch.
+  status check_batch(party_id p) const;
+  /// Reads source p's buckets of its missing ids from the session's first
+  /// batch into columns_[p].
+  status read_columns(party_id p);
+  /// Adds up this client's part of source p's queries of the level (and
+  /// lists their ids, if lists_ids()).
+  status scan_batch(party_id p);
+  /// The session's first batch's buckets of every missing id (wire.hpp).
+  void announce_columns(query_batch& b) const;
   void send_lead(outbox& out);
   status finish_lead(outbox& out);
   status begin_round(outbox& out);
@@ -433,8 +450,10 @@ private:
   split_table own_splits_;
   std::vector<double> margins_; // per own label
   std::vector<learners::grad_pair> grads_;
-  std::vector<std::uint64_t> enc_g_, enc_h_; // by row; 0: not own label
-  std::vector<double> row_g_, row_h_;        // by row (plain, ldp)
+  // The gradients of its labels (label_rows_ order): encoded (fixed-point
+  // modes), or as doubles (plain).
+  std::vector<std::uint64_t> enc_g_, enc_h_;
+  std::vector<double> own_gd_, own_hd_;
   std::int32_t tree_ = -1;
   std::int32_t depth_ = 0;
   learners::regression_tree building_;
@@ -442,10 +461,29 @@ private:
   std::vector<int> node_depth_;
   learners::row_partition partition_;
   std::vector<std::int32_t> frontier_; // ascending node ids
-  std::vector<std::int32_t> row_node_; // row -> its frontier node, or -1
 
   // The current level.
-  std::vector<query_batch> batches_;    // by client
+  std::vector<query_batch> batches_;     // by client
+  std::vector<std::uint32_t> level_ids_; // missing ids, if lists_ids()
+  std::vector<std::size_t> ids_at_;      // per query: where its ids start
+  /// This client's labels (label_rows_ indices) at the frontier nodes,
+  /// node after node, in row order: frontier position k's at own_at_[k] ..
+  /// own_at_[k + 1).
+  std::vector<std::uint32_t> own_rows_;
+  std::vector<std::size_t> own_at_;
+  std::vector<std::uint32_t> own_id_counts_; // per own query of the level
+  /// What each client's first batch said of its missing ids (its own
+  /// included): the features it queries (ascending), per row whether it
+  /// holds the label, per feature the bucket of each of this client's
+  /// labels (label_rows_ order), and, only to list ids, of each row (0
+  /// where held).
+  struct source_columns {
+    std::vector<std::int32_t> features;
+    std::vector<std::uint8_t> held;
+    std::vector<std::vector<std::uint8_t>> own;
+    std::vector<std::vector<std::uint8_t>> buckets;
+  };
+  std::vector<source_columns> columns_;
   std::vector<level_query> queries_;    // canonical order (ascending qid)
   std::vector<std::size_t> first_;      // first query of each client; n + 1
   std::vector<election_unit> units_;    // canonical order (ascending id)
@@ -455,12 +493,10 @@ private:
   std::vector<std::uint64_t> own_g_, own_h_;   // own contribution to own qs
   std::vector<std::uint64_t> mask_g_, mask_h_; // per query of the level
   /// This client's part of each query's sums (its labels among the ids;
-  /// zero for its own queries): fixed point, or doubles in plain mode.
-  struct part_sum {
-    std::uint64_t g = 0, h = 0;
-    double dg = 0, dh = 0;
-  };
-  std::vector<part_sum> parts_;          // per query of the level
+  /// zero for its own queries), G and H side by side per query: fixed
+  /// point, or doubles in plain mode.
+  std::vector<std::uint64_t> part_fixed_;
+  std::vector<double> part_double_;
   std::vector<std::size_t> round_units_; // pending this round
   std::uint32_t round_ = 0;
   std::uint32_t my_redo_ = 0;

@@ -91,21 +91,35 @@ struct label_census {
 };
 
 /// QUERY (§7.2 row 1), source -> all: the sender's queries of this level.
-/// Query k has id qids[k], node nodes[k], missing ids
-/// ids[offsets[k] .. offsets[k+1]) (strictly increasing rows of the node
-/// whose labels the source does not hold; with params::hide_labels all
-/// rows of the bucket), and the 32-byte lottery nonce
-/// nonces[32k .. 32k+32) drawn from the source's CSPRNG (feverless and ahe;
-/// with per_batch election one nonce for the whole batch, none when the
-/// batch is empty).
+/// Query k has id qids[k] and node nodes[k]; its missing ids are the rows
+/// of that node whose labels the source does not hold (with
+/// params::hide_labels all rows of the node) and whose bucket of the qid's
+/// feature is the qid's bucket. [D] They are not listed per query: the
+/// session's first batch (tree 0, depth 0; the others leave these three
+/// fields empty) says once
+///   features: the features the source queries, ascending;
+///   held:     one bit per row, LSB first: 1 if the source holds the row's
+///             label (none with hide_labels);
+///   buckets:  per feature, the bucket of each row whose bit is 0, in row
+///             order;
+/// and every client knows every node's rows (the splits are public). The
+/// root's queries of the first tree list every one of these ids with its
+/// bucket anyway, so this reveals nothing that the lists would not, at one
+/// byte per missing id and feature once instead of four per id and
+/// level, and a receiver adds up its part of all queries of a feature at
+/// a node in one pass over its own rows there.
+/// nonces[32k .. 32k+32) is query k's 32-byte lottery nonce, drawn from the
+/// source's CSPRNG (feverless and ahe; with per_batch election one nonce
+/// for the whole batch, none when the batch is empty).
 struct query_batch {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
   std::vector<std::uint64_t> qids;
   std::vector<std::int32_t> nodes;
-  std::vector<std::uint32_t> offsets;
-  std::vector<std::uint32_t> ids;
   std::vector<std::uint8_t> nonces;
+  std::vector<std::int32_t> features;
+  std::vector<std::uint8_t> held;
+  std::vector<std::uint8_t> buckets;
 };
 
 /// LEAD (§7.2 row 2, Alg. 4), each client -> all: its lottery ticket for

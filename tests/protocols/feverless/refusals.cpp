@@ -229,14 +229,43 @@ BOOST_AUTO_TEST_CASE(bad_key_announcements_are_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(queries_outside_the_node_or_unordered_are_refused) {
+  // The first batch's buckets: one byte short, a claimed label of the
+  // receiver's, a feature queried later without buckets.
   auto e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
-    if (x.ids.empty())
+    if (x.buckets.empty())
       return false;
-    x.ids[0] = 100000;
+    x.buckets.pop_back();
     return true;
   }));
   BOOST_TEST_INFO(e);
-  BOOST_TEST(contains(e, "not a row of the queried node"));
+  BOOST_TEST(contains(e, "field lengths differ"));
+  e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
+    if (x.held.empty())
+      return false;
+    for (auto& b : x.held)
+      b = 0xff;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "claims the label of a row it does not hold"));
+  e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
+    if (x.features.size() < 2)
+      return false;
+    x.features.pop_back();
+    x.buckets.resize(x.buckets.size() / (x.features.size() + 1) *
+                     x.features.size());
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "whose buckets it did not send"));
+  e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
+    if (x.tree == 0 && x.depth == 0)
+      return false;
+    x.held.push_back(0);
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "field lengths differ"));
   e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
     if (x.qids.size() < 2)
       return false;
