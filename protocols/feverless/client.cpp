@@ -34,6 +34,10 @@ constexpr char ctx_census[9] = "VeilCens";
 // with n - 2 >= 1 candidates each beating a fresh threshold with
 // probability 1/2, 64 attempts fail with probability <= 2^-64 per query.
 constexpr std::uint32_t max_attempts = 64;
+/// Chain election: the attempts a candidate weighs in one noise round
+/// (max_attempts is a whole number of them).
+constexpr std::uint32_t chain_window = 16;
+static_assert(max_attempts % chain_window == 0 && chain_window < 255);
 // Every phase is all-to-all, so a peer is at most one phase ahead: at most
 // two of its messages wait here. More is a protocol violation.
 constexpr std::size_t max_backlog = 4;
@@ -716,10 +720,16 @@ void client::announce_columns(query_batch& b) const {
       --missing;
     }
   append_bits(b.held, held);
-  b.features = query_features_;
-  b.buckets.resize(query_features_.size() * missing);
+  // Exactly the features queried at the root (their buckets are its
+  // queries' ids): no later node queries another.
+  for (std::size_t i = 0; i < b.qids.size(); ++i) {
+    auto f = static_cast<std::int32_t>(unpack_qid(b.qids[i]).feature);
+    if (b.features.empty() || b.features.back() != f)
+      b.features.push_back(f);
+  }
+  b.buckets.resize(b.features.size() * missing);
   auto* out = b.buckets.data();
-  for (auto f : query_features_)
+  for (auto f : b.features)
     for (std::size_t r = 0; r < m; ++r)
       if (!held[r])
         *out++ = static_cast<std::uint8_t>(bins_.bin(r, f));
@@ -739,8 +749,6 @@ void client::begin_level(outbox& out) {
   query_batch b;
   b.tree = tree_;
   b.depth = depth_;
-  if (tree_ == 0 && depth_ == 0)
-    announce_columns(b);
   // This client's labels at each frontier node, in row order.
   own_rows_.clear();
   own_at_.assign(frontier_.size() + 1, 0);
@@ -870,7 +878,7 @@ void client::begin_level(outbox& out) {
           b.qids.push_back(qid.value()); // fits: checked in params / ctor
           b.nodes.push_back(node);
           own_id_counts_.push_back(missing);
-          if (elects() && !per_batch()) {
+          if (elects() && !batch_nonce()) {
             // [D] The lottery nonce r: the source draws 32 random bytes
             // per query and broadcasts them (spec §7.1, §17 #8).
             for (int w = 0; w < 4; ++w) {
@@ -884,8 +892,11 @@ void client::begin_level(outbox& out) {
       }
     }
   });
-  if (elects() && per_batch() && !b.qids.empty()) {
-    // [D] per_batch: one lottery nonce for the batch (spec §13.3).
+  if (tree_ == 0 && depth_ == 0)
+    announce_columns(b);
+  if (elects() && batch_nonce() && !b.qids.empty()) {
+    // [D] per_batch and chain: one lottery nonce for the batch (spec
+    // §13.3; docs/feverless-election.md).
     for (int w = 0; w < 4; ++w) {
       auto x = rng_();
       for (int i = 0; i < 8; ++i)
@@ -981,20 +992,23 @@ client::status client::finish_query(outbox& out) {
     return {};
   }
   if (chained()) {
-    // Every round's tickets of this level bind each unit's qid and its
-    // nonce r. The qid fixes the ids (the buckets of the session's first
-    // batch and the public splits, wire.hpp), and a fresh r and a secret
-    // element suffice (docs/feverless-election.md).
+    // Every round's tickets of this level bind each source's nonce r and
+    // each unit's qid. The qid fixes the ids (the buckets of the session's
+    // first batch and the public splits, wire.hpp); a secret committed
+    // element and a fresh r suffice (docs/feverless-election.md).
     crypto_generichash_state st;
     crypto_generichash_init(&st, nullptr, 0, level_digest_.size());
-    for (const auto& u : units_) {
-      std::uint8_t head[8];
-      for (int i = 0; i < 8; ++i)
-        head[i] = static_cast<std::uint8_t>(u.id >> (8 * i));
-      crypto_generichash_update(&st, head, sizeof head);
-      const auto& b = batches_[u.source];
-      crypto_generichash_update(
-          &st, b.nonces.data() + 32 * (u.first - first_[u.source]), 32);
+    for (party_id p = 0; p < n_; ++p) {
+      const auto& b = batches_[p];
+      if (b.qids.empty())
+        continue;
+      crypto_generichash_update(&st, b.nonces.data(), 32);
+      for (auto id : b.qids) {
+        std::uint8_t head[8];
+        for (int i = 0; i < 8; ++i)
+          head[i] = static_cast<std::uint8_t>(id >> (8 * i));
+        crypto_generichash_update(&st, head, sizeof head);
+      }
     }
     crypto_generichash_final(&st, level_digest_.data(), level_digest_.size());
   } else {
@@ -1012,7 +1026,9 @@ client::status client::check_batch(party_id p) const {
   if (b.tree != tree_ || b.depth != depth_)
     return refuse_from(p, "query",
                        party(p) + "'s queries are for another level");
-  std::size_t nonces = !elects() ? 0 : per_batch() ? (k > 0 ? 32 : 0) : 32 * k;
+  std::size_t nonces = !elects()       ? 0
+                       : batch_nonce() ? (k > 0 ? 32 : 0)
+                                       : 32 * k;
   bool first = tree_ == 0 && depth_ == 0;
   if (b.nodes.size() != k || b.nonces.size() != nonces ||
       (!first &&
@@ -1441,6 +1457,12 @@ client::status client::finish_lead(outbox& out) {
   }
   round_ = 0;
   round_units_.clear();
+  // Chain: every threshold follows from the leaders' LEAD reveals, so the
+  // first round needs no THRESH message.
+  if (chained()) {
+    send_offers(out);
+    return {};
+  }
   return begin_round(out);
 }
 
@@ -1453,19 +1475,13 @@ client::status client::begin_round(outbox& out) {
   t.tree = tree_;
   t.depth = depth_;
   t.round = round_;
-  // Chain: the thresholds come from this client's LEAD reveal; a pending
-  // unit's attempt is the round (it waited in every earlier one).
-  std::optional<crypto::ticket_stream> chain_thresh;
-  if (chained())
-    chain_thresh.emplace(
-        level_stream(level_public_[self_], tag_thresh, round_));
+  // Chain (a redo, rare): the thresholds of the next window of attempts
+  // come from this client's LEAD reveal; the message only lists the units.
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
     if (u.leader != self_ || !u.pending)
       continue;
-    if (chained()) {
-      u.threshold = crypto::as_score(chain_thresh->at(i));
-    } else {
+    if (!chained()) {
       auto tk = crypto::draw_ticket(creds_->identity,
                                     lottery_in(u, tag_thresh, u.attempt));
       u.threshold = tk.value;
@@ -1496,9 +1512,6 @@ client::status client::finish_thresh(outbox& out) {
     auto k = t.qids.size();
     if (t.attempts.size() != k || t.tickets.size() != (chained() ? 0 : k))
       return refuse_from(p, "thresh", party(p) + "'s field lengths differ");
-    std::optional<crypto::ticket_stream> chain_thresh;
-    if (chained() && k > 0)
-      chain_thresh.emplace(level_stream(level_public_[p], tag_thresh, round_));
     if (round_ == 0) {
       // Every unit the sender leads, in order, at attempt 0.
       std::size_t j = 0;
@@ -1529,17 +1542,15 @@ client::status client::finish_thresh(outbox& out) {
         // A redo: the unit waited in the last round, this client did not
         // volunteer for it (else it was resolved), next attempt.
         auto idx = static_cast<std::size_t>(u - units_.data());
+        auto next = chained() ? round_ * chain_window : u->attempt + 1;
         if (!std::binary_search(round_units_.begin(), round_units_.end(),
                                 idx) ||
-            u->volunteered || t.attempts[j] != u->attempt + 1)
+            u->volunteered || t.attempts[j] != next)
           return refuse_from(p, "thresh",
                              party(p) + " redoes a query that was resolved");
         u->attempt = t.attempts[j];
       }
-      if (chained()) {
-        u->threshold = crypto::as_score(
-            chain_thresh->at(static_cast<std::size_t>(u - units_.data())));
-      } else {
+      if (!chained()) {
         if (!crypto::check_ticket(creds_->keys[p],
                                   lottery_in(*u, tag_thresh, u->attempt),
                                   t.tickets[j]))
@@ -1550,6 +1561,21 @@ client::status client::finish_thresh(outbox& out) {
       u->pending = true;
     }
   }
+  send_offers(out);
+  return {};
+}
+
+std::uint64_t client::chain_ticket(std::vector<crypto::ticket_stream>& streams,
+                                   const crypto::key32& x, std::uint8_t tag,
+                                   std::uint32_t d, std::size_t unit) const {
+  while (streams.size() <= d)
+    streams.push_back(level_stream(
+        x, tag,
+        round_ * chain_window + static_cast<std::uint32_t>(streams.size())));
+  return streams[d].at(unit);
+}
+
+void client::send_offers(outbox& out) {
   round_units_.clear();
   for (std::size_t i = 0; i < units_.size(); ++i)
     if (units_[i].pending)
@@ -1566,26 +1592,35 @@ client::status client::finish_thresh(outbox& out) {
   }
   // Chain: this client's noise tickets of the round, from the element it
   // reveals only to the leaders it volunteers to.
+  // [D] Chain: it weighs a window of attempts at once and volunteers at
+  // the first one whose ticket beats the leader's threshold (flag 1 + its
+  // place in the window); the leader keeps the earliest volunteers, which
+  // are the paper's sequence of attempts' (docs/feverless-election.md).
   crypto::key32 noise_x;
-  std::optional<crypto::ticket_stream> chain_noise;
-  if (chained()) {
+  std::vector<crypto::ticket_stream> mine;
+  std::vector<std::vector<crypto::ticket_stream>> theirs(chained() ? n_ : 0);
+  if (chained())
     noise_x = noise_chain_->element(chain_index());
-    chain_noise.emplace(level_stream(noise_x, tag_noise, round_));
-  }
   for (auto i : round_units_) {
     auto& u = units_[i];
     if (u.source == self_ || u.leader == self_)
       continue;
+    std::uint8_t flag = 0;
     crypto::lottery_ticket tk;
-    if (chained())
-      tk.value = crypto::as_score(chain_noise->at(i));
-    else
+    if (chained()) {
+      for (std::uint32_t d = 0; d < chain_window && flag == 0; ++d)
+        if (chain_ticket(mine, noise_x, tag_noise, d, i) >
+            chain_ticket(theirs[u.leader], level_public_[u.leader], tag_thresh,
+                         d, i))
+          flag = static_cast<std::uint8_t>(1 + d);
+    } else {
       tk = crypto::draw_ticket(creds_->identity,
                                lottery_in(u, tag_noise, u.attempt));
-    bool v = crypto::score_greater(tk.value, u.threshold);
+      flag = crypto::score_greater(tk.value, u.threshold) ? 1 : 0;
+    }
     auto& o = offers[u.leader];
-    o.volunteer.push_back(v ? 1 : 0);
-    if (!v)
+    o.volunteer.push_back(flag);
+    if (flag == 0)
       continue;
     // [P] Volunteers draw before they know whether they are selected.
     u.volunteered = true;
@@ -1607,10 +1642,10 @@ client::status client::finish_thresh(outbox& out) {
     if (p != self_)
       send(out, p, std::move(offers[p]));
   phase_ = phase::noise;
-  return {};
 }
 
 client::status client::finish_noise(outbox& out) {
+  my_thresholds_.clear(); // this round's window
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -1631,24 +1666,22 @@ client::status client::finish_noise(outbox& out) {
       if (u.leader != self_ || u.source == p)
         continue;
       auto f = o.volunteer[k++];
-      if (f > 1)
-        return refuse_from(p, "noise",
-                           party(p) + " sent a flag that is not 0 or 1");
-      volunteers += f;
+      if (f > (chained() ? chain_window : 1))
+        return refuse_from(p, "noise", party(p) + " sent a flag out of range");
+      volunteers += f ? 1 : 0;
       values += f ? u.count : 0;
     }
     if (o.tickets.size() != (chained() ? 0 : volunteers) ||
         o.g.size() != values || o.h.size() != values)
       return refuse_from(p, "noise", party(p) + "'s field lengths differ");
-    std::optional<crypto::ticket_stream> chain_noise;
+    crypto::key32 x{};
+    std::vector<crypto::ticket_stream> noise;
     if (chained() && volunteers > 0) {
-      crypto::key32 x;
       std::memcpy(x.data(), o.reveal.data(), x.size());
       if (!noise_known_[p].accept(chain_index(), x))
         return refuse_from(p, "noise",
                            party(p) + "'s noise reveal does not match its "
                                       "hash-chain commitment");
-      chain_noise.emplace(level_stream(x, tag_noise, round_));
     }
     std::size_t v = 0, at = 0;
     k = 0;
@@ -1656,41 +1689,66 @@ client::status client::finish_noise(outbox& out) {
       auto& u = units_[i];
       if (u.leader != self_ || u.source == p)
         continue;
-      if (!o.volunteer[k++])
+      auto f = o.volunteer[k++];
+      if (!f)
         continue;
-      crypto::score score;
+      auto attempt = u.attempt;
       if (chained()) {
-        score = crypto::as_score(chain_noise->at(i));
+        // Its first ticket of the window above the threshold, at f - 1.
+        for (std::uint32_t d = 0; d < f; ++d) {
+          bool above = chain_ticket(noise, x, tag_noise, d, i) >
+                       chain_ticket(my_thresholds_, level_public_[self_],
+                                    tag_thresh, d, i);
+          if (above != (d + 1 == f))
+            return refuse_from(
+                p, "noise",
+                party(p) + (above ? " volunteered later than its first "
+                                    "ticket above the threshold"
+                                  : " volunteered with a ticket below the "
+                                    "threshold"));
+        }
+        attempt = round_ * chain_window + f - 1;
       } else {
         const auto& tk = o.tickets[v++];
         if (!crypto::check_ticket(creds_->keys[p],
                                   lottery_in(u, tag_noise, u.attempt), tk))
           return refuse_from(p, "noise",
                              party(p) + "'s volunteer ticket does not verify");
-        score = tk.value;
+        if (!crypto::score_greater(tk.value, u.threshold))
+          return refuse_from(p, "noise",
+                             party(p) + " volunteered with a ticket below "
+                                        "the threshold");
       }
-      if (!crypto::score_greater(score, u.threshold))
-        return refuse_from(p, "noise",
-                           party(p) + " volunteered with a ticket below "
-                                      "the threshold");
-      u.offers.push_back({p, at, false});
+      u.offers.push_back({p, at, false, attempt});
       at += u.count;
     }
   }
-  // Alg. 5 l.14–20: keep k volunteers, uniformly; redo when none.
+  // Alg. 5 l.14–20: keep k volunteers, uniformly, among those of the
+  // earliest attempt with any; redo when none.
   my_redo_ = 0;
   for (auto i : round_units_) {
     auto& u = units_[i];
     if (u.leader != self_)
       continue;
-    auto kh = u.offers.size();
-    if (kh == 0) {
-      if (u.attempt + 1 >= max_attempts)
+    if (u.offers.empty()) {
+      auto last = chained() ? (round_ + 1) * chain_window - 1 : u.attempt;
+      if (last + 1 >= max_attempts)
         return refuse("noise", "no candidate volunteered in " +
                                    std::to_string(max_attempts) + " attempts");
+      u.attempt = last; // the next round's is one more
       ++my_redo_;
       continue;
     }
+    u.attempt = std::min_element(u.offers.begin(), u.offers.end(),
+                                 [](const offer& a, const offer& b) {
+                                   return a.attempt < b.attempt;
+                                 })
+                    ->attempt;
+    std::vector<std::size_t> first; // the offers of that attempt
+    for (std::size_t j = 0; j < u.offers.size(); ++j)
+      if (u.offers[j].attempt == u.attempt)
+        first.push_back(j);
+    auto kh = first.size();
     std::size_t k = 1;
     if (params_.selection == noise_selection::portion) {
       // [A] k = ceil(k̂ p) (spec §7.4, §17 #5); the 1e-9 keeps 3 * (1/3)
@@ -1699,8 +1757,7 @@ client::status client::finish_noise(outbox& out) {
           std::ceil(static_cast<double>(kh) * params_.portion - 1e-9));
       k = std::clamp<std::size_t>(k, 1, kh);
     }
-    std::vector<std::size_t> idx(kh);
-    std::iota(idx.begin(), idx.end(), 0);
+    auto& idx = first;
     for (std::size_t j = 0; j < k; ++j)
       std::swap(idx[j], idx[j + uniform_below(rng_, kh - j)]);
     for (std::size_t j = 0; j < k; ++j) {

@@ -252,6 +252,7 @@ private:
     party_id from = 0;
     std::size_t at = 0;
     bool selected = false;
+    std::uint32_t attempt = 0; // the attempt it volunteered at
   };
 
   /// One query of the current level, as every client sees it.
@@ -322,6 +323,12 @@ private:
   bool per_batch() const {
     return params_.election == election_scope::per_batch;
   }
+  /// One lottery nonce per source batch, not per query: per_batch, and
+  /// chain (its tickets come from secret committed elements; the nonce
+  /// only keeps a level's digest unpredictable).
+  bool batch_nonce() const {
+    return params_.election != election_scope::signed_query;
+  }
   /// Hash-chain tickets (election_scope::chain) instead of signed ones.
   bool chained() const { return params_.election == election_scope::chain; }
   /// One mask stream per (peer, source batch, salt), not per query: every
@@ -365,12 +372,20 @@ private:
   /// Adds up this client's part of source p's queries of the level (and
   /// lists their ids, if lists_ids()).
   status scan_batch(party_id p);
-  /// The session's first batch's buckets of every missing id (wire.hpp).
+  /// The session's first batch's buckets of every missing id (wire.hpp),
+  /// after its queries.
   void announce_columns(query_batch& b) const;
   void send_lead(outbox& out);
   status finish_lead(outbox& out);
   status begin_round(outbox& out);
   status finish_thresh(outbox& out);
+  /// As a candidate: its NOISE offers for the round's pending units.
+  void send_offers(outbox& out);
+  /// Chain: ticket of election unit `unit` at attempt round_ * chain_window
+  /// + d from element x, its stream kept in `streams` (one per attempt).
+  std::uint64_t chain_ticket(std::vector<crypto::ticket_stream>& streams,
+                             const crypto::key32& x, std::uint8_t tag,
+                             std::uint32_t d, std::size_t unit) const;
   status finish_noise(outbox& out);
   status finish_notify(outbox& out);
   void send_masked(outbox& out);
@@ -511,6 +526,8 @@ private:
   // the level (from its LEAD reveal).
   std::array<std::uint8_t, 32> level_digest_{};
   std::vector<crypto::key32> level_public_;
+  /// Chain, as a leader: its thresholds of the round's window (streams).
+  std::vector<crypto::ticket_stream> my_thresholds_;
   best_gains my_gains_;
   node_decisions my_decisions_;
   std::vector<node_plan> plans_;

@@ -97,7 +97,8 @@ struct label_census {
 /// feature is the qid's bucket. [D] They are not listed per query: the
 /// session's first batch (tree 0, depth 0; the others leave these three
 /// fields empty) says once
-///   features: the features the source queries, ascending;
+///   features: the features the source queries (all at the root),
+///             ascending;
 ///   held:     one bit per row, LSB first: 1 if the source holds the row's
 ///             label (none with hide_labels);
 ///   buckets:  per feature, the bucket of each row whose bit is 0, in row
@@ -109,8 +110,8 @@ struct label_census {
 /// level, and a receiver adds up its part of all queries of a feature at
 /// a node in one pass over its own rows there.
 /// nonces[32k .. 32k+32) is query k's 32-byte lottery nonce, drawn from the
-/// source's CSPRNG (feverless and ahe; with per_batch election one nonce
-/// for the whole batch, none when the batch is empty).
+/// source's CSPRNG (feverless and ahe; with per_batch and chain election
+/// one nonce for the whole batch, none when the batch is empty).
 struct query_batch {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
@@ -137,7 +138,10 @@ struct lead_tickets {
 /// THRESH (§7.2 row 4, Alg. 5 l.2–6), leader -> all: for the election
 /// units it leads that wait for noise in this round, the unit's id (qids),
 /// the attempt counter and the threshold ticket signed over (THRESH, unit
-/// id, attempt). Chain election: no tickets (the LEAD reveal gives them).
+/// id, attempt). Chain election: no tickets (the LEAD reveal gives them),
+/// and no message at all in a level's first round: only a redo (no
+/// volunteer in a whole window of attempts, rare) lists its units, at the
+/// next window's first attempt.
 struct threshold_tickets {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
@@ -155,7 +159,11 @@ struct threshold_tickets {
 /// mod 2^64, a fresh draw per query. Empty for a receiver that leads
 /// nothing the sender may join. Chain election: no tickets but, when the
 /// sender volunteers for at least one unit, its noise-chain element of the
-/// level (`reveal`; zero otherwise).
+/// level (`reveal`; zero otherwise); and the candidate weighs a window of
+/// 16 attempts at once (round r: attempts 16 r .. 16 r + 15), its flag 1 + d
+/// when its ticket first beats the leader's threshold at attempt 16 r + d.
+/// The leader keeps the volunteers of the earliest such attempt: the
+/// paper's sequence of attempts in one round trip.
 struct noise_offers {
   std::int32_t tree = 0;
   std::int32_t depth = 0;

@@ -153,7 +153,8 @@ BOOST_AUTO_TEST_CASE(a_tampered_hash_chain_reveal_is_refused) {
   BOOST_TEST(contains(e, "party 1's lottery reveal does not match its "
                          "hash-chain commitment"));
   e = refusal(first<noise_offers>(1, 0, [](noise_offers& x) {
-    if (std::count(x.volunteer.begin(), x.volunteer.end(), 1) == 0)
+    if (std::count(x.volunteer.begin(), x.volunteer.end(), 0) ==
+        static_cast<std::ptrdiff_t>(x.volunteer.size()))
       return false;
     x.reveal[0] ^= 0x40;
     return true;
@@ -175,6 +176,35 @@ BOOST_AUTO_TEST_CASE(a_tampered_hash_chain_reveal_is_refused) {
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 0 refused at lead"));
   BOOST_TEST(contains(e, "party 2's lottery reveal does not match"));
+}
+
+BOOST_AUTO_TEST_CASE(a_chain_volunteer_must_name_its_first_attempt) {
+  // A candidate weighs a window of 16 attempts and names the first whose
+  // ticket beats the threshold: naming a later one (which would let it
+  // dodge the earliest attempt) or one past the window is refused.
+  auto later = [](noise_offers& x) {
+    for (auto& f : x.volunteer)
+      if (f > 0 && f < 16) {
+        ++f;
+        return true;
+      }
+    return false;
+  };
+  auto e = refusal(first<noise_offers>(1, 0, later));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 0 refused at noise"));
+  BOOST_TEST(contains(e, "party 1 volunteered later than its first ticket "
+                         "above the threshold"));
+  e = refusal(first<noise_offers>(1, 0, [](noise_offers& x) {
+    for (auto& f : x.volunteer)
+      if (f > 0) {
+        f = 17;
+        return true;
+      }
+    return false;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 1 sent a flag out of range"));
 }
 
 BOOST_AUTO_TEST_CASE(signed_tickets_and_missing_commitments_are_refused) {
@@ -287,12 +317,15 @@ BOOST_AUTO_TEST_CASE(gains_and_decisions_are_checked) {
     return true;
   }));
   BOOST_TEST(contains(e, "refused at gain"));
-  e = refusal(first<node_decisions>(0, 1, [](node_decisions& x) {
-    if (x.goes_left_bits.empty())
-      return false;
-    x.goes_left_bits.pop_back();
-    return true;
-  }));
+  // The first split any client announces, cut short on its way to 1.
+  auto cut = std::make_shared<bool>(false);
+  e = refusal([cut](int, int to, message& m) {
+    auto* x = std::get_if<node_decisions>(&m);
+    if (!x || to != 1 || *cut || x->goes_left_bits.empty())
+      return;
+    x->goes_left_bits.pop_back();
+    *cut = true;
+  });
   BOOST_TEST(contains(e, "refused at split"));
   auto p = small();
   p.protocol = mode::plain;
