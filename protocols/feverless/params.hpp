@@ -44,12 +44,14 @@ enum class election_scope {
   /// a hash chain instead of a signature per ticket. Each client signs the
   /// tips of two chains once, in its key announcement, and reveals one
   /// element per level and chain: the public chain's with its LEAD tickets
-  /// (it also keys its THRESH tickets), the noise chain's to the leaders
+  /// (it also keys its thresholds), the noise chain's to the leaders
   /// it volunteers to. A ticket is a 64-bit word of the ChaCha20 stream
   /// the element keys (crypto/hash_chain.hpp): one hash to check a reveal,
-  /// no signature per query. The lottery binds each query's qid, count of
-  /// missing ids and nonce r, not the ids. Masks are vector masks, as
-  /// per_batch's.
+  /// no signature per query. The lottery binds each query's qid (which
+  /// names its ids, wire.hpp) and its source's one nonce r per level. A
+  /// candidate weighs 16 attempts in one NOISE round and names its first
+  /// above the threshold, so the noise step takes one round trip. Masks are
+  /// vector masks, as per_batch's.
   chain,
   /// The paper's lottery: every query has its own leader, threshold and
   /// volunteers, every ticket an Ed25519 signature (Alg. 4, Alg. 5): about
@@ -66,8 +68,8 @@ enum class election_scope {
   /// (per query the chance is the same; the events are no longer
   /// independent across the batch).
   /// Two more batch-wide choices go with it (client.cpp, lottery_in and
-  /// level_masks): the batch's lottery input binds the batch's qids and id
-  /// offsets and its one nonce r rather than every missing id, and the
+  /// level_masks): the batch's lottery input binds the batch's qids (which
+  /// name its ids) and its one nonce r rather than every missing id, and the
   /// masks are vector masks (§13.3): one KDF per (peer pair, batch, salt)
   /// keyed by the batch's first qid, whose ChaCha20 word j masks the
   /// batch's query j. What the source learns per query is unchanged.
