@@ -710,6 +710,8 @@ void client::begin_tree(outbox& out) {
 }
 
 void client::announce_columns(query_batch& b) const {
+  if (b.qids.empty())
+    return; // nothing queried, nothing to name: its labels stay its own
   bool hide = params_.hide_labels;
   auto m = data_.rows();
   std::vector<std::uint8_t> held(m, 0);
@@ -1065,8 +1067,17 @@ client::status client::read_columns(party_id p) {
       return refuse_from(p, "query",
                          party(p) + "'s features are not strictly "
                                     "increasing feature indices");
+  // A source that queries nothing sends nothing, not even its labels.
+  if (b.features.empty())
+    return b.held.empty() && b.buckets.empty() ? status{} : lengths();
   if (b.held.size() != packed_size(m))
     return lengths();
+  // Each byte indexes the bucket -> query tables of scan_batch: the
+  // buckets and the missing values' slot only.
+  auto slots = static_cast<std::size_t>(std::min(params_.buckets + 1, 256));
+  if (std::any_of(b.buckets.begin(), b.buckets.end(),
+                  [&](std::uint8_t z) { return z >= slots; }))
+    return refuse_from(p, "query", party(p) + " sent a bucket out of range");
   auto& c = columns_[p];
   c.features = b.features;
   c.held = unpack_bits(b.held, 0, m);
@@ -1106,7 +1117,8 @@ client::status client::scan_batch(party_id p) {
   const auto& c = columns_[p];
   bool sums = p != self_;
   bool lists = lists_ids();
-  // Buckets are at most `slots` - 1: the qid checks held them to it.
+  // Buckets are at most `slots` - 1: the qid checks held the qids' to
+  // it, read_columns the columns'.
   auto slots = static_cast<std::size_t>(std::min(params_.buckets + 1, 256));
   // One node at a time: the features p queries there, each with its
   // column of buckets and its bucket -> query table (-1: none).
@@ -1548,6 +1560,10 @@ client::status client::finish_thresh(outbox& out) {
             u->volunteered || t.attempts[j] != next)
           return refuse_from(p, "thresh",
                              party(p) + " redoes a query that was resolved");
+        if (next >= max_attempts)
+          return refuse_from(p, "thresh",
+                             party(p) + " redoes a query past " +
+                                 std::to_string(max_attempts) + " attempts");
         u->attempt = t.attempts[j];
       }
       if (!chained()) {
@@ -1845,7 +1861,8 @@ client::status client::finish_notify(outbox& out) {
   }
   if (redo > 0) {
     // Alg. 5 l.16–17: the leaders of the units nobody volunteered for send
-    // a new threshold (attempt + 1); everybody runs one more round.
+    // a new threshold (attempt + 1; chain: the next window's first);
+    // everybody runs one more round.
     ++round_;
     for (auto i : round_units_) {
       auto& u = units_[i];

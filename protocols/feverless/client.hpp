@@ -520,10 +520,9 @@ private:
   std::vector<learners::grad_sum> totals_;
   std::vector<std::uint8_t> has_totals_;
   lead_tickets my_lead_;
-  // Chain election: the digest of the level's units (qid, id count, nonce
-  // r) that
-  // every round's tickets bind, and each client's public-chain element of
-  // the level (from its LEAD reveal).
+  // Chain election: the digest of the level's queries (each source's nonce
+  // r, each unit's qid) that every round's tickets bind, and each client's
+  // public-chain element of the level (from its LEAD reveal).
   std::array<std::uint8_t, 32> level_digest_{};
   std::vector<crypto::key32> level_public_;
   /// Chain, as a leader: its thresholds of the round's window (streams).

@@ -173,8 +173,8 @@ struct params {
   /// App. F label hiding (spec §10.1): a source queries every row of a
   /// bucket, not only the rows whose labels it lacks, so the queries no
   /// longer show which rows each client labels. Same sums, same model;
-  /// more ids on the wire, and the peers see the source's buckets of its
-  /// own labelled rows too.
+  /// every row's bucket bytes in the session's first batch (wire.hpp), so
+  /// the peers see the source's buckets of its own labelled rows too.
   bool hide_labels = false;
   /// [D] The source adds one more noise draw of its own to every gradient
   /// sum it computes gains and weights from (feverless, ahe, ldp). Without

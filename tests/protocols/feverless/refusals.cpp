@@ -296,6 +296,15 @@ BOOST_AUTO_TEST_CASE(queries_outside_the_node_or_unordered_are_refused) {
   }));
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "field lengths differ"));
+  // A bucket byte past the buckets (it would index the receiver's tables).
+  e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
+    if (x.buckets.empty())
+      return false;
+    x.buckets.back() = 200;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 1 sent a bucket out of range"));
   e = refusal(first<query_batch>(1, 0, [](query_batch& x) {
     if (x.qids.size() < 2)
       return false;
@@ -309,6 +318,30 @@ BOOST_AUTO_TEST_CASE(queries_outside_the_node_or_unordered_are_refused) {
     return true;
   }));
   BOOST_TEST(contains(e, "field lengths differ"));
+}
+
+BOOST_AUTO_TEST_CASE(a_source_that_queries_nothing_keeps_its_labels) {
+  // Client 2's only column is constant: it never queries, so its first
+  // batch names no buckets and no labels (the queries would not have
+  // either), and the session trains.
+  auto d = synthetic(90, 6, 4);
+  for (auto& x : d.column(5))
+    x = 1.0f;
+  auto f = make_federation(d, small(), 3, balanced_owners(90, 3, 4), 4,
+                           {0, 3, 5, 6});
+  auto seen = std::make_shared<int>(0);
+  run_training(f, 4, [seen](int from, int, message& m) {
+    auto* x = std::get_if<query_batch>(&m);
+    if (!x || from != 2 || x->tree != 0 || x->depth != 0)
+      return;
+    ++*seen;
+    BOOST_TEST(x->qids.empty());
+    BOOST_TEST(x->features.empty());
+    BOOST_TEST(x->held.empty());
+    BOOST_TEST(x->buckets.empty());
+  });
+  BOOST_TEST(*seen == 2);
+  BOOST_TEST(f.clients[0]->training_done());
 }
 
 BOOST_AUTO_TEST_CASE(gains_and_decisions_are_checked) {
