@@ -167,8 +167,8 @@ typename Inspector::result_type inspect(Inspector& f, label_census& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, query_batch& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::query_batch"),
-           x.tree, x.depth, raw(x.qids), raw(x.nodes), raw(x.nonces),
-           raw(x.features), raw(x.held), raw(x.buckets));
+           x.tree, x.depth, raw(x.qids), raw(x.nonces), raw(x.features),
+           raw(x.held), raw(x.buckets));
 }
 
 template <class Inspector>

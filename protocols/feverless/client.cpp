@@ -886,7 +886,6 @@ void client::begin_level(outbox& out) {
                                static_cast<std::uint32_t>(z)});
           of.query[z] = static_cast<std::int32_t>(b.qids.size());
           b.qids.push_back(qid.value()); // fits: checked in params / ctor
-          b.nodes.push_back(node);
           own_id_counts_.push_back(missing);
           if (elects() && !batch_nonce()) {
             // [D] The lottery nonce r: the source draws 32 random bytes
@@ -941,10 +940,10 @@ client::status client::finish_query(outbox& out) {
       level_query q;
       q.qid = b.qids[i];
       q.source = p;
-      q.node = b.nodes[i];
+      q.node = static_cast<std::int32_t>(unpack_qid(b.qids[i]).node);
       queries_.push_back(q);
       // qids ascend by (node, feature, bucket) within a source.
-      if (i == 0 || b.nodes[i] != b.nodes[i - 1] ||
+      if (i == 0 || q.node != queries_[queries_.size() - 2].node ||
           unpack_qid(b.qids[i]).feature != unpack_qid(b.qids[i - 1]).feature)
         ++features_at[q.node];
     }
@@ -1040,7 +1039,7 @@ client::status client::check_batch(party_id p) const {
                        : batch_nonce() ? (k > 0 ? 32 : 0)
                                        : 32 * k;
   bool first = tree_ == 0 && depth_ == 0;
-  if (b.nodes.size() != k || b.nonces.size() != nonces ||
+  if (b.nonces.size() != nonces ||
       (!first &&
        (!b.features.empty() || !b.held.empty() || !b.buckets.empty())))
     return refuse_from(p, "query", party(p) + "'s field lengths differ");
@@ -1051,11 +1050,11 @@ client::status client::check_batch(party_id p) const {
     auto c = unpack_qid(b.qids[i]);
     if (c.tree != static_cast<std::uint32_t>(tree_) ||
         c.source != static_cast<std::uint32_t>(p) ||
-        c.node != static_cast<std::uint32_t>(b.nodes[i]) ||
         c.bucket > static_cast<std::uint32_t>(params_.buckets)) // + missing
       return refuse_from(
           p, "query", party(p) + " sent a qid that does not match its query");
-    if (!std::binary_search(frontier_.begin(), frontier_.end(), b.nodes[i]))
+    if (!std::binary_search(frontier_.begin(), frontier_.end(),
+                            static_cast<std::int32_t>(c.node)))
       return refuse_from(
           p, "query", party(p) + " queried a node that is not on the frontier");
   }
@@ -1088,10 +1087,10 @@ client::status client::read_columns(party_id p) {
     return refuse_from(p, "query", party(p) + " sent a bucket out of range");
   auto& c = columns_[p];
   c.features = b.features;
-  c.held = unpack_bits(b.held, 0, m);
+  auto held = unpack_bits(b.held, 0, m);
   std::size_t missing = 0;
   for (std::size_t r = 0; r < m; ++r) {
-    if (!c.held[r]) {
+    if (!held[r]) {
       ++missing;
       continue;
     }
@@ -1110,7 +1109,7 @@ client::status client::read_columns(party_id p) {
   c.buckets.assign(lists_ids() ? b.features.size() : 0, {});
   for (std::size_t i = 0; i < b.features.size(); ++i) {
     for (std::size_t r = 0; r < m; ++r)
-      if (!c.held[r])
+      if (!held[r])
         column[r] = *in++;
     c.own[i].resize(label_rows_.size());
     for (std::size_t k = 0; k < label_rows_.size(); ++k)
@@ -1118,6 +1117,8 @@ client::status client::read_columns(party_id p) {
     if (lists_ids())
       c.buckets[i] = column;
   }
+  if (lists_ids())
+    c.held = std::move(held);
   return {};
 }
 

@@ -488,10 +488,10 @@ private:
   std::vector<std::size_t> own_at_;
   std::vector<std::uint32_t> own_id_counts_; // per own query of the level
   /// What each client's first batch said of its missing ids (its own
-  /// included): the features it queries (ascending), per row whether it
-  /// holds the label, per feature the bucket of each of this client's
-  /// labels (label_rows_ order), and, only to list ids, of each row (0
-  /// where held).
+  /// included): the features it queries (ascending), per feature the
+  /// bucket of each of this client's labels (label_rows_ order), and, only
+  /// to list ids, per row whether it holds the label and per feature each
+  /// row's bucket (0 where held).
   struct source_columns {
     std::vector<std::int32_t> features;
     std::vector<std::uint8_t> held;

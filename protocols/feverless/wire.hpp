@@ -91,7 +91,7 @@ struct label_census {
 };
 
 /// QUERY (§7.2 row 1), source -> all: the sender's queries of this level.
-/// Query k has id qids[k] and node nodes[k]; its missing ids are the rows
+/// Query k has id qids[k] (which holds its node); its missing ids are the rows
 /// of that node whose labels the source does not hold (with
 /// params::hide_labels all rows of the node) and whose bucket of the qid's
 /// feature is the qid's bucket. [D] They are not listed per query: the
@@ -116,7 +116,6 @@ struct query_batch {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
   std::vector<std::uint64_t> qids;
-  std::vector<std::int32_t> nodes;
   std::vector<std::uint8_t> nonces;
   std::vector<std::int32_t> features;
   std::vector<std::uint8_t> held;
