@@ -356,54 +356,25 @@ void take_split_tables(driver& d, std::vector<fv::training_report>& done,
       return d.fail(errc::protocol_error,
                     d.name(c) + " sent a split table whose fields differ in "
                                 "length");
-    result.clients[c].splits = std::move(*splits);
+    result.parties[c].splits = std::move(*splits);
   }
-}
-
-/// Every client by name in the result (their byte counts and split tables
-/// go there).
-void name_clients(const feverless_run& run, feverless_result& result) {
-  if (result.clients.size() == run.names.size())
-    return;
-  result.clients.resize(run.names.size());
-  for (std::size_t c = 0; c < run.names.size(); ++c)
-    result.clients[c].name = run.names[c];
 }
 
 } // namespace
 
 template <>
-struct session_hooks<feverless_protocol> {
+struct session_hooks<feverless_protocol>
+    : shared_session_hooks<feverless_protocol, client_hooks> {
   using run = feverless_run;
   static party_kind kind() { return feverless_party_kind(); }
 
-  static run from_parties(const feverless_party_config& cfg) {
+  /// The run of either configuration (both carry the same settings).
+  template <class Config>
+  static run run_of(const Config& cfg) {
     run r(cfg);
     r.params = cfg.params;
     r.export_splits = cfg.export_splits;
     return r;
-  }
-
-  static run from_given(const feverless_config& cfg) {
-    run r;
-    r.params = cfg.params;
-    r.timeout = cfg.timeout;
-    r.link = cfg.link;
-    r.predict =
-        cfg.predict && !cfg.clients.empty() && cfg.clients[0].eval.rows() > 0;
-    r.export_splits = cfg.export_splits;
-    r.parts = cfg.parts;
-    for (const auto& c : cfg.clients)
-      r.names.push_back(c.name);
-    return r;
-  }
-
-  static auto& given_specs(feverless_config& cfg) { return cfg.clients; }
-
-  static caf::actor spawn_given(caf::actor_system& sys,
-                                feverless_client_spec spec,
-                                const feverless_config& cfg, std::int32_t c) {
-    return spawn_feverless_client(sys, std::move(spec), cfg.test_seed, c);
   }
 
   static void check(const run& r, std::size_t n) {
@@ -430,7 +401,7 @@ struct session_hooks<feverless_protocol> {
       if (d.error)
         return;
       result.model = *r.restore;
-      name_clients(r, result);
+      name_parties(result, r);
       return;
     }
     // Key c at offset 32 c, whatever order the replies come in.
@@ -457,7 +428,7 @@ struct session_hooks<feverless_protocol> {
       return;
     result.train_seconds = seconds;
     result.privacy = done[0].privacy;
-    name_clients(r, result);
+    name_parties(result, r);
     take_split_tables(d, done, result);
   }
 
@@ -472,25 +443,9 @@ struct session_hooks<feverless_protocol> {
     if (!r.load.empty() && result.labelled)
       gather_labels(d, result);
   }
-
-  /// Nothing to gather besides the byte counts.
-  static void collect(driver&, const run&, feverless_result&) {}
-
-  static void store_bytes(feverless_result& result, const run& r, std::size_t c,
-                          session::byte_stats& b) {
-    name_clients(r, result);
-    result.clients[c].bytes = std::move(b);
-  }
 };
 
 template class live_session<feverless_protocol>;
-template bool
-live_session<feverless_protocol>::open<feverless_config>(feverless_config,
-                                                         const local_options&);
-
-caf::actor spawn_feverless_client(caf::actor_system& sys, std::string name) {
-  return spawn_host<client_hooks>(sys, std::move(name));
-}
 
 caf::actor spawn_feverless_client(caf::actor_system& sys,
                                   feverless_client_spec spec,
@@ -507,22 +462,9 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
   return run_on_actors<feverless_protocol>(sys, std::move(clients), run);
 }
 
-feverless_outcome run_feverless_session(feverless_config cfg,
-                                        const local_options& opts,
-                                        const progress_fn& on_progress) {
-  return run_once<feverless_protocol>(on_progress, std::move(cfg), opts);
-}
-
-feverless_outcome run_feverless_parties(const feverless_party_config& cfg,
-                                        const tls_files& tls,
-                                        const local_options& opts,
-                                        const progress_fn& on_progress) {
-  return run_once<feverless_protocol>(on_progress, cfg, tls, opts);
-}
-
 party_kind feverless_party_kind() {
   return {"feverless", [](caf::actor_system& sys, std::string name) {
-            return spawn_feverless_client(sys, std::move(name));
+            return spawn_host<client_hooks>(sys, std::move(name));
           }};
 }
 

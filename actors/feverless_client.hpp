@@ -34,10 +34,6 @@
 
 namespace veil::actors {
 
-/// A client called `name` that loads its own data (load, align requests)
-/// before the roster. What `veil node` spawns for kind "feverless".
-caf::actor spawn_feverless_client(caf::actor_system& sys, std::string name);
-
 /// A client given its data. `test_seed` (tests only): the client draws from
 /// seeded_random(seed * 1000 + index + 1) and derives its identity from the
 /// seed and `index`, which must then be its roster index.

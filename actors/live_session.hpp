@@ -3,8 +3,8 @@
 // One long-lived session: open() -> train() -> predict() any number of
 // times -> save_parts() / collect_stats() -> close(), its parties alive
 // between the calls (here or on their `veil node`s). The CLI's one-shot
-// runs (run_feverless_parties, run_opboost_parties, ...), the tests and the
-// REPL drive this one handle. CAF-free: apps/ holds one without CAF's
+// runs (live_session<P>::run), the tests and the REPL drive this one
+// handle. CAF-free: apps/ holds one without CAF's
 // headers. A protocol plugs in with a tag type naming its configurations
 // and result (feverless_protocol, opboost_protocol) and the hooks of
 // actors/live_session_impl.hpp.
@@ -23,11 +23,38 @@
 
 namespace veil::actors {
 
+/// A protocol's configuration of parties given their data at spawn, or
+/// none_given for a protocol without one (plain).
+struct none_given {};
+template <class Protocol>
+struct given_config_of {
+  using type = none_given;
+};
+template <class Protocol>
+requires requires {
+  typename Protocol::given_config;
+}
+struct given_config_of<Protocol> {
+  using type = typename Protocol::given_config;
+};
+
 template <class Protocol>
 class live_session {
 public:
   using result_type = typename Protocol::result;
   using outcome_type = typename Protocol::outcome;
+  using party_config = typename Protocol::party_config;
+  using given_config = typename given_config_of<Protocol>::type;
+
+  /// The one-shot session of `veil train` and `veil predict`: a session
+  /// opened with these arguments and run to its end (run_to_end), calling
+  /// `on_progress` on this thread. Never throws for bad input (it comes
+  /// back as errc::bad_input) and never hangs.
+  static outcome_type run(const party_config& cfg, const tls_files& tls,
+                          const local_options& opts = {},
+                          const progress_fn& on_progress = {});
+  static outcome_type run(given_config cfg, const local_options& opts = {},
+                          const progress_fn& on_progress = {});
 
   live_session();
   /// Ends the parties if the session is still open.
@@ -39,13 +66,11 @@ public:
   /// (over TLS when `tls` is enabled): spawns them, loads and aligns their
   /// rows, hands out the roster; for a prediction session (the config's
   /// `restore`) each restores its part of the model.
-  bool open(const typename Protocol::party_config& cfg, const tls_files& tls,
+  bool open(const party_config& cfg, const tls_files& tls,
             const local_options& opts = {});
   /// Parties given their data at spawn, all in this process (protocols
   /// that have such a configuration).
-  template <class Given>
-  requires std::same_as<Given, typename Protocol::given_config>
-  bool open(Given cfg, const local_options& opts = {});
+  bool open(given_config cfg, const local_options& opts = {});
   /// Called on the caller's thread with each progress report a party sends
   /// while a step waits for it (before open(), or between steps).
   void on_progress(progress_fn f);

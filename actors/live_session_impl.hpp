@@ -9,8 +9,8 @@
 //   template <> struct session_hooks<my_protocol> {
 //     using run = my_run;                       // what the driver needs
 //     static party_kind kind();                 // its parties, by name
-//     static run from_parties(const my_party_config&);
-//     static run from_given(const my_config&);
+//     static run run_of(const my_party_config&);
+//     static run run_of(const my_config&);      // given at spawn, if any
 //     static auto& given_specs(my_config&);     // the specs given at spawn
 //     static caf::actor spawn_given(caf::actor_system&, spec,
 //                                   const my_config&, std::int32_t index);
@@ -18,9 +18,14 @@
 //     static void open(driver&, const run&, result&);     // load, roster
 //     static void train(driver&, const run&, result&);
 //     static void predict(driver&, const run&, result&);
+//     static void collect(driver&, const run&, result&); // after training
 //     static void store_bytes(result&, const run&, std::size_t party,
 //                             protocols::session::byte_stats&);
 //   };
+//
+// shared_session_hooks (below) supplies given_specs, spawn_given, collect
+// and store_bytes for a protocol whose given config is a given_config and
+// whose result a result_base.
 //   template class live_session<my_protocol>;
 
 #include <chrono>
@@ -38,6 +43,7 @@
 #include "actors/live_session.hpp"
 #include "actors/local_system.hpp"
 #include "actors/remote.hpp"
+#include "actors/role_host.hpp"
 #include "actors/support.hpp"
 #include "learners/input_error.hpp"
 
@@ -45,6 +51,41 @@ namespace veil::actors {
 
 template <class Protocol>
 struct session_hooks;
+
+/// Names a result's parties (a result_base's) by the run's names, once.
+template <class Result>
+void name_parties(Result& result, const session_run& r) {
+  if (result.parties.size() == r.names.size())
+    return;
+  result.parties.resize(r.names.size());
+  for (std::size_t c = 0; c < r.names.size(); ++c)
+    result.parties[c].name = r.names[c];
+}
+
+/// Members most protocols' session hooks share, for session_hooks<P> to
+/// derive from: parties given their data at spawn (P::given_config, a
+/// given_config<Spec>) are spawned on the role host of `PartyHooks`
+/// (actors/role_host.hpp); the result (a result_base) names its parties
+/// and keeps their byte counts; nothing to collect besides.
+template <class P, class PartyHooks>
+struct shared_session_hooks {
+  using given = typename P::given_config;
+  static auto& given_specs(given& cfg) { return cfg.parties; }
+  static caf::actor spawn_given(caf::actor_system& sys,
+                                typename PartyHooks::spec spec,
+                                const given& cfg, std::int32_t index) {
+    auto name = spec.name;
+    return spawn_host<PartyHooks>(sys, std::move(name), std::move(spec),
+                                  cfg.test_seed, index);
+  }
+  template <class Driver, class Run>
+  static void collect(Driver&, const Run&, typename P::result&) {}
+  static void store_bytes(typename P::result& result, const session_run& r,
+                          std::size_t c, protocols::session::byte_stats& b) {
+    name_parties(result, r);
+    result.parties[c].bytes = std::move(b);
+  }
+};
 
 template <class Protocol>
 struct live_session<Protocol>::impl {
@@ -238,11 +279,11 @@ template <class P>
 live_session<P>& live_session<P>::operator=(live_session&&) noexcept = default;
 
 template <class P>
-bool live_session<P>::open(const typename P::party_config& cfg,
-                           const tls_files& tls, const local_options& opts) {
+bool live_session<P>::open(const party_config& cfg, const tls_files& tls,
+                           const local_options& opts) {
   impl_ = fresh_impl(std::move(impl_));
   auto& s = *impl_;
-  s.run = impl::hooks::from_parties(cfg);
+  s.run = impl::hooks::run_of(cfg);
   if (!s.check(s.run.names.size()))
     return false;
   bool remote = tls.enabled();
@@ -257,27 +298,52 @@ bool live_session<P>::open(const typename P::party_config& cfg,
 }
 
 template <class P>
-template <class Given>
-requires std::same_as<Given, typename P::given_config>
-bool live_session<P>::open(Given cfg, const local_options& opts) {
+bool live_session<P>::open(given_config cfg, const local_options& opts) {
   impl_ = fresh_impl(std::move(impl_));
   auto& s = *impl_;
-  s.given = true;
-  s.run = impl::hooks::from_given(cfg);
-  if (!s.check(s.run.names.size()))
-    return false;
-  s.make_system(false, opts, {});
-  auto& specs = impl::hooks::given_specs(cfg);
-  // The rows and columns of data given at spawn are the caller's: the
-  // parties never report them.
-  s.result.rows = specs.empty() ? 0 : specs[0].features.rows();
-  std::vector<caf::actor> parties;
-  for (std::size_t c = 0; c < specs.size(); ++c) {
-    s.result.features.push_back(specs[c].features.feature_names());
-    parties.push_back(impl::hooks::spawn_given(
-        *s.own_sys, std::move(specs[c]), cfg, static_cast<std::int32_t>(c)));
+  if constexpr (std::same_as<given_config, none_given>) {
+    return s.fail_now(
+        failed<outcome_type>(protocols::session::errc::bad_input,
+                             "this protocol's parties load their own data"));
+  } else {
+    s.given = true;
+    s.run = impl::hooks::run_of(cfg);
+    if (!s.check(s.run.names.size()))
+      return false;
+    s.make_system(false, opts, {});
+    auto& specs = impl::hooks::given_specs(cfg);
+    // The rows and columns of data given at spawn are the caller's: the
+    // parties never report them.
+    s.result.rows = specs.empty() ? 0 : specs[0].features.rows();
+    std::vector<caf::actor> parties;
+    for (std::size_t c = 0; c < specs.size(); ++c) {
+      s.result.features.push_back(specs[c].features.feature_names());
+      parties.push_back(impl::hooks::spawn_given(
+          *s.own_sys, std::move(specs[c]), cfg, static_cast<std::int32_t>(c)));
+    }
+    return s.start(std::move(parties));
   }
-  return s.start(std::move(parties));
+}
+
+template <class P>
+typename live_session<P>::outcome_type
+live_session<P>::run(const party_config& cfg, const tls_files& tls,
+                     const local_options& opts,
+                     const progress_fn& on_progress) {
+  live_session s;
+  s.on_progress(on_progress);
+  s.open(cfg, tls, opts);
+  return s.run_to_end();
+}
+
+template <class P>
+typename live_session<P>::outcome_type
+live_session<P>::run(given_config cfg, const local_options& opts,
+                     const progress_fn& on_progress) {
+  live_session s;
+  s.on_progress(on_progress);
+  s.open(std::move(cfg), opts);
+  return s.run_to_end();
 }
 
 template <class P>
@@ -333,17 +399,6 @@ typename live_session<P>::outcome_type live_session<P>::run_to_end() {
   if (!impl_)
     return close();
   return impl_->run_to_end();
-}
-
-/// The one-shot session of `veil train` / `veil predict`: a handle opened
-/// with `cfg` and `open_args` (tls, options), run to its end.
-template <class P, class Config, class... Open>
-typename P::outcome run_once(const progress_fn& on_progress, Config&& cfg,
-                             Open&&... open_args) {
-  live_session<P> s;
-  s.on_progress(on_progress);
-  s.open(std::forward<Config>(cfg), std::forward<Open>(open_args)...);
-  return s.run_to_end();
 }
 
 /// The one-shot session on `parties`, already spawned in `sys` (here or on

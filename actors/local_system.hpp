@@ -1,7 +1,6 @@
 #pragma once
 
-// What the in-process session runners (run_local_session,
-// run_feverless_session, run_opboost_session) share: the actor system's
+// What every session (live_session<P>) shares: the actor system's
 // configuration and the helpers of the scoped actor that drives the parties.
 
 #include <chrono>

@@ -315,11 +315,12 @@ void train_parties(driver& d, opboost_result& result) {
 } // namespace
 
 template <>
-struct session_hooks<opboost_protocol> {
+struct session_hooks<opboost_protocol>
+    : shared_session_hooks<opboost_protocol, party_hooks> {
   using run = opboost_run;
   static party_kind kind() { return opboost_party_kind(); }
 
-  static run from_parties(const opboost_party_config& cfg) {
+  static run run_of(const opboost_party_config& cfg) {
     run r(cfg);
     r.params = cfg.params;
     r.bounds = cfg.bounds;
@@ -327,24 +328,10 @@ struct session_hooks<opboost_protocol> {
     return r;
   }
 
-  static run from_given(const opboost_config& cfg) {
-    run r;
+  static run run_of(const opboost_config& cfg) {
+    run r(cfg);
     r.params = cfg.params;
-    r.timeout = cfg.timeout;
-    r.link = cfg.link;
-    r.predict =
-        cfg.predict && !cfg.parties.empty() && cfg.parties[0].eval.rows() > 0;
-    r.parts = cfg.parts;
-    for (const auto& p : cfg.parties)
-      r.names.push_back(p.name);
     return r;
-  }
-
-  static auto& given_specs(opboost_config& cfg) { return cfg.parties; }
-
-  static caf::actor spawn_given(caf::actor_system& sys, opboost_party_spec spec,
-                                const opboost_config& cfg, std::int32_t c) {
-    return spawn_opboost_party(sys, std::move(spec), cfg.test_seed, c);
   }
 
   static void check(const run& r, std::size_t n) {
@@ -400,25 +387,9 @@ struct session_hooks<opboost_protocol> {
     if (!d.error)
       result.predict_seconds = seconds;
   }
-
-  /// Nothing to gather besides the byte counts.
-  static void collect(driver&, const run&, opboost_result&) {}
-
-  static void store_bytes(opboost_result& result, const run& r, std::size_t c,
-                          session::byte_stats& b) {
-    if (result.parties.size() != r.names.size()) {
-      result.parties.resize(r.names.size());
-      for (std::size_t q = 0; q < r.names.size(); ++q)
-        result.parties[q].name = r.names[q];
-    }
-    result.parties[c].bytes = std::move(b);
-  }
 };
 
 template class live_session<opboost_protocol>;
-template bool
-live_session<opboost_protocol>::open<opboost_config>(opboost_config,
-                                                     const local_options&);
 
 caf::actor spawn_opboost_party(caf::actor_system& sys, std::string name) {
   return spawn_host<party_hooks>(sys, std::move(name));
@@ -436,19 +407,6 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
                                    std::vector<caf::actor> parties,
                                    const opboost_run& run) {
   return run_on_actors<opboost_protocol>(sys, std::move(parties), run);
-}
-
-opboost_outcome run_opboost_session(opboost_config cfg,
-                                    const local_options& opts,
-                                    const progress_fn& on_progress) {
-  return run_once<opboost_protocol>(on_progress, std::move(cfg), opts);
-}
-
-opboost_outcome run_opboost_parties(const opboost_party_config& cfg,
-                                    const tls_files& tls,
-                                    const local_options& opts,
-                                    const progress_fn& on_progress) {
-  return run_once<opboost_protocol>(on_progress, cfg, tls, opts);
 }
 
 party_kind opboost_party_kind() {

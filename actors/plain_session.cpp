@@ -123,7 +123,7 @@ struct session_hooks<plain_protocol> {
   using run = plain_run;
   static party_kind kind() { return plain_party_kind(); }
 
-  static run from_parties(const session_config& cfg) {
+  static run run_of(const session_config& cfg) {
     auto ordered = active_first(cfg); // party 0 is the one with the label
     run r(ordered);
     r.cfg = std::move(ordered);
@@ -229,7 +229,7 @@ session_outcome run_session(caf::actor_system& sys,
                             const std::vector<caf::actor>& parties,
                             const session_config& cfg,
                             const progress_fn& on_progress) {
-  auto run = session_hooks<plain_protocol>::from_parties(cfg);
+  auto run = session_hooks<plain_protocol>::run_of(cfg);
   // The handles in the run's order: the labelled party first.
   std::vector<caf::actor> handles;
   if (parties.size() == cfg.parties.size())
@@ -243,19 +243,6 @@ session_outcome run_session(caf::actor_system& sys,
   }
   return run_on_actors<plain_protocol>(sys, std::move(handles), std::move(run),
                                        on_progress);
-}
-
-session_outcome run_distributed_session(const session_config& cfg,
-                                        const tls_files& tls,
-                                        const progress_fn& on_progress,
-                                        const local_options& opts) {
-  return run_once<plain_protocol>(on_progress, cfg, tls, opts);
-}
-
-session_outcome run_local_session(const session_config& cfg,
-                                  const progress_fn& on_progress,
-                                  const local_options& opts) {
-  return run_distributed_session(cfg, {}, on_progress, opts);
 }
 
 } // namespace veil::actors

@@ -1,10 +1,10 @@
 #pragma once
 
-// Running a plain session from apps/: the configuration, the outcome, and
-// the functions that run one (every party in this process, or some on
-// their nodes) on live_session<plain_protocol>. CAF-free, so that apps/
-// compiles without CAF's headers; actors/party.hpp has the actor-level
-// entry point (run on given parties).
+// What every protocol's session takes and gives (parties, runs, results,
+// outcomes), and the plain protocol's configuration. CAF-free, so that
+// apps/ compiles without CAF's headers; actors/live_session.hpp runs
+// them, actors/party.hpp has plain's actor-level entry point (run on
+// given parties).
 
 #include <chrono>
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "learners/boost/booster.hpp"
+#include "learners/boost/model.hpp"
 #include "protocols/session/wire.hpp"
 
 namespace caf {
@@ -90,6 +91,27 @@ struct parties_config {
   std::optional<learners::model> restore;
 };
 
+/// What every protocol's session of parties given their data at spawn
+/// (all in this process: the one-table `veil train`, the tests) takes:
+/// each party's data (the protocol's `Spec`, with its `name` and its
+/// `eval` rows) and the session's settings. A protocol's given config
+/// derives from it and adds its parameters.
+template <class Spec>
+struct given_config {
+  std::vector<Spec> parties;
+  /// How long a busy party may hear nothing from its peers.
+  std::chrono::milliseconds timeout{60000};
+  /// Emulated links between the parties (none by default).
+  protocols::session::link_model link;
+  /// The predicting party (party 0) predicts its eval rows after training.
+  bool predict = true;
+  /// Non-empty: after training, each party keeps its part where it runs.
+  protocols::session::model_parts parts;
+  /// Tests only: party c draws from seeded_random(seed * 1000 + c (+ 1 in
+  /// FEVERLESS)). Unset (production): crypto::system_random.
+  std::optional<std::uint64_t> test_seed;
+};
+
 /// How a session's driver runs it, whatever the protocol (each protocol's
 /// run derives from it and adds its settings).
 struct session_run {
@@ -113,6 +135,17 @@ struct session_run {
   std::vector<party_spec> load;
 
   session_run() = default;
+  /// The run of parties given their data: the predicting party (0)
+  /// predicts when it has rows to predict.
+  template <class Spec>
+  explicit session_run(const given_config<Spec>& cfg)
+      : timeout(cfg.timeout), link(cfg.link),
+        predict(cfg.predict && !cfg.parties.empty() &&
+                cfg.parties[0].eval.rows() > 0),
+        parts(cfg.parts) {
+    for (const auto& p : cfg.parties)
+      names.push_back(p.name);
+  }
   /// The run of parties that load their own data.
   explicit session_run(const parties_config& cfg)
       : timeout(cfg.timeout), link(cfg.link), parts(cfg.parts),
@@ -120,6 +153,38 @@ struct session_run {
     for (const auto& p : cfg.parties)
       names.push_back(p.name);
   }
+};
+
+/// One party of a session's result: its name and what it sent and got.
+struct party_result {
+  std::string name;
+  protocols::session::byte_stats bytes;
+};
+
+/// What every protocol's session result holds (a protocol's result derives
+/// from it and adds its own, e.g. its privacy report).
+template <class Party = party_result>
+struct result_base {
+  /// The model as the coordinator may see it (the protocol says what its
+  /// splits hold).
+  learners::model model;
+  /// Every party's feature names, by index.
+  std::vector<std::vector<std::string>> features;
+  std::uint64_t rows = 0;
+  std::uint64_t test_rows = 0; ///< rows predicted (predict only)
+  /// The labels of the predicted rows, gathered from the parties that
+  /// loaded their data (empty for data given at spawn: the caller has
+  /// them).
+  std::vector<float> labels;
+  /// A prediction session's rows by id (party 0's order), with ids.
+  std::vector<std::string> ids;
+  /// By index: names, byte counts (and what else the protocol reports).
+  std::vector<Party> parties;
+  std::vector<double> margins; ///< of the predicted rows (predict only)
+  double train_seconds = 0;
+  double predict_seconds = 0;
+  /// Predictions made so far (a live session may predict many times).
+  std::uint32_t predictions = 0;
 };
 
 /// A session's result, or why it failed.
@@ -150,7 +215,9 @@ struct session_config : parties_config {
 
 using session_outcome = outcome_of<protocols::session::session_result>;
 
-/// The plain protocol's plug into live_session (actors/live_session.hpp).
+/// The plain protocol's plug into live_session (actors/live_session.hpp):
+/// live_session<plain_protocol>::run(cfg, tls) runs a session whose
+/// parties are in this process, or some on their `veil node`s.
 struct plain_protocol {
   using party_config = session_config;
   using result = protocols::session::session_result;
@@ -180,24 +247,5 @@ struct local_options {
   /// OpenMP loops (Adult, 3 parties, 2 cores: 0.19 s instead of 0.22 s).
   bool sharing = true;
 };
-
-/// Runs a session with every party in this process: its own actor system,
-/// one party actor per spec, a coordinator. Returns when the session ended;
-/// never hangs (each step has a timeout). Validation errors come back as
-/// errc::bad_input.
-session_outcome run_local_session(const session_config& cfg,
-                                  const progress_fn& on_progress = {},
-                                  const local_options& opts = {});
-
-/// Runs a session whose parties may live on other nodes: local parties are
-/// spawned in this process; for each remote party the coordinator connects
-/// to its `veil node` (over TLS when `tls` is enabled) and has the node
-/// spawn it. A node that cannot be reached or refuses the connection (for
-/// example a certificate not signed by the CA) fails the session with an
-/// error naming the party and its address. Never hangs.
-session_outcome run_distributed_session(const session_config& cfg,
-                                        const tls_files& tls,
-                                        const progress_fn& on_progress = {},
-                                        const local_options& opts = {});
 
 } // namespace veil::actors

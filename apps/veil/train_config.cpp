@@ -5,7 +5,7 @@
 #include <iostream>
 #include <unistd.h>
 
-#include "actors/session.hpp"
+#include "actors/live_session.hpp"
 #include "apps/veil/commands.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
@@ -105,7 +105,8 @@ int run_plain_config(const session_config& c, const train_options& o) {
   actors::session_outcome out;
   {
     tree_progress progress(o.quiet);
-    out = actors::run_distributed_session(cfg, file.tls, progress.callback());
+    out = actors::live_session<actors::plain_protocol>::run(
+        cfg, file.tls, {}, progress.callback());
   }
   file.name_file(out);
   return report_federated(out, cfg, o, c.source, file.have_test,

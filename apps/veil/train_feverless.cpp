@@ -63,7 +63,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   if (!out.ok())
     return session_failure(out);
   const auto& r = *out.result;
-  auto sum = summary_of(r, r.clients);
+  auto sum = summary_of(r, r.parties);
   sum.protocol = info.protocol;
   sum.data = info.data_name;
   sum.objective = "binary:logistic";
@@ -193,13 +193,13 @@ int run_feverless_train(const train_options& o) {
   cfg.link = o.link;
   cfg.parts = parts_for(o.model_out);
   auto parts = cfg.parts;
-  cfg.clients = fv::deal_table(train_set, eval_set, static_cast<std::size_t>(n),
+  cfg.parties = fv::deal_table(train_set, eval_set, static_cast<std::size_t>(n),
                                o.seed, data_name);
   actors::feverless_outcome out;
   {
     tree_progress progress(o.quiet);
     out =
-        actors::run_feverless_session(std::move(cfg), {}, progress.callback());
+        actors::feverless_session::run(std::move(cfg), {}, progress.callback());
   }
   run_info info{o.protocol,
                 data_name,
@@ -240,7 +240,8 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   actors::feverless_outcome out;
   {
     tree_progress progress(o.quiet);
-    out = actors::run_feverless_parties(cfg, file.tls, {}, progress.callback());
+    out =
+        actors::feverless_session::run(cfg, file.tls, {}, progress.callback());
   }
   file.name_file(out);
   run_info info{c.protocol,
@@ -258,12 +259,12 @@ int run_feverless_config(const session_config& c, const train_options& o) {
 int predict_feverless(const prediction_plan& plan, const predict_options& o,
                       const protocols::session::federated_model& fm,
                       federated_prediction& got) {
-  auto out = actors::run_feverless_parties(
+  auto out = actors::feverless_session::run(
       prediction_config<actors::feverless_party_config>(plan, o, fm), plan.tls);
   if (!out.ok())
     return session_failure(out);
   auto& r = *out.result;
-  take_prediction(r, r.clients, r.labelled, fm, got);
+  take_prediction(r, r.parties, r.labelled, fm, got);
   return 0;
 }
 

@@ -164,7 +164,7 @@ int run_opboost_train(const train_options& o) {
   actors::opboost_outcome out;
   {
     tree_progress progress(o.quiet);
-    out = actors::run_opboost_session(std::move(cfg), {}, progress.callback());
+    out = actors::opboost_session::run(std::move(cfg), {}, progress.callback());
   }
   std::vector<double> margins;
   if (out.ok())
@@ -330,7 +330,7 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   actors::opboost_outcome out;
   {
     tree_progress progress(o.quiet);
-    out = actors::run_opboost_parties(cfg, file.tls, {}, progress.callback());
+    out = actors::opboost_session::run(cfg, file.tls, {}, progress.callback());
   }
   file.name_file(out);
   if (out.ok()) {
@@ -359,7 +359,7 @@ int predict_opboost(const prediction_plan& plan, const predict_options& o,
   auto cfg = prediction_config<actors::opboost_party_config>(plan, o, fm);
   cfg.params.booster.threads = o.threads;
   cfg.features = fm.features;
-  auto out = actors::run_opboost_parties(cfg, plan.tls);
+  auto out = actors::opboost_session::run(cfg, plan.tls);
   if (!out.ok())
     return session_failure(out);
   auto& r = *out.result;

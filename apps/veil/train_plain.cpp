@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
-#include "actors/session.hpp"
+#include "actors/live_session.hpp"
 #include "apps/veil/commands.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/settings.hpp"
@@ -28,6 +28,7 @@ namespace veil::apps {
 
 using nlohmann::json;
 namespace session = protocols::session;
+using plain_session = actors::live_session<actors::plain_protocol>;
 
 namespace {
 
@@ -154,7 +155,7 @@ int run_plain_train(const train_options& o) {
   actors::session_outcome out;
   {
     tree_progress progress(o.quiet);
-    out = actors::run_local_session(cfg, progress.callback());
+    out = plain_session::run(cfg, {}, {}, progress.callback());
   }
   return report_federated(out, cfg, o, data_name, have_test,
                           std::to_string(n) + " parties in this process");
@@ -243,9 +244,7 @@ int predict_plain(const prediction_plan& plan, const predict_options& o,
   cfg.params.num_class = std::max(2, fm.model.num_class);
   cfg.params.threads = o.threads;
   cfg.eval = actors::evaluation::test;
-  auto out = plan.remote == 0 && !plan.tls.enabled()
-                 ? actors::run_local_session(cfg)
-                 : actors::run_distributed_session(cfg, plan.tls);
+  auto out = plain_session::run(cfg, plan.tls);
   if (!out.ok())
     return session_failure(out);
   auto& r = *out.result;

@@ -261,7 +261,7 @@ actors::feverless_config deal(const learners::dataset& d, fv::mode m,
         s.labels.labels.push_back(d.labels()[i]);
       }
     s.eval = fv::column_block(d, lo, hi);
-    cfg.clients.push_back(std::move(s));
+    cfg.parties.push_back(std::move(s));
   }
   cfg.export_splits = export_splits;
   return cfg;
@@ -269,7 +269,7 @@ actors::feverless_config deal(const learners::dataset& d, fv::mode m,
 
 actors::feverless_outcome run(const learners::dataset& d, fv::mode m,
                               std::size_t n, bool export_splits = true) {
-  return actors::run_feverless_session(deal(d, m, n, export_splits));
+  return actors::feverless_session::run(deal(d, m, n, export_splits));
 }
 
 } // namespace
@@ -301,8 +301,8 @@ BOOST_AUTO_TEST_CASE(actor_session_without_noise_equals_plain_mode) {
       ++splits;
       BOOST_REQUIRE_EQUAL(u.owner, v.owner);
       std::pair key{static_cast<std::int32_t>(t), static_cast<std::int32_t>(i)};
-      const auto& sa = a.result->clients.at(u.owner).splits.at(key);
-      const auto& sb = b.result->clients.at(v.owner).splits.at(key);
+      const auto& sa = a.result->parties.at(u.owner).splits.at(key);
+      const auto& sb = b.result->parties.at(v.owner).splits.at(key);
       BOOST_TEST(sa.feature == sb.feature);
       BOOST_TEST(sa.threshold == sb.threshold);
     }
@@ -313,7 +313,7 @@ BOOST_AUTO_TEST_CASE(actor_session_without_noise_equals_plain_mode) {
   for (std::size_t i = 0; i < d.rows(); ++i)
     BOOST_TEST(std::abs(a.result->margins[i] - b.result->margins[i]) < 1e-5);
   // Bytes are counted per client and type; feverless sends masked sums.
-  for (const auto& c : a.result->clients) {
+  for (const auto& c : a.result->parties) {
     BOOST_TEST(c.bytes.total_sent() > 0u);
     BOOST_TEST((std::find(c.bytes.types.begin(), c.bytes.types.end(),
                           "masked") != c.bytes.types.end()));
@@ -335,8 +335,8 @@ BOOST_AUTO_TEST_CASE(split_tables_stay_on_their_clients_unless_asked_for) {
   BOOST_REQUIRE_MESSAGE(sent.ok(), sent.error);
   std::size_t exported = 0;
   for (std::size_t c = 0; c < 3; ++c) {
-    BOOST_TEST(kept.result->clients[c].splits.empty());
-    exported += sent.result->clients[c].splits.size();
+    BOOST_TEST(kept.result->parties[c].splits.empty());
+    exported += sent.result->parties[c].splits.size();
   }
   BOOST_TEST(exported > 0u);
 }
@@ -346,7 +346,7 @@ BOOST_AUTO_TEST_CASE(test_labels_go_to_the_coordinator_only) {
   // after training; before a roster, anyone asking gets an error.
   veil::test::actor_config cfg;
   caf::actor_system sys{cfg};
-  auto client = actors::spawn_feverless_client(sys, "c0");
+  auto client = actors::feverless_party_kind().spawn(sys, "c0");
   caf::scoped_actor stranger{sys};
   bool refused = false;
   stranger
@@ -362,8 +362,8 @@ BOOST_AUTO_TEST_CASE(test_labels_go_to_the_coordinator_only) {
 
 BOOST_AUTO_TEST_CASE(one_client_is_refused) {
   actors::feverless_config cfg;
-  cfg.clients.resize(1);
-  auto out = actors::run_feverless_session(std::move(cfg));
+  cfg.parties.resize(1);
+  auto out = actors::feverless_session::run(std::move(cfg));
   BOOST_TEST(!out.ok());
   BOOST_TEST((out.code == protocols::session::errc::bad_input));
   BOOST_TEST(out.error.find("at least 2 clients") != std::string::npos);
@@ -394,14 +394,14 @@ BOOST_AUTO_TEST_CASE(parties_stay_up_between_calls_and_predict_again) {
   BOOST_REQUIRE(s.predict());
   auto first = s.result().margins;
   BOOST_REQUIRE(s.collect_stats());
-  auto sent_after_one = s.result().clients[1].bytes.total_sent();
+  auto sent_after_one = s.result().parties[1].bytes.total_sent();
   BOOST_REQUIRE(s.predict());
   BOOST_REQUIRE(s.collect_stats());
   BOOST_TEST(s.result().margins == first);
   BOOST_TEST(first == once.result->margins);
   BOOST_TEST(s.result().predictions == 2u);
   // Client 1 answered client 0's queries a second time.
-  BOOST_TEST(s.result().clients[1].bytes.total_sent() > sent_after_one);
+  BOOST_TEST(s.result().parties[1].bytes.total_sent() > sent_after_one);
   auto out = s.close();
   BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
   BOOST_TEST(out.result->margins == first);

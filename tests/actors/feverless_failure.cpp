@@ -320,7 +320,7 @@ BOOST_AUTO_TEST_CASE(loading_clients_train_the_model_of_given_data) {
   test::temp_dir dir;
   auto loading = loading_config(dir, d, 3, SIZE_MAX);
   loading.export_splits = true;
-  auto out = actors::run_feverless_parties(loading, actors::tls_files{});
+  auto out = actors::feverless_session::run(loading, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
   actors::feverless_config given;
   given.params = small_params(fv::mode::plain, 3);
@@ -329,9 +329,9 @@ BOOST_AUTO_TEST_CASE(loading_clients_train_the_model_of_given_data) {
   for (std::size_t c = 0; c < 3; ++c) {
     auto s = client_spec(d, c, 3);
     s.eval = {};
-    given.clients.push_back(std::move(s));
+    given.parties.push_back(std::move(s));
   }
-  auto ref = actors::run_feverless_session(std::move(given));
+  auto ref = actors::feverless_session::run(std::move(given));
   BOOST_REQUIRE_MESSAGE(ref.ok(), ref.error);
   const auto& a = out.result->model.trees;
   const auto& b = ref.result->model.trees;
@@ -345,9 +345,9 @@ BOOST_AUTO_TEST_CASE(loading_clients_train_the_model_of_given_data) {
   }
   std::size_t splits = 0;
   for (std::size_t c = 0; c < 3; ++c) {
-    splits += out.result->clients[c].splits.size();
-    BOOST_TEST(out.result->clients[c].splits.size() ==
-               ref.result->clients[c].splits.size());
+    splits += out.result->parties[c].splits.size();
+    BOOST_TEST(out.result->parties[c].splits.size() ==
+               ref.result->parties[c].splits.size());
     BOOST_TEST(out.result->features[c] == ref.result->features[c]);
   }
   BOOST_TEST(splits > 0u);
@@ -366,7 +366,7 @@ BOOST_AUTO_TEST_CASE(restored_clients_predict_the_margins_of_their_session) {
   for (auto& p : cfg.parties)
     p.test_path = p.data.path;
   cfg.parts = {dir / "m.json", "model-1"};
-  auto trained = actors::run_feverless_parties(cfg, actors::tls_files{});
+  auto trained = actors::feverless_session::run(cfg, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(trained.ok(), trained.error);
   BOOST_REQUIRE_EQUAL(trained.result->margins.size(), 400u);
   for (std::size_t c = 0; c < 3; ++c)
@@ -374,7 +374,7 @@ BOOST_AUTO_TEST_CASE(restored_clients_predict_the_margins_of_their_session) {
         std::filesystem::exists(dir / ("m.json.client" + std::to_string(c))));
   auto again = cfg;
   again.restore = trained.result->model;
-  auto predicted = actors::run_feverless_parties(again, actors::tls_files{});
+  auto predicted = actors::feverless_session::run(again, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(predicted.ok(), predicted.error);
   BOOST_TEST(predicted.result->margins == trained.result->margins,
              boost::test_tools::per_element());
@@ -387,8 +387,8 @@ BOOST_AUTO_TEST_CASE(label_counts_that_do_not_add_up_are_refused) {
   auto d = synthetic(300, 6);
   test::temp_dir dir;
   // Row 1 (client 1's) is labeled by client 0 too.
-  auto out = actors::run_feverless_parties(loading_config(dir, d, 3, 1),
-                                           actors::tls_files{});
+  auto out = actors::feverless_session::run(loading_config(dir, d, 3, 1),
+                                            actors::tls_files{});
   BOOST_REQUIRE(!out.ok());
   BOOST_TEST_MESSAGE(out.error);
   BOOST_TEST((out.code == errc::bad_input), out.error);
@@ -411,7 +411,7 @@ BOOST_AUTO_TEST_CASE(a_label_other_than_0_or_1_is_refused_by_its_client) {
     p.data.label_column = "y";
     cfg.parties.push_back(std::move(p));
   }
-  auto out = actors::run_feverless_parties(cfg, actors::tls_files{});
+  auto out = actors::feverless_session::run(cfg, actors::tls_files{});
   BOOST_REQUIRE(!out.ok());
   BOOST_TEST_MESSAGE(out.error);
   BOOST_TEST((out.code == errc::bad_input), out.error);

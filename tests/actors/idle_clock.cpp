@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(a_roster_with_another_protocols_settings_is_refused) {
 // What a protocol's join throws (its settings cannot make a role) is the
 // party's bad input, named, whatever the protocol: the role host says so.
 BOOST_AUTO_TEST_CASE(a_roster_whose_params_do_not_validate_is_bad_input) {
-  loaded_party p(actors::spawn_feverless_client);
+  loaded_party p(actors::feverless_party_kind().spawn);
   messages::fvl::roster_settings settings;
   settings.keys.assign(64, 1); // two clients' identity keys
   settings.params.trees = 0;   // out of range

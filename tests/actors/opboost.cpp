@@ -255,7 +255,7 @@ BOOST_AUTO_TEST_CASE(identity_session_on_adult_equals_centralized) {
   auto central_train = centralized(cfg, false);
   auto central_test = centralized(cfg, true);
   auto central = learners::train(central_train, nullptr, p.booster).model;
-  auto out = actors::run_opboost_session(cfg);
+  auto out = actors::opboost_session::run(cfg);
   BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
   const auto& r = *out.result;
   const auto& got = r.model;
@@ -307,7 +307,7 @@ BOOST_AUTO_TEST_CASE(noisy_session_reports_its_budget) {
   p.mechanism.epsilon = 0.5;
   p.booster.rounds = 4;
   auto cfg = deal(pick_rows(d, 0, 500), pick_rows(d, 500, 600), {"f0"}, 3, p);
-  auto out = actors::run_opboost_session(cfg);
+  auto out = actors::opboost_session::run(cfg);
   BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
   const auto& r = *out.result;
   BOOST_TEST(r.model.trees.size() == 4u);
@@ -321,7 +321,7 @@ BOOST_AUTO_TEST_CASE(noisy_session_reports_its_budget) {
 BOOST_AUTO_TEST_CASE(one_party_is_refused) {
   actors::opboost_config cfg;
   cfg.parties.resize(1);
-  auto out = actors::run_opboost_session(std::move(cfg));
+  auto out = actors::opboost_session::run(std::move(cfg));
   BOOST_TEST(!out.ok());
   BOOST_TEST((out.code == protocols::session::errc::bad_input));
   BOOST_TEST(out.error.find("at least 2 parties") != std::string::npos);

@@ -307,13 +307,13 @@ BOOST_AUTO_TEST_CASE(loading_parties_train_the_model_of_given_data) {
   test::temp_dir dir;
   auto d = as_written(dir, synthetic(400));
   auto out =
-      actors::run_opboost_parties(loading_config(dir, d), actors::tls_files{});
+      actors::opboost_session::run(loading_config(dir, d), actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
   actors::opboost_config given;
   given.params = small_params(4);
   for (std::size_t q = 0; q < 3; ++q)
     given.parties.push_back(given_spec(d, q, some_bounds(d)));
-  auto ref = actors::run_opboost_session(std::move(given));
+  auto ref = actors::opboost_session::run(std::move(given));
   BOOST_REQUIRE_MESSAGE(ref.ok(), ref.error);
   const auto& a = out.result->model.trees;
   const auto& b = ref.result->model.trees;
@@ -349,13 +349,13 @@ BOOST_AUTO_TEST_CASE(restored_parties_predict_the_margins_of_their_session) {
   auto cfg = loading_config(dir, d);
   cfg.params.mechanism.kind = op::mechanism_kind::identity;
   cfg.parts = {dir / "m.json", "model-1"};
-  auto trained = actors::run_opboost_parties(cfg, actors::tls_files{});
+  auto trained = actors::opboost_session::run(cfg, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(trained.ok(), trained.error);
   BOOST_REQUIRE_EQUAL(trained.result->margins.size(), 400u);
   auto again = cfg;
   again.restore = trained.result->model;
   again.features = trained.result->features;
-  auto predicted = actors::run_opboost_parties(again, actors::tls_files{});
+  auto predicted = actors::opboost_session::run(again, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(predicted.ok(), predicted.error);
   BOOST_TEST(predicted.result->margins == trained.result->margins,
              boost::test_tools::per_element());
@@ -365,7 +365,7 @@ BOOST_AUTO_TEST_CASE(restored_parties_predict_the_margins_of_their_session) {
   std::filesystem::copy_file(dir / ("m.json." + std::string(party_names[1])),
                              dir / ("m.json." + std::string(party_names[2])),
                              std::filesystem::copy_options::overwrite_existing);
-  auto wrong = actors::run_opboost_parties(again, actors::tls_files{});
+  auto wrong = actors::opboost_session::run(again, actors::tls_files{});
   BOOST_REQUIRE(!wrong.ok());
   BOOST_TEST(wrong.error.find(std::string(party_names[1]) + "'s part") !=
                  std::string::npos,
@@ -377,13 +377,13 @@ BOOST_AUTO_TEST_CASE(public_bounds_must_name_a_party_b_column) {
   auto d = synthetic(50);
   auto cfg = loading_config(dir, d);
   cfg.bounds = {{"nope", op::feature_map{0, 1}}};
-  auto out = actors::run_opboost_parties(cfg, actors::tls_files{});
+  auto out = actors::opboost_session::run(cfg, actors::tls_files{});
   BOOST_REQUIRE(!out.ok());
   BOOST_TEST((out.code == errc::bad_input), out.error);
   BOOST_TEST(contains(out.error, "column \"nope\", which no party holds"),
              out.error);
   cfg.bounds = {{d.feature_names()[0], op::feature_map{0, 1}}};
-  out = actors::run_opboost_parties(cfg, actors::tls_files{});
+  out = actors::opboost_session::run(cfg, actors::tls_files{});
   BOOST_REQUIRE(!out.ok());
   BOOST_TEST(contains(out.error, "of A (Party A)"), out.error);
   // A label on a Party B is refused too.
@@ -391,7 +391,7 @@ BOOST_AUTO_TEST_CASE(public_bounds_must_name_a_party_b_column) {
   cfg.parties[1].data.label_column = cfg.parties[0].data.label_column;
   cfg.parties[1].data.path = cfg.parties[0].data.path;
   cfg.parties[1].test_path = cfg.parties[0].data.path;
-  out = actors::run_opboost_parties(cfg, actors::tls_files{});
+  out = actors::opboost_session::run(cfg, actors::tls_files{});
   BOOST_REQUIRE(!out.ok());
   BOOST_TEST(contains(out.error, "B1 is a Party B and has labels"), out.error);
 }
@@ -448,7 +448,7 @@ BOOST_AUTO_TEST_CASE(a_party_b_file_error_quotes_no_cell) {
   }
   cfg.parties[1].data.path = path;
   cfg.parties[1].test_path = path;
-  auto out = actors::run_opboost_parties(cfg, actors::tls_files{});
+  auto out = actors::opboost_session::run(cfg, actors::tls_files{});
   BOOST_REQUIRE(!out.ok());
   BOOST_TEST_MESSAGE(out.error);
   BOOST_TEST((out.code == errc::bad_input), out.error);
