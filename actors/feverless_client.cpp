@@ -451,9 +451,7 @@ caf::actor spawn_feverless_client(caf::actor_system& sys,
                                   feverless_client_spec spec,
                                   std::optional<std::uint64_t> test_seed,
                                   std::int32_t index) {
-  auto name = spec.name;
-  return spawn_host<client_hooks>(sys, std::move(name), std::move(spec),
-                                  test_seed, index);
+  return spawn_given<client_hooks>(sys, std::move(spec), test_seed, index);
 }
 
 feverless_outcome run_feverless_clients(caf::actor_system& sys,
@@ -463,9 +461,7 @@ feverless_outcome run_feverless_clients(caf::actor_system& sys,
 }
 
 party_kind feverless_party_kind() {
-  return {"feverless", [](caf::actor_system& sys, std::string name) {
-            return spawn_host<client_hooks>(sys, std::move(name));
-          }};
+  return kind_of<client_hooks>("feverless");
 }
 
 } // namespace veil::actors

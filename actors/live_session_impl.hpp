@@ -74,9 +74,8 @@ struct shared_session_hooks {
   static caf::actor spawn_given(caf::actor_system& sys,
                                 typename PartyHooks::spec spec,
                                 const given& cfg, std::int32_t index) {
-    auto name = spec.name;
-    return spawn_host<PartyHooks>(sys, std::move(name), std::move(spec),
-                                  cfg.test_seed, index);
+    return actors::spawn_given<PartyHooks>(sys, std::move(spec), cfg.test_seed,
+                                           index);
   }
   template <class Driver, class Run>
   static void collect(Driver&, const Run&, typename P::result&) {}

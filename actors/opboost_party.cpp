@@ -391,16 +391,10 @@ struct session_hooks<opboost_protocol>
 
 template class live_session<opboost_protocol>;
 
-caf::actor spawn_opboost_party(caf::actor_system& sys, std::string name) {
-  return spawn_host<party_hooks>(sys, std::move(name));
-}
-
 caf::actor spawn_opboost_party(caf::actor_system& sys, opboost_party_spec spec,
                                std::optional<std::uint64_t> test_seed,
                                std::int32_t index) {
-  auto name = spec.name;
-  return spawn_host<party_hooks>(sys, std::move(name), std::move(spec),
-                                 test_seed, index);
+  return spawn_given<party_hooks>(sys, std::move(spec), test_seed, index);
 }
 
 opboost_outcome run_opboost_actors(caf::actor_system& sys,
@@ -410,9 +404,7 @@ opboost_outcome run_opboost_actors(caf::actor_system& sys,
 }
 
 party_kind opboost_party_kind() {
-  return {"opboost", [](caf::actor_system& sys, std::string name) {
-            return spawn_opboost_party(sys, std::move(name));
-          }};
+  return kind_of<party_hooks>("opboost");
 }
 
 } // namespace veil::actors

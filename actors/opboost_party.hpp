@@ -34,13 +34,6 @@
 
 namespace veil::actors {
 
-/// A party called `name` that loads its own data (load, align requests)
-/// before the roster: Party A if the roster makes it party 0, else a Party
-/// B, which maps its columns into D⊥ with the roster's public bounds (its
-/// data's min and max for a column without). What `veil node` spawns for
-/// kind "opboost".
-caf::actor spawn_opboost_party(caf::actor_system& sys, std::string name);
-
 /// A party given its data (and, a Party B, its maps). `test_seed` (tests
 /// only): a Party B draws from seeded_random(seed * 1000 + index), and
 /// `index` must then be its roster index.

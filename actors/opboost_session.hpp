@@ -29,7 +29,9 @@
 
 namespace veil::actors {
 
-/// OpBoost parties (Party A or a Party B, as the roster says).
+/// OpBoost parties that load their own data: Party A if the roster makes
+/// it party 0, else a Party B, which maps its columns into D⊥ with the
+/// roster's public bounds (its data's min and max for a column without).
 party_kind opboost_party_kind();
 
 /// One OpBoost party's data, given at spawn (protocols/opboost/deal.hpp).

@@ -200,4 +200,24 @@ caf::actor spawn_host(caf::actor_system& sys, std::string name,
                    test_seed, index);
 }
 
+/// A party of the protocol of `Hooks` given its data `spec` (named by its
+/// `name`), as spawn_host.
+template <class Hooks>
+caf::actor spawn_given(caf::actor_system& sys, typename Hooks::spec spec,
+                       std::optional<std::uint64_t> test_seed = {},
+                       std::int32_t index = 0) {
+  auto name = spec.name;
+  return spawn_host<Hooks>(sys, std::move(name), std::move(spec), test_seed,
+                           index);
+}
+
+/// The party kind `name` (what `veil node` hosts): a party of the
+/// protocol of `Hooks` that loads its own data.
+template <class Hooks>
+party_kind kind_of(const char* name) {
+  return {name, [](caf::actor_system& sys, std::string party) {
+            return spawn_host<Hooks>(sys, std::move(party));
+          }};
+}
+
 } // namespace veil::actors

@@ -28,29 +28,6 @@
 
 namespace veil::messages {
 
-/// A view of a fixed-size byte array that inspect() moves as one raw block
-/// of exactly N bytes (no length: both sides know it).
-template <std::size_t N>
-struct fixed_block {
-  std::array<std::uint8_t, N>& xs;
-};
-
-template <std::size_t N>
-fixed_block<N> raw(std::array<std::uint8_t, N>& xs) {
-  return {xs};
-}
-
-template <class Inspector, std::size_t N>
-typename Inspector::result_type inspect(Inspector& f, fixed_block<N>& x) {
-  if constexpr (std::is_base_of_v<caf::serializer, Inspector> ||
-                std::is_base_of_v<caf::deserializer, Inspector>) {
-    return f.apply_raw(N, x.xs.data());
-  } else {
-    auto n = static_cast<std::uint64_t>(N);
-    return f(caf::meta::type_name("fixed_block"), n);
-  }
-}
-
 /// Session messages of a FEVERLESS session (coordinator <-> client).
 namespace fvl {
 

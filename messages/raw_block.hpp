@@ -15,6 +15,7 @@
 // packs them arithmetically and loses NaN, -0.0 and infinities (see below).
 // Every floating-point field of a message goes through one of the two.
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -113,6 +114,29 @@ typename Inspector::result_type inspect(Inspector& f, exact_value<T>& v) {
     return err;
   } else {
     return f(v.x);
+  }
+}
+
+/// A view of a fixed-size byte array that inspect() moves as one raw block
+/// of exactly N bytes (no length: both sides know it).
+template <std::size_t N>
+struct fixed_block {
+  std::array<std::uint8_t, N>& xs;
+};
+
+template <std::size_t N>
+fixed_block<N> raw(std::array<std::uint8_t, N>& xs) {
+  return {xs};
+}
+
+template <class Inspector, std::size_t N>
+typename Inspector::result_type inspect(Inspector& f, fixed_block<N>& x) {
+  if constexpr (std::is_base_of_v<caf::serializer, Inspector> ||
+                std::is_base_of_v<caf::deserializer, Inspector>) {
+    return f.apply_raw(N, x.xs.data());
+  } else {
+    auto n = static_cast<std::uint64_t>(N);
+    return f(caf::meta::type_name("fixed_block"), n);
   }
 }
 

@@ -419,7 +419,7 @@ BOOST_AUTO_TEST_CASE(a_party_that_ends_during_load_is_named_at_once) {
   std::vector<caf::actor> parties;
   for (std::size_t q = 0; q < 2; ++q) {
     run.names.push_back(party_names[q]);
-    parties.push_back(actors::spawn_opboost_party(sys, party_names[q]));
+    parties.push_back(actors::opboost_party_kind().spawn(sys, party_names[q]));
   }
   run.names.push_back("B2");
   parties.push_back(sys.spawn(dies_on_load));
