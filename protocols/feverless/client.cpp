@@ -2572,6 +2572,13 @@ outbox client::start_predict(learners::dataset own_eval) {
                       std::to_string(data_.features()));
   eval_ = std::move(own_eval);
   positions_.assign(model_.trees.size() * eval_.rows(), 0);
+  split_at_.assign(model_.trees.size(), {});
+  for (std::size_t t = 0; t < model_.trees.size(); ++t)
+    split_at_[t].assign(model_.trees[t].nodes.size(), nullptr);
+  for (const auto& [key, s] : own_splits_)
+    if (static_cast<std::size_t>(key.first) < split_at_.size() &&
+        static_cast<std::size_t>(key.second) < split_at_[key.first].size())
+      split_at_[key.first][key.second] = &s;
   predict_step_ = 0;
   predict_phase_ = predict_phase::asking;
   return predict_step();
@@ -2579,42 +2586,58 @@ outbox client::start_predict(learners::dataset own_eval) {
 
 outbox client::predict_step() {
   auto rows = eval_.rows();
-  // Walk own splits as far as they go; group rows waiting at another
-  // client's split by (tree, node).
-  std::vector<std::map<std::pair<std::int32_t, std::int32_t>,
-                       std::vector<std::uint32_t>>>
-      groups(n_);
-  for (std::size_t t = 0; t < model_.trees.size(); ++t) {
-    const auto& nodes = model_.trees[t].nodes;
-    for (std::size_t i = 0; i < rows; ++i) {
-      auto& pos = positions_[t * rows + i];
-      while (!nodes[pos].is_leaf() && nodes[pos].owner == self_) {
-        const auto& s = own_splits_.at({static_cast<std::int32_t>(t), pos});
-        pos = s.goes_left(eval_.value(i, static_cast<std::size_t>(s.feature)))
-                  ? nodes[pos].left
-                  : nodes[pos].right;
-      }
-      if (!nodes[pos].is_leaf())
-        groups[nodes[pos].owner][{static_cast<std::int32_t>(t), pos}].push_back(
-            static_cast<std::uint32_t>(i));
-    }
-  }
+  // Walk own splits as far as they go; group the rows waiting at another
+  // client's split by (tree, node), both ascending, rows ascending.
   outbox out;
   asked_.assign(n_, {});
   waiting_.assign(n_, false);
-  for (party_id p = 0; p < n_; ++p) {
-    if (groups[p].empty())
-      continue;
-    auto& q = asked_[p];
+  for (auto& q : asked_) {
     q.step = predict_step_;
     q.offsets.push_back(0);
-    for (auto& [key, rs] : groups[p]) {
-      q.trees.push_back(key.first);
-      q.nodes.push_back(key.second);
-      q.rows.insert(q.rows.end(), rs.begin(), rs.end());
-      q.offsets.push_back(static_cast<std::uint32_t>(q.rows.size()));
+  }
+  std::vector<std::uint32_t> at; // per node: its rows' start, then end
+  for (std::size_t t = 0; t < model_.trees.size(); ++t) {
+    const auto& nodes = model_.trees[t].nodes;
+    const auto& splits = split_at_[t];
+    auto* pos_of = positions_.data() + t * rows;
+    at.assign(nodes.size() + 1, 0);
+    for (std::size_t i = 0; i < rows; ++i) {
+      auto pos = pos_of[i];
+      while (!nodes[pos].is_leaf() && nodes[pos].owner == self_) {
+        const auto* s = splits[pos];
+        if (!s) // a split of its own it does not hold
+          throw std::out_of_range("feverless::client: no own split at tree " +
+                                  std::to_string(t) + " node " +
+                                  std::to_string(pos));
+        pos = s->goes_left(eval_.value(i, static_cast<std::size_t>(s->feature)))
+                  ? nodes[pos].left
+                  : nodes[pos].right;
+      }
+      pos_of[i] = pos;
+      if (!nodes[pos].is_leaf())
+        ++at[pos + 1];
     }
-    send(out, p, q);
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      if (at[k + 1] == 0)
+        continue;
+      auto& q = asked_[nodes[k].owner];
+      q.trees.push_back(static_cast<std::int32_t>(t));
+      q.nodes.push_back(static_cast<std::int32_t>(k));
+      q.offsets.push_back(q.offsets.back() + at[k + 1]);
+      at[k + 1] = static_cast<std::uint32_t>(q.rows.size()); // where next
+      q.rows.resize(q.offsets.back());
+    }
+    for (std::size_t i = 0; i < rows; ++i) {
+      auto pos = pos_of[i];
+      if (!nodes[pos].is_leaf())
+        asked_[nodes[pos].owner].rows[at[pos + 1]++] =
+            static_cast<std::uint32_t>(i);
+    }
+  }
+  for (party_id p = 0; p < n_; ++p) {
+    if (asked_[p].trees.empty())
+      continue;
+    send(out, p, asked_[p]);
     waiting_[p] = true;
   }
   if (!out.empty()) {

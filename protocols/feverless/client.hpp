@@ -536,8 +536,11 @@ private:
   learners::dataset eval_;
   predict_phase predict_phase_ = predict_phase::none;
   std::vector<std::int32_t> positions_; // tree-major
-  std::vector<predict_query> asked_;    // by client
-  std::vector<bool> waiting_;           // by client
+  /// This client's splits by tree and node (null: not its own), for
+  /// walking the rows to predict without a lookup per row.
+  std::vector<std::vector<const owned_split*>> split_at_;
+  std::vector<predict_query> asked_; // by client
+  std::vector<bool> waiting_;        // by client
   std::vector<double> predicted_;
   std::int32_t predict_step_ = 0;
 
