@@ -57,9 +57,10 @@ using party_id = std::int32_t;
 /// The counts let every client check the session's shape: the same rows,
 /// labels held summing to the rows, and f = sum of features for the
 /// privacy bound. Plain / LDP: key and sig are zero and unchecked.
-/// AHE: no session key (zero); the sender's Paillier public key n
-/// (big-endian, paillier_bits / 8 bytes) follows, signed as
-/// || len (4 B LE) || n after the fields above.
+/// AHE: no session key (zero); the sender's Paillier public key follows: n
+/// then the fixed base h_s of its encryption randomness (big-endian,
+/// paillier_bits / 8 and paillier_bits / 4 bytes; paillier.hpp), signed as
+/// || len (4 B LE) || n || h_s after the fields above.
 struct key_announce {
   std::uint32_t rows = 0;
   std::uint32_t labels = 0;

@@ -57,6 +57,61 @@ integer random_bits(random_engine& rng, int bits) {
 // ---------------------------------------------------------------------------
 // public_key
 
+/// h_s^(j 16^i) mod n^2 for j < 16, row i after row i - 1, each entry
+/// `limbs` limbs (zero-padded): a fixed-base exponent's 4-bit digit i picks
+/// entry j of row i.
+struct fixed_base_table {
+  static constexpr unsigned window = 4;
+  static constexpr std::size_t entries = std::size_t{1} << window;
+  std::size_t rows = 0;
+  std::size_t limbs = 0;
+  std::vector<mp_limb_t> powers;
+
+  fixed_base_table(const integer& hs, const integer& n2, int exponent_bits)
+      : rows((static_cast<std::size_t>(exponent_bits) + window - 1) / window),
+        limbs(mpz_size(n2.get())), powers(rows * entries * limbs, 0) {
+    integer base = hs, x;
+    for (std::size_t i = 0; i < rows; ++i) {
+      mpz_set_ui(x.get(), 1);
+      for (std::size_t j = 0; j < entries; ++j) {
+        store(i, j, x);
+        mpz_mul(x.get(), x.get(), base.get());
+        mpz_mod(x.get(), x.get(), n2.get());
+      }
+      base = x; // base^16
+    }
+  }
+
+  void store(std::size_t row, std::size_t j, const integer& x) {
+    auto* at = powers.data() + (row * entries + j) * limbs;
+    auto size = mpz_size(x.get());
+    for (std::size_t k = 0; k < size; ++k)
+      at[k] = mpz_getlimbn(x.get(), static_cast<mp_size_t>(k));
+  }
+
+  /// h_s^a mod n^2 for the exponent a in `words` (least significant
+  /// first, rows * window bits at most).
+  void power(mpz_ptr out, std::span<const std::uint64_t> words,
+             const integer& n2) const {
+    std::vector<mp_limb_t> entry(limbs);
+    mpz_set_ui(out, 1);
+    for (std::size_t i = 0; i < rows; ++i) {
+      auto bit = i * window;
+      auto digit = (words[bit / 64] >> (bit % 64)) & (entries - 1);
+      // Reads the whole row: the address does not depend on the digit.
+      mpn_sec_tabselect(entry.data(), powers.data() + i * entries * limbs,
+                        static_cast<mp_size_t>(limbs),
+                        static_cast<mp_size_t>(entries),
+                        static_cast<mp_size_t>(digit));
+      mpz_t view;
+      mpz_mul(out, out,
+              mpz_roinit_n(view, entry.data(), static_cast<mp_size_t>(limbs)));
+      mpz_mod(out, out, n2.get());
+    }
+    sodium_memzero(entry.data(), entry.size() * sizeof(mp_limb_t));
+  }
+};
+
 public_key::public_key(integer n) : n_(std::move(n)) {
   if (mpz_cmp_ui(n_.get(), 1) <= 0 || mpz_even_p(n_.get()))
     throw std::invalid_argument("paillier: n must be odd and greater than 1");
@@ -64,27 +119,57 @@ public_key::public_key(integer n) : n_(std::move(n)) {
   mpz_mul(n2_.get(), n_.get(), n_.get());
 }
 
-std::vector<std::uint8_t> public_key::to_bytes() const {
-  std::vector<std::uint8_t> out(key_bytes(), 0);
+public_key::public_key(integer n, integer hs) : public_key(std::move(n)) {
+  integer g;
+  mpz_gcd(g.get(), hs.get(), n_.get());
+  if (mpz_cmp_ui(hs.get(), 1) <= 0 || mpz_cmp(hs.get(), n2_.get()) >= 0 ||
+      mpz_cmp_ui(g.get(), 1) != 0)
+    throw std::invalid_argument("paillier: the fixed base must be in (1, n^2) "
+                                "and coprime to n");
+  hs_ = std::move(hs);
+  table_ = std::make_shared<const fixed_base_table>(hs_, n2_, exponent_bits());
+}
+
+namespace {
+
+/// x big-endian in exactly out.size() bytes (leading zeros kept).
+void export_fixed(const integer& x, std::span<std::uint8_t> out) {
+  auto need = (mpz_sizeinbase(x.get(), 2) + 7) / 8;
+  std::fill(out.begin(), out.end() - static_cast<std::ptrdiff_t>(need), 0);
   std::size_t count = 0;
-  auto need = (mpz_sizeinbase(n_.get(), 2) + 7) / 8;
-  mpz_export(out.data() + out.size() - need, &count, 1, 1, 1, 0, n_.get());
+  mpz_export(out.data() + out.size() - need, &count, 1, 1, 1, 0, x.get());
+}
+
+} // namespace
+
+std::vector<std::uint8_t> public_key::to_bytes() const {
+  if (!table_)
+    throw std::logic_error("paillier: a key without a fixed base is not sent");
+  std::vector<std::uint8_t> out(public_bytes(), 0);
+  export_fixed(n_, std::span(out).first(key_bytes()));
+  export_fixed(hs_, std::span(out).subspan(key_bytes()));
   return out;
 }
 
 std::optional<public_key>
 public_key::from_bytes(std::span<const std::uint8_t> b, int bits) {
-  if (bits < 2 || b.size() != (static_cast<std::size_t>(bits) + 7) / 8)
+  auto key = (static_cast<std::size_t>(bits) + 7) / 8;
+  if (bits < 2 || b.size() != 3 * key)
     return std::nullopt;
-  integer n;
-  mpz_import(n.get(), b.size(), 1, 1, 1, 0, b.data());
+  integer n, hs;
+  mpz_import(n.get(), key, 1, 1, 1, 0, b.data());
   if (mpz_sizeinbase(n.get(), 2) != static_cast<std::size_t>(bits) ||
       mpz_even_p(n.get()) || mpz_cmp_ui(n.get(), 1) <= 0)
     return std::nullopt;
-  return public_key(std::move(n));
+  mpz_import(hs.get(), 2 * key, 1, 1, 1, 0, b.data() + key);
+  try {
+    return public_key(std::move(n), std::move(hs));
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
 }
 
-ciphertext public_key::encrypt(const integer& m, random_engine& rng) const {
+integer public_key::plaintext_part(const integer& m) const {
   // |m| < n/2, i.e. 2|m| < n: the centered lift gives m back.
   integer twice;
   mpz_mul_2exp(twice.get(), m.get(), 1);
@@ -92,6 +177,37 @@ ciphertext public_key::encrypt(const integer& m, random_engine& rng) const {
   if (mpz_cmp(twice.get(), n_.get()) >= 0)
     throw std::invalid_argument("paillier: plaintext magnitude is not below "
                                 "n/2");
+  // (1 + m n) mod n^2 with m taken mod n.
+  integer g;
+  mpz_mod(g.get(), m.get(), n_.get());
+  mpz_mul(g.get(), g.get(), n_.get());
+  mpz_add_ui(g.get(), g.get(), 1);
+  return g;
+}
+
+ciphertext public_key::encrypt(const integer& m, random_engine& rng) const {
+  if (!table_)
+    return encrypt_textbook(m, rng);
+  auto g = plaintext_part(m);
+  // a uniform in [0, 2^exponent_bits), straight from the engine's words.
+  auto bits = exponent_bits();
+  std::vector<std::uint64_t> a(
+      (table_->rows * fixed_base_table::window + 63) / 64, 0);
+  for (std::size_t w = 0; w < a.size(); ++w)
+    a[w] = rng();
+  for (auto b = static_cast<std::size_t>(bits); b < 64 * a.size(); ++b)
+    a[b / 64] &= ~(std::uint64_t{1} << (b % 64));
+  ciphertext out;
+  table_->power(out.c.get(), a, n2_);
+  sodium_memzero(a.data(), a.size() * sizeof(std::uint64_t));
+  mpz_mul(out.c.get(), out.c.get(), g.get());
+  mpz_mod(out.c.get(), out.c.get(), n2_.get());
+  return out;
+}
+
+ciphertext public_key::encrypt_textbook(const integer& m,
+                                        random_engine& rng) const {
+  auto g = plaintext_part(m);
   // r uniform in [1, n) by rejection (r shares a factor with n only with
   // negligible probability: it would factor n).
   integer r;
@@ -101,11 +217,6 @@ ciphertext public_key::encrypt(const integer& m, random_engine& rng) const {
   ciphertext out;
   mpz_powm(out.c.get(), r.get(), n_.get(), n2_.get());
   r.wipe();
-  // (1 + m n) mod n^2 with m taken mod n.
-  integer g;
-  mpz_mod(g.get(), m.get(), n_.get());
-  mpz_mul(g.get(), g.get(), n_.get());
-  mpz_add_ui(g.get(), g.get(), 1);
   mpz_mul(out.c.get(), out.c.get(), g.get());
   mpz_mod(out.c.get(), out.c.get(), n2_.get());
   return out;
@@ -148,10 +259,7 @@ void public_key::write(const ciphertext& c, std::span<std::uint8_t> out) const {
                                 std::to_string(ciphertext_bytes()) + " bytes");
   if (mpz_sgn(c.c.get()) <= 0 || mpz_cmp(c.c.get(), n2_.get()) >= 0)
     throw std::invalid_argument("paillier: not a ciphertext of this key");
-  auto need = (mpz_sizeinbase(c.c.get(), 2) + 7) / 8;
-  std::fill(out.begin(), out.end() - static_cast<std::ptrdiff_t>(need), 0);
-  std::size_t count = 0;
-  mpz_export(out.data() + out.size() - need, &count, 1, 1, 1, 0, c.c.get());
+  export_fixed(c.c, out);
 }
 
 std::vector<std::uint8_t> public_key::write(const ciphertext& c) const {
@@ -260,6 +368,12 @@ secret_integer crt_constant(const integer& n, const integer& p,
   return h;
 }
 
+integer n2_of(const integer& n) {
+  integer n2;
+  mpz_mul(n2.get(), n.get(), n.get());
+  return n2;
+}
+
 secret_integer random_prime(random_engine& rng, int bits) {
   while (true) {
     secret_integer c;
@@ -364,7 +478,20 @@ private_key generate_key(int bits, random_engine& rng) {
     if (mpz_cmp_ui(g.get(), 1) != 0 ||
         mpz_sizeinbase(n.get(), 2) != static_cast<std::size_t>(bits))
       continue;
-    return private_key(public_key(std::move(n)), std::move(p), std::move(q));
+    // The fixed base: h = -x^2 mod n for a random x in Z*_n, h_s = h^n mod
+    // n^2 (DJN §4; x is not kept).
+    secret_integer x, h;
+    do
+      static_cast<integer&>(x) = random_bits(rng, bits);
+    while (mpz_cmp_ui(x.get(), 1) <= 0 || mpz_cmp(x.get(), n.get()) >= 0 ||
+           (mpz_gcd(g.get(), x.get(), n.get()), mpz_cmp_ui(g.get(), 1) != 0));
+    mpz_mul(h.get(), x.get(), x.get());
+    mpz_neg(h.get(), h.get());
+    mpz_mod(h.get(), h.get(), n.get());
+    integer hs;
+    mpz_powm(hs.get(), h.get(), n.get(), n2_of(n).get());
+    return private_key(public_key(std::move(n), std::move(hs)), std::move(p),
+                       std::move(q));
   }
 }
 

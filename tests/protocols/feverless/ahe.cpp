@@ -95,12 +95,12 @@ BOOST_AUTO_TEST_CASE(ciphertexts_carry_packed_values) {
       BOOST_TEST(bytes >= values / slots * w);
       BOOST_TEST(bytes <= (values / slots + messages) * w + 32 * messages);
       BOOST_TEST(per_value < w / 2);
-      // The key announcement carries n (bits/8 bytes, after its length)
-      // once per peer, beside three counts, a digest, a key, a signature and
-      // the two hash-chain tips of the default election (64 bytes, after
-      // their length).
+      // The key announcement carries n and the fixed base h_s (bits/8 and
+      // bits/4 bytes, after their length) once per peer, beside three
+      // counts, a digest, a key, a signature and the two hash-chain tips of
+      // the default election (64 bytes, after their length).
       auto announce = f.sent[k].at("key_announce");
-      auto n_bytes = static_cast<std::size_t>(bits / 8);
+      auto n_bytes = static_cast<std::size_t>(3 * bits / 8);
       BOOST_TEST(announce ==
                  2 * (12 + 32 + 32 + 64 +
                       veil::messages::byte_counter::varbyte_size(n_bytes) +

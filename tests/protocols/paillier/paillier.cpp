@@ -273,20 +273,87 @@ BOOST_AUTO_TEST_CASE(ciphertexts_and_keys_round_trip_through_bytes) {
     BOOST_TEST(!pk.read(ff));
     std::vector<std::uint8_t> tiny(8);
     BOOST_CHECK_THROW(pk.write(c, tiny), std::invalid_argument);
-    // The public key: n in exactly bits/8 bytes.
+    // The public key: n in exactly bits/8 bytes, then h_s in twice that.
     auto kb = pk.to_bytes();
-    BOOST_TEST(kb.size() == static_cast<std::size_t>(bits / 8));
+    auto nb = static_cast<std::size_t>(bits / 8);
+    BOOST_TEST(kb.size() == 3 * nb);
+    BOOST_TEST(pk.public_bytes() == 3 * nb);
     auto pk2 = pl::public_key::from_bytes(kb, bits);
     BOOST_REQUIRE(pk2);
     BOOST_TEST((*pk2 == pk));
+    BOOST_TEST((pk2->fixed_base() == pk.fixed_base()));
     BOOST_TEST(sk.decrypt_int64(pk2->encrypt(99, rng)).value() == 99);
     BOOST_TEST(!pl::public_key::from_bytes(kb, bits + 8));
+    BOOST_TEST(!pl::public_key::from_bytes(std::span(kb).first(nb), bits));
     auto even = kb;
-    even.back() &= 0xFE;
+    even[nb - 1] &= 0xFE;
     BOOST_TEST(!pl::public_key::from_bytes(even, bits));
     auto shorter = kb;
     shorter[0] = 0;
     BOOST_TEST(!pl::public_key::from_bytes(shorter, bits));
+    // A fixed base of 1 (deterministic ciphertexts), n^2 or above, or one
+    // sharing n's factors is refused.
+    auto with_base = [&](const integer& hs) {
+      auto b = kb;
+      std::fill(b.begin() + static_cast<std::ptrdiff_t>(nb), b.end(), 0);
+      std::size_t count = 0;
+      auto need = (mpz_sizeinbase(hs.get(), 2) + 7) / 8;
+      mpz_export(b.data() + b.size() - need, &count, 1, 1, 1, 0, hs.get());
+      return pl::public_key::from_bytes(b, bits);
+    };
+    BOOST_TEST(!with_base(integer(1)));
+    BOOST_TEST(!with_base(integer(0)));
+    BOOST_TEST(!with_base(pk.n_squared()));
+    BOOST_TEST(!with_base(pk.n()));
+    BOOST_TEST(with_base(integer(2)).has_value());
+    std::vector<std::uint8_t> ones(kb.size(), 0xFF);
+    std::copy_n(kb.begin(), nb, ones.begin());
+    BOOST_TEST(!pl::public_key::from_bytes(ones, bits));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fixed_base_encryption_is_h_s_to_a_short_exponent) {
+  for (int bits : {1024, 2048}) {
+    const auto& sk = key(bits, 1);
+    const auto& pk = sk.public_part();
+    // h_s is an n-th residue: it decrypts to 0 (so h_s^a does too).
+    BOOST_TEST(sk.decrypt_int64(ciphertext{pk.fixed_base()}).value() == 0);
+    BOOST_TEST(pk.exponent_bits() == bits / 2);
+    // The reference: (1 + m n) h_s^a mod n^2 with GMP's powm, a from the
+    // same words of an identically seeded engine, cut to exponent_bits().
+    for (std::int64_t m :
+         {std::int64_t{0}, std::int64_t{-5}, std::int64_t{77}}) {
+      auto rng = seeded(40 + static_cast<std::uint64_t>(m + 5));
+      auto same = seeded(40 + static_cast<std::uint64_t>(m + 5));
+      auto c = pk.encrypt(m, rng);
+      std::vector<std::uint64_t> a(static_cast<std::size_t>(bits / 2 + 63) /
+                                   64);
+      for (auto& w : a)
+        w = same();
+      integer e, expect, g;
+      mpz_import(e.get(), a.size(), -1, sizeof(std::uint64_t), 0, 0, a.data());
+      mpz_fdiv_r_2exp(e.get(), e.get(), static_cast<mp_bitcnt_t>(bits / 2));
+      mpz_powm(expect.get(), pk.fixed_base().get(), e.get(),
+               pk.n_squared().get());
+      auto mm = integer::from_int64(m);
+      mpz_mod(g.get(), mm.get(), pk.n().get());
+      mpz_mul(g.get(), g.get(), pk.n().get());
+      mpz_add_ui(g.get(), g.get(), 1);
+      mpz_mul(expect.get(), expect.get(), g.get());
+      mpz_mod(expect.get(), expect.get(), pk.n_squared().get());
+      BOOST_TEST((c.c == expect), bits << " bits, m = " << m);
+      BOOST_TEST(sk.decrypt_int64(c).value() == m);
+    }
+    // Textbook and fixed-base ciphertexts add up; a key without a fixed
+    // base encrypts textbook.
+    auto rng = seeded(50);
+    auto sum = pk.add(pk.encrypt(20, rng),
+                      pk.encrypt_textbook(integer::from_int64(-3), rng));
+    BOOST_TEST(sk.decrypt_int64(sum).value() == 17);
+    pl::public_key bare(pk.n());
+    BOOST_TEST((bare.fixed_base() == integer(0)));
+    BOOST_TEST(sk.decrypt_int64(bare.encrypt(-9, rng)).value() == -9);
+    BOOST_CHECK_THROW(bare.to_bytes(), std::logic_error);
   }
 }
 
