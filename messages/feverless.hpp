@@ -123,8 +123,8 @@ typename Inspector::result_type inspect(Inspector& f, params& x) {
            x.frac_bits, x.budget, exact(x.epsilon), exact(x.delta),
            x.total_split, x.calib, exact(x.sensitivity_g),
            exact(x.sensitivity_h), x.noise, x.selection, exact(x.portion),
-           x.election, x.paillier_bits, exact(x.max_delta_step), x.hide_labels,
-           x.source_noise);
+           x.election, x.paillier_bits, x.paillier_threads,
+           exact(x.max_delta_step), x.hide_labels, x.source_noise);
 }
 
 template <class Inspector>

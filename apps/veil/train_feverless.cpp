@@ -126,7 +126,8 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
                   {"buckets", p.buckets},
                   {"election", fv::to_string(p.election)},
                   {"hide_labels", p.hide_labels},
-                  {"paillier_bits", p.paillier_bits}};
+                  {"paillier_bits", p.paillier_bits},
+                  {"paillier_threads", p.paillier_threads}};
     sum.privacy = fv::privacy_json(p, pr);
     auto report = federated_report(sum, o);
     report["queries"] = pr.queries_total;

@@ -2009,13 +2009,14 @@ void client::send_masked(outbox& out) {
     paillier::packing pack(pk, static_cast<std::size_t>(n_ - 1));
     const auto& v = plain[p];
     auto w = pk.ciphertext_bytes();
-    e.g.resize(pack.ciphertexts(v.size()) * w);
-    for (std::size_t k = 0, at = 0; at < v.size(); ++k, at += pack.slots()) {
-      auto chunk =
-          std::span(v).subspan(at, std::min(pack.slots(), v.size() - at));
-      pk.write(pk.encrypt(pack.pack(chunk), rng_),
-               std::span(e.g).subspan(k * w, w));
-    }
+    std::vector<paillier::integer> packed;
+    for (std::size_t at = 0; at < v.size(); at += pack.slots())
+      packed.push_back(pack.pack(
+          std::span(v).subspan(at, std::min(pack.slots(), v.size() - at))));
+    auto cs = pk.encrypt_all(packed, rng_, params_.paillier_threads);
+    e.g.resize(cs.size() * w);
+    for (std::size_t k = 0; k < cs.size(); ++k)
+      pk.write(cs[k], std::span(e.g).subspan(k * w, w));
   }
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
@@ -2094,11 +2095,12 @@ client::status client::finish_encrypted(std::vector<std::uint64_t>& sg,
     }
   }
   std::vector<std::uint64_t> values(2 * mine);
+  auto sums = paillier_key_->decrypt_all(acc, params_.paillier_threads);
   for (std::size_t k = 0, at = 0; k < cts; ++k, at += pack.slots()) {
     auto slots = std::span(values).subspan(
         at, std::min(pack.slots(), values.size() - at));
     try {
-      pack.unpack(paillier_key_->decrypt(acc[k]), slots);
+      pack.unpack(sums[k], slots);
     } catch (const std::invalid_argument&) {
       // Honest replies cannot overflow a slot: some reply was forged.
       return refuse("encrypted", "a decrypted sum does not fit its slots: a "

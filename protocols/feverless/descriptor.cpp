@@ -66,6 +66,9 @@ const protocols::descriptor& descriptor() {
         choice_setting("paillier.bits", {"2048", "1024"},
                        "Paillier modulus of feverless-ahe (1024: the "
                        "paper's, below today's recommendations)"),
+        integer_setting("paillier.threads", "0", 0, 256,
+                        "threads each feverless-ahe client encrypts and "
+                        "decrypts with (0: every core of its machine)"),
     };
     x.renamed = {{"feverless.query_epsilon",
                   "renamed feverless.sum_epsilon: the epsilon of each "

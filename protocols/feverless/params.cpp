@@ -88,6 +88,9 @@ void params::validate() const {
   require(sensitivity_h >= 0.25 && std::isfinite(sensitivity_h),
           "sensitivity_h must be at least 0.25 (a record's h reaches 1/4)");
   require(portion > 0 && portion <= 1, "portion must lie in (0, 1]");
+  require(paillier_threads >= 0 && paillier_threads <= 256,
+          "paillier_threads = " + std::to_string(paillier_threads) +
+              ": expected 0 (every core) to 256");
   require(paillier_bits == 1024 || paillier_bits == 2048,
           "paillier_bits = " + std::to_string(paillier_bits) +
               " is not 1024 or 2048");

@@ -190,6 +190,12 @@ struct params {
   /// security; 512-byte ciphertexts) or 1024 (the paper's; 256-byte
   /// ciphertexts, below today's recommendations).
   int paillier_bits = 2048;
+  /// Threads each client encrypts and the source decrypts with (0: every
+  /// core of its machine, the default: the clients wait on each other
+  /// often enough that even 4 in one process on 2 cores gain). How a
+  /// client computes, not what: outside the params digest, any value gives
+  /// the same model.
+  int paillier_threads = 0;
 
   /// Test hooks: record noise draws, raw sums and selections (see client).
   /// Local, not part of the digest; never set it in production.

@@ -83,6 +83,8 @@ bool apply_setting(params& p, named_settings& fs, const std::string& key,
     p.buckets = static_cast<int>(number());
   else if (key == "paillier.bits")
     p.paillier_bits = static_cast<int>(number());
+  else if (key == "paillier.threads")
+    p.paillier_threads = static_cast<int>(number());
   return true;
 }
 

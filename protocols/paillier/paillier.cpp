@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <omp.h>
 #include <sodium.h>
 #include <stdexcept>
 #include <string>
@@ -53,6 +54,18 @@ integer random_bits(random_engine& rng, int bits) {
   sodium_memzero(w.data(), w.size() * sizeof(std::uint64_t));
   return out;
 }
+
+namespace {
+
+/// Threads for `items` independent jobs: `threads` (0: every core), at
+/// most one per job.
+int team_size(int threads, std::size_t items) {
+  auto t = threads > 0 ? threads : omp_get_num_procs();
+  return static_cast<int>(std::max<std::size_t>(
+      1, std::min<std::size_t>(static_cast<std::size_t>(t), items)));
+}
+
+} // namespace
 
 // ---------------------------------------------------------------------------
 // public_key
@@ -185,23 +198,61 @@ integer public_key::plaintext_part(const integer& m) const {
   return g;
 }
 
-ciphertext public_key::encrypt(const integer& m, random_engine& rng) const {
-  if (!table_)
-    return encrypt_textbook(m, rng);
-  auto g = plaintext_part(m);
+std::vector<std::uint64_t> public_key::draw_exponent(random_engine& rng) const {
   // a uniform in [0, 2^exponent_bits), straight from the engine's words.
-  auto bits = exponent_bits();
+  auto bits = static_cast<std::size_t>(exponent_bits());
   std::vector<std::uint64_t> a(
       (table_->rows * fixed_base_table::window + 63) / 64, 0);
-  for (std::size_t w = 0; w < a.size(); ++w)
-    a[w] = rng();
-  for (auto b = static_cast<std::size_t>(bits); b < 64 * a.size(); ++b)
+  for (auto& w : a)
+    w = rng();
+  for (auto b = bits; b < 64 * a.size(); ++b)
     a[b / 64] &= ~(std::uint64_t{1} << (b % 64));
+  return a;
+}
+
+ciphertext public_key::fixed_base_encrypt(const integer& g,
+                                          std::vector<std::uint64_t>& a) const {
   ciphertext out;
   table_->power(out.c.get(), a, n2_);
   sodium_memzero(a.data(), a.size() * sizeof(std::uint64_t));
   mpz_mul(out.c.get(), out.c.get(), g.get());
   mpz_mod(out.c.get(), out.c.get(), n2_.get());
+  return out;
+}
+
+ciphertext public_key::encrypt(const integer& m, random_engine& rng) const {
+  if (!table_)
+    return encrypt_textbook(m, rng);
+  auto g = plaintext_part(m);
+  auto a = draw_exponent(rng);
+  return fixed_base_encrypt(g, a);
+}
+
+std::vector<ciphertext> public_key::encrypt_all(std::span<const integer> ms,
+                                                random_engine& rng,
+                                                int threads) const {
+  std::vector<ciphertext> out(ms.size());
+  if (!table_) {
+    for (std::size_t i = 0; i < ms.size(); ++i)
+      out[i] = encrypt_textbook(ms[i], rng);
+    return out;
+  }
+  // Everything that throws or draws happens here, in order; the threads
+  // only multiply.
+  std::vector<integer> g;
+  std::vector<std::vector<std::uint64_t>> a;
+  g.reserve(ms.size());
+  a.reserve(ms.size());
+  for (const auto& m : ms) {
+    g.push_back(plaintext_part(m));
+    a.push_back(draw_exponent(rng));
+  }
+  auto n = static_cast<std::ptrdiff_t>(ms.size());
+#pragma omp parallel for schedule(dynamic, 1)                                  \
+    num_threads(team_size(threads, ms.size()))
+  for (std::ptrdiff_t i = 0; i < n; ++i)
+    out[static_cast<std::size_t>(i)] = fixed_base_encrypt(
+        g[static_cast<std::size_t>(i)], a[static_cast<std::size_t>(i)]);
   return out;
 }
 
@@ -413,6 +464,17 @@ integer private_key::decrypt(const ciphertext& c) const {
   mpz_mul(m.get(), m.get(), q_.get());
   mpz_add(m.get(), m.get(), mq.get());
   return centered(std::move(m), pub_.n());
+}
+
+std::vector<integer> private_key::decrypt_all(std::span<const ciphertext> cs,
+                                              int threads) const {
+  std::vector<integer> out(cs.size());
+  auto n = static_cast<std::ptrdiff_t>(cs.size());
+#pragma omp parallel for schedule(dynamic, 1)                                  \
+    num_threads(team_size(threads, cs.size()))
+  for (std::ptrdiff_t i = 0; i < n; ++i)
+    out[static_cast<std::size_t>(i)] = decrypt(cs[static_cast<std::size_t>(i)]);
+  return out;
 }
 
 integer private_key::decrypt_textbook(const ciphertext& c) const {

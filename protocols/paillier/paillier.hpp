@@ -169,6 +169,11 @@ public:
   /// std::invalid_argument when |m| >= n/2, where the centered lift could
   /// not give it back.
   ciphertext encrypt(const integer& m, random_engine& rng) const;
+  /// encrypt() of every plaintext of `ms`, on up to `threads` threads (0:
+  /// every core): the exponents are drawn from `rng` first, in order, so
+  /// the ciphertexts are those of encrypt() called in turn.
+  std::vector<ciphertext> encrypt_all(std::span<const integer> ms,
+                                      random_engine& rng, int threads) const;
   /// The textbook encryption (1 + m n) r^n mod n^2, whatever the key: the
   /// reference the fixed-base encryption is tested against.
   ciphertext encrypt_textbook(const integer& m, random_engine& rng) const;
@@ -203,6 +208,11 @@ public:
 private:
   /// (1 + m n) mod n^2 with m checked and taken mod n.
   integer plaintext_part(const integer& m) const;
+  /// A fixed-base exponent's words, uniform below 2^exponent_bits().
+  std::vector<std::uint64_t> draw_exponent(random_engine& rng) const;
+  /// g h_s^a mod n^2 (a from draw_exponent, wiped).
+  ciphertext fixed_base_encrypt(const integer& g,
+                                std::vector<std::uint64_t>& a) const;
 
   integer n_;
   integer n2_;
@@ -255,6 +265,10 @@ public:
 
   /// The centered lift of the plaintext, in (-n/2, n/2].
   integer decrypt(const ciphertext& c) const;
+  /// decrypt() of every ciphertext of `cs`, on up to `threads` threads (0:
+  /// every core).
+  std::vector<integer> decrypt_all(std::span<const ciphertext> cs,
+                                   int threads) const;
   /// The textbook decryption, L(c^λ mod n^2) μ mod n with λ = lcm(p - 1,
   /// q - 1) and μ = L((n + 1)^λ mod n^2)^-1, centered like decrypt(): the
   /// reference decrypt()'s CRT is tested against (about 3x slower).

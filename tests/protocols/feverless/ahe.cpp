@@ -160,8 +160,28 @@ BOOST_AUTO_TEST_CASE(corrupt_ciphertexts_are_refused) {
   BOOST_TEST(contains(e, "bad signature"));
 }
 
+BOOST_AUTO_TEST_CASE(threads_change_nothing_but_the_time) {
+  // Encryption and decryption on 3 threads: the same ciphertexts (the
+  // exponents are drawn in order first), so the same noisy model and the
+  // same bytes as on one.
+  auto d = synthetic(100, 5, 31);
+  auto owner = random_owners(100, 3, 31);
+  auto one = ahe_params(2, 3, 12);
+  one.paillier_threads = 1;
+  auto three = one;
+  three.paillier_threads = 3;
+  auto a = train_session(d, one, 3, owner, 31);
+  auto b = train_session(d, three, 3, owner, 31);
+  require_same_models(a, b, 0.0);
+  BOOST_TEST(a.sent[1].at("encrypted") == b.sent[1].at("encrypted"));
+  BOOST_TEST(one.digest() == three.digest()); // not the protocol's
+}
+
 BOOST_AUTO_TEST_CASE(parameters_are_checked_and_digested) {
   params p;
+  p.paillier_threads = -1;
+  BOOST_CHECK_THROW(p.validate(), input_error);
+  p.paillier_threads = 0; // every core
   p.paillier_bits = 1536;
   BOOST_CHECK_THROW(p.validate(), input_error);
   p.paillier_bits = 1024;

@@ -357,6 +357,32 @@ BOOST_AUTO_TEST_CASE(fixed_base_encryption_is_h_s_to_a_short_exponent) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(many_at_once_on_threads_equal_one_at_a_time) {
+  const auto& sk = key(1024, 1);
+  const auto& pk = sk.public_part();
+  std::vector<integer> ms;
+  for (std::int64_t m = -20; m < 20; m += 3)
+    ms.push_back(integer::from_int64(m));
+  auto one_rng = seeded(60);
+  std::vector<ciphertext> each;
+  for (const auto& m : ms)
+    each.push_back(pk.encrypt(m, one_rng));
+  for (int threads : {1, 2, 0}) {
+    auto rng = seeded(60);
+    auto all = pk.encrypt_all(ms, rng, threads);
+    BOOST_REQUIRE_EQUAL(all.size(), ms.size());
+    for (std::size_t i = 0; i < ms.size(); ++i)
+      BOOST_TEST((all[i].c == each[i].c), threads << " threads, #" << i);
+    auto back = sk.decrypt_all(all, threads);
+    for (std::size_t i = 0; i < ms.size(); ++i)
+      BOOST_TEST((back[i] == ms[i]));
+  }
+  // What encrypt() refuses, encrypt_all() refuses before any thread runs.
+  std::vector<integer> too_big{pk.n()};
+  auto rng = seeded(61);
+  BOOST_CHECK_THROW(pk.encrypt_all(too_big, rng, 2), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(encryption_is_randomized_and_keys_follow_the_seed) {
   const auto& sk = key(1024, 1);
   const auto& pk = sk.public_part();
