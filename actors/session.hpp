@@ -107,8 +107,9 @@ struct given_config {
   bool predict = true;
   /// Non-empty: after training, each party keeps its part where it runs.
   protocols::session::model_parts parts;
-  /// Tests only: party c draws from seeded_random(seed * 1000 + c (+ 1 in
-  /// FEVERLESS)). Unset (production): crypto::system_random.
+  /// Tests only: each party draws from a seeded_random derived from this
+  /// and its index (the protocol's config says how). Unset (production):
+  /// crypto::system_random.
   std::optional<std::uint64_t> test_seed;
 };
 

@@ -1,5 +1,7 @@
 #include "protocols/paillier/paillier.hpp"
 
+#include "learners/parallel.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -57,12 +59,20 @@ integer random_bits(random_engine& rng, int bits) {
 
 namespace {
 
-/// Threads for `items` independent jobs: `threads` (0: every core), at
-/// most one per job.
+/// Threads for `items` jobs of a millisecond or so each: `threads` (0:
+/// every core), at most one per job.
 int team_size(int threads, std::size_t items) {
-  auto t = threads > 0 ? threads : omp_get_num_procs();
-  return static_cast<int>(std::max<std::size_t>(
-      1, std::min<std::size_t>(static_cast<std::size_t>(t), items)));
+  return learners::threads_for(items,
+                               threads > 0 ? threads : omp_get_num_procs(), 1);
+}
+
+/// Uniform in [1, n) by rejection.
+integer random_below(random_engine& rng, const integer& n, int bits) {
+  integer r;
+  do
+    r = random_bits(rng, bits);
+  while (mpz_sgn(r.get()) == 0 || mpz_cmp(r.get(), n.get()) >= 0);
+  return r;
 }
 
 } // namespace
@@ -259,12 +269,9 @@ std::vector<ciphertext> public_key::encrypt_all(std::span<const integer> ms,
 ciphertext public_key::encrypt_textbook(const integer& m,
                                         random_engine& rng) const {
   auto g = plaintext_part(m);
-  // r uniform in [1, n) by rejection (r shares a factor with n only with
-  // negligible probability: it would factor n).
-  integer r;
-  do
-    r = random_bits(rng, bits_);
-  while (mpz_sgn(r.get()) == 0 || mpz_cmp(r.get(), n_.get()) >= 0);
+  // r shares a factor with n only with negligible probability: it would
+  // factor n.
+  auto r = random_below(rng, n_, bits_);
   ciphertext out;
   mpz_powm(out.c.get(), r.get(), n_.get(), n2_.get());
   r.wipe();
@@ -419,10 +426,23 @@ secret_integer crt_constant(const integer& n, const integer& p,
   return h;
 }
 
-integer n2_of(const integer& n) {
-  integer n2;
+/// DJN's fixed base for n (§4): h = -x^2 mod n for x uniform in Z*_n,
+/// h_s = h^n mod n^2. x is not kept.
+integer fixed_base_for(const integer& n, random_engine& rng) {
+  auto bits = static_cast<int>(mpz_sizeinbase(n.get(), 2));
+  secret_integer x, h;
+  integer g;
+  do {
+    static_cast<integer&>(x) = random_below(rng, n, bits);
+    mpz_gcd(g.get(), x.get(), n.get());
+  } while (mpz_cmp_ui(g.get(), 1) != 0);
+  mpz_mul(h.get(), x.get(), x.get());
+  mpz_neg(h.get(), h.get());
+  mpz_mod(h.get(), h.get(), n.get());
+  integer n2, hs;
   mpz_mul(n2.get(), n.get(), n.get());
-  return n2;
+  mpz_powm(hs.get(), h.get(), n.get(), n2.get());
+  return hs;
 }
 
 secret_integer random_prime(random_engine& rng, int bits) {
@@ -540,18 +560,7 @@ private_key generate_key(int bits, random_engine& rng) {
     if (mpz_cmp_ui(g.get(), 1) != 0 ||
         mpz_sizeinbase(n.get(), 2) != static_cast<std::size_t>(bits))
       continue;
-    // The fixed base: h = -x^2 mod n for a random x in Z*_n, h_s = h^n mod
-    // n^2 (DJN §4; x is not kept).
-    secret_integer x, h;
-    do
-      static_cast<integer&>(x) = random_bits(rng, bits);
-    while (mpz_cmp_ui(x.get(), 1) <= 0 || mpz_cmp(x.get(), n.get()) >= 0 ||
-           (mpz_gcd(g.get(), x.get(), n.get()), mpz_cmp_ui(g.get(), 1) != 0));
-    mpz_mul(h.get(), x.get(), x.get());
-    mpz_neg(h.get(), h.get());
-    mpz_mod(h.get(), h.get(), n.get());
-    integer hs;
-    mpz_powm(hs.get(), h.get(), n.get(), n2_of(n).get());
+    auto hs = fixed_base_for(n, rng);
     return private_key(public_key(std::move(n), std::move(hs)), std::move(p),
                        std::move(q));
   }
