@@ -1670,7 +1670,8 @@ void client::send_offers(outbox& out) {
 }
 
 client::status client::finish_noise(outbox& out) {
-  my_thresholds_.clear(); // this round's window
+  // Chain, as a leader: its thresholds of the round's window (streams).
+  std::vector<crypto::ticket_stream> my_thresholds;
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -1722,7 +1723,7 @@ client::status client::finish_noise(outbox& out) {
         // Its first ticket of the window above the threshold, at f - 1.
         for (std::uint32_t d = 0; d < f; ++d) {
           bool above = chain_ticket(noise, x, tag_noise, d, i) >
-                       chain_ticket(my_thresholds_, level_public_[self_],
+                       chain_ticket(my_thresholds, level_public_[self_],
                                     tag_thresh, d, i);
           if (above != (d + 1 == f))
             return refuse_from(

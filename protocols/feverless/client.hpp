@@ -525,8 +525,6 @@ private:
   // public-chain element of the level (from its LEAD reveal).
   std::array<std::uint8_t, 32> level_digest_{};
   std::vector<crypto::key32> level_public_;
-  /// Chain, as a leader: its thresholds of the round's window (streams).
-  std::vector<crypto::ticket_stream> my_thresholds_;
   best_gains my_gains_;
   node_decisions my_decisions_;
   std::vector<node_plan> plans_;
