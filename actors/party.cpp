@@ -122,6 +122,10 @@ struct party_hooks : loading_party_hooks<party_state> {
         [&] {
           st.active.emplace(st.params, std::move(st.loaded.train),
                             passive_ids(st));
+          // Every round evaluated on the test rows (a copy: they are
+          // predicted again after training).
+          if (st.loaded.test_loaded && !st.loaded.test_is_train)
+            st.active->evaluate_rounds_on(st.loaded.test);
           st.bin_seconds = seconds_since(st.started);
           return st.active->start();
         },
@@ -154,11 +158,18 @@ struct party_hooks : loading_party_hooks<party_state> {
     if (!st.active)
       return;
     const auto& m = st.active->model();
-    if (st.training)
-      report_progress(self, m.trees.size(),
-                      static_cast<std::size_t>(st.params.rounds) *
-                          static_cast<std::size_t>(m.outputs()));
-    else if (st.predicting)
+    if (st.training) {
+      // A round counts once evaluated, so that its report has its metrics.
+      const auto& history = st.active->history();
+      auto k = static_cast<std::size_t>(m.outputs());
+      auto done = st.loaded.test_loaded && !st.loaded.test_is_train
+                      ? history.size() * k
+                      : m.trees.size();
+      report_progress(self, done,
+                      static_cast<std::size_t>(st.params.rounds) * k, "train",
+                      history.empty() ? std::map<std::string, double>{}
+                                      : history.back().valid);
+    } else if (st.predicting)
       report_progress(self, 0, 0, "predict");
     report_finished(
         self, *st.active,
@@ -167,7 +178,9 @@ struct party_hooks : loading_party_hooks<party_state> {
                                   seconds_since(st.started),
                                   st.bin_seconds,
                                   st.active->own_splits().size(),
-                                  {}};
+                                  {},
+                                  session::to_wire(st.active->history()),
+                                  st.active->early_stop()};
         },
         // The metrics from its own labels: they stay with it.
         [&](session::predicted& out) {

@@ -182,6 +182,8 @@ struct session_hooks<plain_protocol> {
                                      result.model = std::move(out.model);
                                      result.train_seconds = out.seconds;
                                      result.bin_seconds = out.prepare_seconds;
+                                     result.history = std::move(out.history);
+                                     result.early_stop = out.early_stop;
                                    });
   }
 

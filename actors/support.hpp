@@ -525,7 +525,8 @@ void route(Actor* self, Outbox out) {
 /// busy party repeats its last report on its ticks).
 template <class Actor>
 void report_progress(Actor* self, std::size_t done, std::size_t total,
-                     const char* phase = "train") {
+                     const char* phase = "train",
+                     const std::map<std::string, double>& metrics = {}) {
   auto& st = self->state;
   auto now = now_of(self);
   auto n = static_cast<std::int64_t>(done);
@@ -536,9 +537,17 @@ void report_progress(Actor* self, std::size_t done, std::size_t total,
   st.progress_total = static_cast<std::int64_t>(total);
   st.progress_phase = phase;
   st.progress_at = now;
-  self->send(st.coordinator, protocols::session::progress_report{
-                                 phase, static_cast<std::int32_t>(done),
-                                 static_cast<std::int32_t>(total)});
+  protocols::session::progress_report r;
+  r.phase = phase;
+  r.done = static_cast<std::int32_t>(done);
+  r.total = static_cast<std::int32_t>(total);
+  for (const auto& [name, value] : metrics) {
+    r.metric_names.push_back(name);
+    r.metric_values.push_back(value);
+  }
+  for (const auto& [type, count] : st.bytes)
+    r.bytes += count.sent + count.received;
+  self->send(st.coordinator, std::move(r));
 }
 
 /// Tells the coordinator what `role` finished with the last step: its
@@ -813,6 +822,9 @@ struct party_data {
   learners::dataset train, test;
   bool train_loaded = false;
   bool test_loaded = false;
+  /// The test rows are the training rows (no test file): nothing to
+  /// evaluate rounds on.
+  bool test_is_train = false;
 };
 
 /// A party's file as load_party_data reads it by default: the label
@@ -881,6 +893,8 @@ load_party_data(const std::string& me,
   rows.ids().clear();
   (r.test ? d.test : d.train) = std::move(rows);
   (r.test ? d.test_loaded : d.train_loaded) = true;
+  if (r.test)
+    d.test_is_train = r.same_as_train;
   return s;
 }
 

@@ -59,6 +59,13 @@ typename Inspector::result_type inspect(Inspector& f, regression_tree& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, early_stop_outcome& x) {
+  return f(caf::meta::type_name("veil::learners::early_stop_outcome"),
+           x.patience, x.stopped, x.last_round, x.best_round, x.metric,
+           exact(x.best_score));
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, model& x) {
   return f(caf::meta::type_name("veil::learners::model"), x.objective,
            x.num_class, raw(x.base_margin), x.feature_names, x.weak_learner,

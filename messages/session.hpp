@@ -60,10 +60,16 @@ typename Inspector::result_type inspect(Inspector& f, roster& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, round_metrics& x) {
+  return f(caf::meta::type_name("veil::protocols::session::round_metrics"),
+           x.round, x.names, raw(x.values));
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trained& x) {
   return f(caf::meta::type_name("veil::protocols::session::trained"), x.model,
            exact(x.seconds), exact(x.prepare_seconds), x.own_splits,
-           raw(x.report));
+           raw(x.report), x.history, x.early_stop);
 }
 
 template <class Inspector>
@@ -101,7 +107,8 @@ typename Inspector::result_type inspect(Inspector& f, byte_stats& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, progress_report& x) {
   return f(caf::meta::type_name("veil::protocols::session::progress_report"),
-           x.phase, x.done, x.total);
+           x.phase, x.done, x.total, x.metric_names, raw(x.metric_values),
+           x.bytes);
 }
 
 } // namespace veil::protocols::session

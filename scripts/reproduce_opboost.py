@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Reproduce OpBoost's Tables 6, 7 and 8 with `veil train --protocol opboost`.
 
-Writes one CSV row per run (appending; a row already in the CSV is not run
-again, so an interrupted run resumes). Summaries: --summary prints the
-tables docs/reproduction/opboost.md quotes, from the CSV alone.
+Writes one CSV row per run to build/bench/opboost_repro.csv (--plan timing:
+build/bench/opboost_timing.csv), appending; a row already in the CSV is not
+run again, so an interrupted run resumes. Runs build/veil (--veil picks
+another binary). Summaries: --summary prints the tables
+docs/reproduction/opboost.md quotes, from the CSV alone.
 
     scripts/reproduce_opboost.py --plan table6 --repeats 3
     scripts/reproduce_opboost.py --plan timing --repeats 5   # Tables 7, 8
@@ -470,11 +472,11 @@ def table78(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--veil", default=os.path.join(ROOT, "build-o", "veil"))
-    ap.add_argument("--out", default=os.path.join(ROOT, "build-o",
+    ap.add_argument("--veil", default=os.path.join(ROOT, "build", "veil"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench",
                                                   "opboost_repro.csv"))
     ap.add_argument("--timing-out",
-                    default=os.path.join(ROOT, "build-o",
+                    default=os.path.join(ROOT, "build", "bench",
                                          "opboost_timing.csv"),
                     help="the CSV of --plan timing (Tables 7 and 8)")
     ap.add_argument("--plan", choices=("table6", "grid", "timing"),
@@ -496,6 +498,10 @@ def main():
         return
     if a.plan == "timing":
         a.out = a.timing_out  # timed alone, not mixed with accuracy runs
+    if not os.access(a.veil, os.X_OK):
+        sys.exit("%s not found: build it first (make), or pass --veil"
+                 % a.veil)
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     done = {key(r) for r in read_csv(a.out)}
     todo = [r for r in plan(a.plan, a.repeats, a.datasets.split(","))
             if key(r) not in done]

@@ -8,6 +8,7 @@
 
 #include "actors/session.hpp"
 #include "learners/boost/booster.hpp"
+#include "learners/boost/importance.hpp"
 #include "learners/boost/model.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/data/dataset.hpp"
@@ -138,6 +139,26 @@ int run_help(const std::string& protocol, bool markdown);
 double checked_epsilon(const std::string& what, double epsilon);
 double checked_delta(const std::string& what, double delta);
 
+/// The report's "history": per round, its test (validation) metrics and,
+/// with eval_train, its training metrics; rounds without either are left
+/// out.
+nlohmann::json history_json(const std::vector<learners::round_info>& history);
+
+/// The report's "early_stopping": whether it was on, its metric, where it
+/// stopped and the best round.
+nlohmann::json early_stopping_json(const learners::early_stop_outcome& e);
+
+/// The report's "importance": feature -> weight, gain, cover, total_gain,
+/// total_cover (XGBoost's get_score types).
+nlohmann::json
+importance_json(const std::vector<learners::feature_importance>& fs);
+
+/// `m` with its features named by the parties' columns (`features`, by
+/// party in the model's global order), when their count matches.
+learners::model
+with_column_names(learners::model m,
+                  const std::vector<std::vector<std::string>>& features);
+
 /// "auc 0.91  logloss 0.3".
 std::string format_metrics(const std::map<std::string, double>& m);
 
@@ -186,6 +207,13 @@ struct federated_summary {
   double predict_seconds = 0;
   nlohmann::json params = nlohmann::json::object();
   nlohmann::json privacy = nlohmann::json::object();
+  /// Per-round test metrics where the label holder evaluates rounds, and
+  /// what early stopping did.
+  std::vector<learners::round_info> history;
+  learners::early_stop_outcome early_stop;
+  /// Feature importance the coordinator may know, and who knows what.
+  nlohmann::json importance = nlohmann::json::object();
+  std::string importance_note;
   /// Party -> its part file (save_session_model), and whose split tables
   /// reached this process.
   nlohmann::json model_parts = nlohmann::json::object();
@@ -220,21 +248,6 @@ federated_summary summary_of(const Result& r, const Parties& parties) {
 /// parts and privacy.
 nlohmann::json federated_report(const federated_summary& s,
                                 const train_options& o);
-
-/// The "[tree 3/10]" line on stderr while a federated session trains, in a
-/// terminal and without --quiet; cleared when it goes out of scope.
-class tree_progress {
-public:
-  explicit tree_progress(bool quiet);
-  ~tree_progress();
-  tree_progress(const tree_progress&) = delete;
-  tree_progress& operator=(const tree_progress&) = delete;
-  /// What the session calls with each progress report.
-  actors::progress_fn callback() const;
-
-private:
-  bool shown_;
-};
 
 using learners::csv_header;
 using learners::is_libsvm_path;

@@ -76,24 +76,6 @@ int run_predict(const predict_options& o) {
   return 0;
 }
 
-tree_progress::tree_progress(bool quiet)
-    : shown_(!quiet && ::isatty(STDERR_FILENO)) {}
-
-tree_progress::~tree_progress() {
-  if (shown_)
-    std::cerr << "\r\033[K" << std::flush;
-}
-
-actors::progress_fn tree_progress::callback() const {
-  if (!shown_)
-    return {};
-  return [](const protocols::session::progress_report& r) {
-    if (r.phase == "train" && r.total > 0)
-      std::cerr << "\r[tree " << r.done << "/" << r.total << "]\033[K"
-                << std::flush;
-  };
-}
-
 int run_help(const std::string& protocol, bool markdown) {
   if (protocol.empty() && markdown) {
     std::cout << protocols::model_parts_markdown();

@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/veil/commands.hpp"
+#include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/settings.hpp"
+#include "learners/boost/importance.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/data/synthetic.hpp"
@@ -21,6 +23,7 @@
 namespace veil::apps {
 
 using learners::dataset;
+using learners::training_result;
 using nlohmann::json;
 
 std::pair<dataset, dataset> builtin_data(const train_options& o,
@@ -202,7 +205,10 @@ json federated_report(const federated_summary& s, const train_options& o) {
           {"split_tables_exported", s.split_tables_exported},
           {"model_parts", s.model_parts},
           {"privacy", s.privacy},
-          {"history", json::array()}};
+          {"history", history_json(s.history)},
+          {"early_stopping", early_stopping_json(s.early_stop)},
+          {"importance", s.importance},
+          {"importance_note", s.importance_note}};
 }
 
 std::string federated_note(const std::string& protocol,
@@ -297,6 +303,55 @@ network_line(const protocols::session::link_model& link,
   return out.str();
 }
 
+json history_json(const std::vector<learners::round_info>& history) {
+  json out = json::array();
+  for (const auto& r : history) {
+    json entry = {{"round", r.round}};
+    if (!r.valid.empty())
+      entry["test"] = r.valid;
+    if (!r.train.empty())
+      entry["train"] = r.train;
+    if (entry.size() > 1)
+      out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+json early_stopping_json(const learners::early_stop_outcome& e) {
+  if (e.patience <= 0)
+    return {{"enabled", false}};
+  return {{"enabled", true},
+          {"rounds", e.patience},
+          {"metric", e.metric},
+          {"on", "test"},
+          {"stopped", e.stopped},
+          {"last_round", e.last_round},
+          {"best_round", e.best_round},
+          {"best_score", e.best_score}};
+}
+
+learners::model
+with_column_names(learners::model m,
+                  const std::vector<std::vector<std::string>>& features) {
+  std::vector<std::string> names;
+  for (const auto& f : features)
+    names.insert(names.end(), f.begin(), f.end());
+  if (names.size() == m.feature_names.size())
+    m.feature_names = std::move(names);
+  return m;
+}
+
+json importance_json(const std::vector<learners::feature_importance>& fs) {
+  json out = json::object();
+  for (const auto& f : fs)
+    out[f.feature] = {{"weight", f.weight},
+                      {"gain", f.gain()},
+                      {"cover", f.cover()},
+                      {"total_gain", f.total_gain},
+                      {"total_cover", f.total_cover}};
+  return out;
+}
+
 int run_train(train_options o) {
   if (!o.config.empty())
     return run_config_train(o);
@@ -343,18 +398,16 @@ int run_train(train_options o) {
   if (p.num_class == 0)
     p.num_class = 2;
 
-  bool progress = !o.quiet && ::isatty(STDERR_FILENO);
-  auto on_round = [&](const learners::round_info& r) {
-    std::cerr << "\r[round " << r.round << "/" << r.rounds << "] "
-              << (r.valid.empty() ? "" : "test: ") << format_metrics(r.valid)
-              << "\033[K" << std::flush;
-  };
-  const dataset* valid = have_test ? &test_set : nullptr;
-  auto result = progress ? learners::train(train_set, valid, p, on_round)
-                         : learners::train(train_set, valid, p);
-  if (progress)
-    std::cerr << "\n";
-
+  training_result result;
+  {
+    progress_printer progress(o.quiet, "round", "test");
+    auto on_round = [&](const learners::round_info& r) {
+      progress.show(static_cast<std::size_t>(r.round),
+                    static_cast<std::size_t>(r.rounds), r.valid);
+    };
+    result = learners::train(train_set, have_test ? &test_set : nullptr, p,
+                             on_round);
+  }
   const dataset& eval_set = have_test ? test_set : train_set;
   auto obj = result.model.make_objective();
   auto preds = result.model.predict(eval_set, p.threads);
@@ -368,34 +421,34 @@ int run_train(train_options o) {
             << result.train_seconds << " s\n"
             << std::defaultfloat << (have_test ? "test" : "train") << ": "
             << format_metrics(metrics) << "\n";
+  if (auto line = result.early_stop.describe("test"); !line.empty())
+    std::cout << line << "\n";
 
   if (!o.model_out.empty())
     learners::save_model(result.model, o.model_out);
   if (!o.report.empty()) {
-    json history = json::array();
-    for (auto& r : result.history)
-      if (!r.valid.empty() || !r.train.empty())
-        history.push_back(
-            {{"round", r.round}, {"test", r.valid}, {"train", r.train}});
-    json report = {{"veil_version", VEIL_VERSION},
-                   {"protocol", o.protocol},
-                   {"data", data_name},
-                   {"objective", learners::to_string(p.objective)},
-                   {"rows", train_set.rows()},
-                   {"test_rows", have_test ? test_set.rows() : 0},
-                   {"features", train_set.features()},
-                   {"parties", 1},
-                   {"weak_learner", result.model.weak_learner},
-                   {"trees", result.model.trees.size()},
-                   {"rounds", result.model.rounds()},
-                   {"best_round", result.best_round},
-                   {"params", booster_params_json(p, result.model)},
-                   {"metrics", metrics},
-                   {"metrics_on", have_test ? "test" : "train"},
-                   {"bin_seconds", result.bin_seconds},
-                   {"train_seconds", result.train_seconds},
-                   {"privacy", {{"mechanism", "none"}}},
-                   {"history", history}};
+    json report = {
+        {"veil_version", VEIL_VERSION},
+        {"protocol", o.protocol},
+        {"data", data_name},
+        {"objective", learners::to_string(p.objective)},
+        {"rows", train_set.rows()},
+        {"test_rows", have_test ? test_set.rows() : 0},
+        {"features", train_set.features()},
+        {"parties", 1},
+        {"weak_learner", result.model.weak_learner},
+        {"trees", result.model.trees.size()},
+        {"rounds", result.model.rounds()},
+        {"best_round", result.best_round},
+        {"params", booster_params_json(p, result.model)},
+        {"metrics", metrics},
+        {"metrics_on", have_test ? "test" : "train"},
+        {"bin_seconds", result.bin_seconds},
+        {"train_seconds", result.train_seconds},
+        {"privacy", {{"mechanism", "none"}}},
+        {"history", history_json(result.history)},
+        {"early_stopping", early_stopping_json(result.early_stop)},
+        {"importance", importance_json(learners::importance(result.model))}};
     learners::write_file_atomically(o.report, report.dump(2) + "\n");
   }
   return 0;

@@ -7,6 +7,7 @@
 
 #include "actors/live_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "learners/input_error.hpp"
@@ -85,9 +86,6 @@ int run_config_train(const train_options& o) {
 
 int run_plain_config(const session_config& c, const train_options& o) {
   auto p = c.params;
-  if (p.early_stopping_rounds > 0)
-    throw input_error(c.source + ": early_stopping_rounds is not available "
-                                 "with the plain protocol");
   if (p.objective == learners::objective_kind::multi_softmax &&
       p.num_class == 0)
     throw input_error(c.source + ": multi:softmax with the plain protocol "
@@ -97,6 +95,9 @@ int run_plain_config(const session_config& c, const train_options& o) {
     p.num_class = 2;
 
   auto file = session_file(c, o);
+  if (p.early_stopping_rounds > 0 && !file.have_test)
+    throw input_error(c.source + ": early_stopping_rounds watches the test "
+                                 "rows: give every party a test file");
   actors::session_config cfg;
   file.fill(cfg);
   cfg.params = p;
@@ -104,7 +105,7 @@ int run_plain_config(const session_config& c, const train_options& o) {
       file.have_test ? actors::evaluation::test : actors::evaluation::train;
   actors::session_outcome out;
   {
-    tree_progress progress(o.quiet);
+    progress_printer progress(o.quiet, "tree");
     out = actors::live_session<actors::plain_protocol>::run(
         cfg, file.tls, {}, progress.callback());
   }

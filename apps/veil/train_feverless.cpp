@@ -16,6 +16,7 @@
 
 #include "actors/feverless_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
@@ -78,8 +79,8 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   std::cout << "trained " << sum.trees << " trees on " << r.rows << " rows x "
             << sum.total_features() << " features in " << std::fixed
             << std::setprecision(3) << r.train_seconds << " s ("
-            << info.protocol << ", " << info.where << ", " << sum.total_bytes()
-            << " bytes exchanged)\n"
+            << info.protocol << ", " << info.where << ", "
+            << human_bytes(sum.total_bytes()) << " exchanged)\n"
             << std::defaultfloat;
   if (auto line =
           network_line(o.link, sum.bytes, r.train_seconds + r.predict_seconds);
@@ -198,7 +199,7 @@ int run_feverless_train(const train_options& o) {
                                o.seed, data_name);
   actors::feverless_outcome out;
   {
-    tree_progress progress(o.quiet);
+    progress_printer progress(o.quiet, "tree");
     out =
         actors::feverless_session::run(std::move(cfg), {}, progress.callback());
   }
@@ -240,7 +241,7 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   cfg.params = p;
   actors::feverless_outcome out;
   {
-    tree_progress progress(o.quiet);
+    progress_printer progress(o.quiet, "tree");
     out =
         actors::feverless_session::run(cfg, file.tls, {}, progress.callback());
   }

@@ -25,6 +25,7 @@
 
 #include "actors/opboost_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
@@ -163,7 +164,7 @@ int run_opboost_train(const train_options& o) {
               << join(dealt.clamped) << "\n";
   actors::opboost_outcome out;
   {
-    tree_progress progress(o.quiet);
+    progress_printer progress(o.quiet, "tree");
     out = actors::opboost_session::run(std::move(cfg), {}, progress.callback());
   }
   std::vector<double> margins;
@@ -209,7 +210,7 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
             << sum.total_features() << " features in " << std::fixed
             << std::setprecision(3) << r.train_seconds << " s (opboost, "
             << op::to_string(p.learner) << ", " << info.where << ", "
-            << sum.total_bytes() << " bytes exchanged)\n"
+            << human_bytes(sum.total_bytes()) << " exchanged)\n"
             << std::defaultfloat;
   if (auto line =
           network_line(o.link, sum.bytes, r.train_seconds + r.predict_seconds);
@@ -329,7 +330,7 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   }
   actors::opboost_outcome out;
   {
-    tree_progress progress(o.quiet);
+    progress_printer progress(o.quiet, "tree");
     out = actors::opboost_session::run(cfg, file.tls, {}, progress.callback());
   }
   file.name_file(out);

@@ -17,8 +17,10 @@
 
 #include "actors/live_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/settings.hpp"
+#include "learners/boost/importance.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
@@ -85,9 +87,9 @@ int run_plain_train(const train_options& o) {
                       ": the plain protocol needs at least 2 parties (the "
                       "active party with the label and at least one passive "
                       "party); for one party use --protocol centralized");
-  if (p.early_stopping_rounds > 0)
-    throw input_error("--set early_stopping_rounds: not available with "
-                      "--protocol plain (no per-round evaluation)");
+  if (p.early_stopping_rounds > 0 && !o.data.empty() && o.test.empty())
+    throw input_error("--set early_stopping_rounds: it watches the test "
+                      "rows; give them with --test");
   auto timeout = checked_timeout(o.timeout, "--timeout");
 
   // Data files: the given ones, or the built-in data written to a scratch
@@ -154,7 +156,7 @@ int run_plain_train(const train_options& o) {
 
   actors::session_outcome out;
   {
-    tree_progress progress(o.quiet);
+    progress_printer progress(o.quiet, "tree");
     out = plain_session::run(cfg, {}, {}, progress.callback());
   }
   return report_federated(out, cfg, o, data_name, have_test,
@@ -185,14 +187,23 @@ int report_federated(const actors::session_outcome& out,
   sum.metrics_on = r.metrics_on;
   sum.train_seconds = r.train_seconds;
   sum.predict_seconds = r.predict_seconds;
+  sum.history = session::from_wire(r.history, p.rounds);
+  sum.early_stop = r.early_stop;
+  // The active party names every split's feature in this protocol.
+  sum.importance = importance_json(
+      learners::importance(with_column_names(r.model, r.features)));
+  sum.importance_note = "every party's features: the active party knows "
+                        "which feature each split uses in the plain protocol";
   std::cout << "trained " << r.model.rounds() << " rounds (" << sum.trees << " "
             << (p.tree.oblivious ? "decision tables" : "trees") << ") on "
             << r.rows << " rows x " << sum.total_features() << " features in "
             << std::fixed << std::setprecision(3) << r.train_seconds
-            << " s (plain protocol, " << where << ", " << sum.total_bytes()
-            << " bytes exchanged)\n"
+            << " s (plain protocol, " << where << ", "
+            << human_bytes(sum.total_bytes()) << " exchanged)\n"
             << std::defaultfloat << r.metrics_on << ": "
             << format_metrics(sum.metrics) << "\n";
+  if (auto line = r.early_stop.describe("test"); !line.empty())
+    std::cout << line << "\n";
   if (auto line =
           network_line(o.link, r.bytes, r.train_seconds + r.predict_seconds);
       !line.empty())
@@ -228,7 +239,9 @@ int report_federated(const actors::session_outcome& out,
     auto report = federated_report(sum, o);
     report["weak_learner"] = r.model.weak_learner;
     report["rounds"] = r.model.rounds();
-    report["best_round"] = r.model.rounds();
+    report["best_round"] = r.early_stop.patience > 0
+                               ? r.early_stop.best_round
+                               : static_cast<int>(r.model.rounds());
     report["bin_seconds"] = r.bin_seconds;
     report["load_seconds"] = r.load_seconds;
     learners::write_file_atomically(o.report, report.dump(2) + "\n");

@@ -1,4 +1,5 @@
 #include "learners/boost/booster.hpp"
+#include "learners/boost/early_stopping.hpp"
 
 #include <chrono>
 #include <numeric>
@@ -104,7 +105,9 @@ training_result train(const dataset& train_set, const dataset* valid,
     std::fill(margins.begin() + c * n, margins.begin() + (c + 1) * n,
               m.base_margin[c]);
   std::vector<double> valid_margins;
-  bool evaluate_valid = valid && (on_round || p.early_stopping_rounds > 0);
+  // Every round is evaluated when there is a validation set, whoever
+  // watches: the history is part of the result, not of the terminal.
+  bool evaluate_valid = valid != nullptr;
   if (evaluate_valid) {
     valid_margins.resize(valid_aligned.rows() * k);
     for (std::size_t c = 0; c < k; ++c)
@@ -116,9 +119,7 @@ training_result train(const dataset& train_set, const dataset* valid,
   std::vector<std::uint32_t> all_rows(n);
   std::iota(all_rows.begin(), all_rows.end(), 0u);
   local_split_finder finder(bins, cuts, p.tree, p.threads);
-  auto [metric, larger_better] = default_metric(obj);
-  double best_score = 0;
-  int since_best = 0;
+  early_stopping stopper(obj, valid ? p.early_stopping_rounds : 0);
 
   for (int round = 1; round <= p.rounds; ++round) {
     obj.gradients(train_set.labels(), margins, grads, p.threads);
@@ -160,25 +161,16 @@ training_result train(const dataset& train_set, const dataset* valid,
       info.valid = evaluate(obj, valid_aligned.labels(),
                             obj.transform(valid_margins, valid_aligned.rows()));
     result.history.push_back(info);
-    result.best_round = round;
+    bool stop = evaluate_valid && stopper.should_stop(round, info.valid);
     if (on_round)
       on_round(info);
-    if (p.early_stopping_rounds > 0 && valid) {
-      double score = info.valid.at(metric);
-      bool better = round == 1 ||
-                    (larger_better ? score > best_score : score < best_score);
-      if (better) {
-        best_score = score;
-        since_best = 0;
-      } else if (++since_best >= p.early_stopping_rounds) {
-        result.best_round = round - since_best;
-        m.trees.resize(static_cast<std::size_t>(result.best_round) * k);
-        break;
-      }
-    }
+    if (stop)
+      break;
   }
-  if (p.early_stopping_rounds > 0 && valid && since_best > 0) {
-    result.best_round = static_cast<int>(result.history.size()) - since_best;
+  result.early_stop = stopper.outcome();
+  result.best_round = static_cast<int>(result.history.size());
+  if (stopper.enabled()) { // keep the best rounds only
+    result.best_round = result.early_stop.best_round;
     m.trees.resize(static_cast<std::size_t>(result.best_round) * k);
   }
   result.train_seconds = seconds_since(t0);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "learners/boost/early_stopping.hpp"
 #include "learners/boost/model.hpp"
 #include "learners/data/dataset.hpp"
 #include "learners/tree/tree_params.hpp"
@@ -65,13 +66,17 @@ struct training_result {
   /// 1-based round with the best validation metric (the last one without
   /// early stopping).
   int best_round = 0;
+  /// Early stopping's metric, best round and whether it stopped (patience
+  /// 0 when off or without a validation set).
+  early_stop_outcome early_stop;
   double bin_seconds = 0;
   double train_seconds = 0;
 };
 
 /// Centralized gradient boosting: bins the training set once, then grows
 /// `rounds` trees (or decision tables) per output. `valid`, when given, is
-/// evaluated every round if `on_round` is set or early stopping is on.
+/// evaluated every round (the history's valid metrics) and watched by early
+/// stopping; `on_round` is called after each round.
 training_result
 train(const dataset& train, const dataset* valid, const booster_params& p,
       const std::function<void(const round_info&)>& on_round = {});

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "learners/input_error.hpp"
+#include "learners/metrics/metrics.hpp"
 #include "learners/split/split.hpp"
 #include "learners/tree/local_split_finder.hpp"
 
@@ -29,7 +30,8 @@ active_party::active_party(const learners::booster_params& p,
                            learners::dataset own,
                            std::vector<party_id> passives)
     : params_(p), objective_(p.objective, p.num_class), own_(std::move(own)),
-      own_features_(own_.features()), passives_(std::move(passives)) {
+      own_features_(own_.features()), passives_(std::move(passives)),
+      stopper_(objective_, 0) {
   params_.validate();
   if (!own_.has_labels())
     throw input_error("the active party holds no labels");
@@ -108,6 +110,30 @@ active_party active_party::restored(learners::model m, std::size_t own_features,
   return a;
 }
 
+void active_party::evaluate_rounds_on(learners::dataset own_valid) {
+  if (phase_ != phase::idle)
+    throw std::logic_error("active_party: evaluate_rounds_on after start");
+  if (own_valid.features() != own_features_)
+    throw input_error("the validation data of the active party has " +
+                      std::to_string(own_valid.features()) +
+                      " features, the training data has " +
+                      std::to_string(own_features_));
+  if (!own_valid.has_labels())
+    throw input_error("the validation data of the active party has no "
+                      "labels");
+  objective_.check_labels(own_valid.labels());
+  valid_ = std::move(own_valid);
+  evaluating_ = true;
+  stopper_ =
+      learners::early_stopping(objective_, params_.early_stopping_rounds);
+  auto k = static_cast<std::size_t>(objective_.outputs());
+  auto n = valid_.rows();
+  valid_margins_.resize(n * k);
+  for (std::size_t c = 0; c < k; ++c)
+    std::fill(valid_margins_.begin() + c * n,
+              valid_margins_.begin() + (c + 1) * n, model_.base_margin[c]);
+}
+
 outbox active_party::start() {
   outbox out;
   if (passives_.empty()) {
@@ -142,7 +168,7 @@ outcome<outbox> active_party::on_message(party_id from, const message& m) {
       x && phase_ == phase::awaiting_answers)
     return on_split_answer(from, *x);
   if (auto* x = std::get_if<predict_answer>(&m);
-      x && phase_ == phase::predicting)
+      x && (phase_ == phase::predicting || phase_ == phase::validating))
     return on_predict_answer(from, *x);
   return refuse(message_name(m), "unexpected at this step");
 }
@@ -436,11 +462,50 @@ outbox active_party::finish_tree() {
   grower_.reset();
   if (++class_ < objective_.outputs())
     return begin_tree();
-  if (++round_ < params_.rounds)
+  ++round_;
+  return evaluating_ ? start_round_evaluation() : next_round();
+}
+
+outbox active_party::next_round() {
+  if (round_ < params_.rounds && !stopper_.outcome().stopped)
     return begin_round();
+  if (stopper_.enabled()) // keep the best rounds, as centralized training
+    model_.trees.resize(
+        static_cast<std::size_t>(stopper_.outcome().best_round) *
+        static_cast<std::size_t>(objective_.outputs()));
   phase_ = phase::trained;
   std::fill(waiting_.begin(), waiting_.end(), false);
   return outbox{};
+}
+
+outbox active_party::start_round_evaluation() {
+  auto k = static_cast<std::size_t>(objective_.outputs());
+  first_tree_ = model_.trees.size() - k;
+  positions_.assign(k * valid_.rows(), 0);
+  predict_depth_ = 0;
+  phase_ = phase::validating;
+  return predict_step();
+}
+
+outbox active_party::finish_round_evaluation() {
+  // As centralized training: each tree's leaf value added in double.
+  auto n = valid_.rows();
+  for (std::size_t t = first_tree_; t < model_.trees.size(); ++t) {
+    const auto& tree = model_.trees[t];
+    auto* margins =
+        valid_margins_.data() + static_cast<std::size_t>(tree.target) * n;
+    const auto* pos = positions_.data() + (t - first_tree_) * n;
+    for (std::size_t i = 0; i < n; ++i)
+      margins[i] += tree.nodes[pos[i]].value;
+  }
+  learners::round_info info;
+  info.round = round_;
+  info.rounds = params_.rounds;
+  info.valid = learners::evaluate(objective_, valid_.labels(),
+                                  objective_.transform(valid_margins_, n));
+  history_.push_back(info);
+  stopper_.should_stop(round_, info.valid);
+  return next_round();
 }
 
 outbox active_party::start_predict(learners::dataset own_eval) {
@@ -452,6 +517,7 @@ outbox active_party::start_predict(learners::dataset own_eval) {
                       " features, the training data had " +
                       std::to_string(own_features_));
   eval_ = std::move(own_eval);
+  first_tree_ = 0;
   positions_.assign(model_.trees.size() * eval_.rows(), 0);
   predict_depth_ = 0;
   phase_ = phase::predicting;
@@ -459,7 +525,8 @@ outbox active_party::start_predict(learners::dataset own_eval) {
 }
 
 outbox active_party::predict_step() {
-  auto n = eval_.rows();
+  const auto& rows = predicting();
+  auto n = rows.rows();
   // Tree after tree (so the groups come in ascending (tree, node) order):
   // walk own splits as far as they go, then bucket the rows waiting at a
   // passive party's split by node, each node's rows straight into its
@@ -471,16 +538,16 @@ outbox active_party::predict_step() {
   std::vector<std::int32_t> node_of;
   std::vector<std::uint32_t> row_of;
   std::vector<std::uint32_t> count, cursor, party_of;
-  for (std::size_t t = 0; t < model_.trees.size(); ++t) {
+  for (std::size_t t = first_tree_; t < model_.trees.size(); ++t) {
     const auto& nodes = model_.trees[t].nodes;
-    auto* positions = positions_.data() + t * n;
+    auto* positions = positions_.data() + (t - first_tree_) * n;
     node_of.clear();
     row_of.clear();
     auto walk = [&](std::uint32_t i) {
       auto pos = positions[i];
       while (!nodes[pos].is_leaf() && nodes[pos].owner == 0) {
         const auto& nd = nodes[pos];
-        float x = eval_.value(i, static_cast<std::size_t>(nd.feature));
+        float x = rows.value(i, static_cast<std::size_t>(nd.feature));
         bool left =
             learners::is_missing(x) ? nd.default_left : x < nd.threshold;
         pos = left ? nd.left : nd.right;
@@ -553,6 +620,8 @@ outbox active_party::predict_step() {
     ++predict_depth_;
     return out;
   }
+  if (phase_ == phase::validating)
+    return finish_round_evaluation();
   // Every row of every tree is at a leaf: sum as model::predict_margin does.
   auto k = static_cast<std::size_t>(objective_.outputs());
   predicted_.assign(n * k, 0);
@@ -583,14 +652,15 @@ outcome<outbox> active_party::on_predict_answer(party_id from,
     need += packed_size(q.offsets[g + 1] - q.offsets[g]);
   if (m.goes_left_bits.size() != need)
     return refuse("predict_answer", "wrong number of bits");
-  auto n = eval_.rows();
+  auto n = predicting().rows();
   std::size_t offset = 0;
   for (std::size_t g = 0; g < q.nodes.size(); ++g) {
     auto count = q.offsets[g + 1] - q.offsets[g];
     const auto* bits = m.goes_left_bits.data() + offset;
     offset += packed_size(count);
     const auto& nd = model_.trees[q.trees[g]].nodes[q.nodes[g]];
-    auto* pos = positions_.data() + static_cast<std::size_t>(q.trees[g]) * n;
+    auto* pos = positions_.data() +
+                (static_cast<std::size_t>(q.trees[g]) - first_tree_) * n;
     const auto* rows = q.rows.data() + q.offsets[g];
     for (std::size_t j = 0; j < count; ++j)
       pos[rows[j]] = (bits[j / 8] >> (j % 8)) & 1u ? nd.left : nd.right;

@@ -7,6 +7,7 @@
 #include "learners/binning/bin_matrix.hpp"
 #include "learners/binning/quantile_cuts.hpp"
 #include "learners/boost/booster.hpp"
+#include "learners/boost/early_stopping.hpp"
 #include "learners/boost/model.hpp"
 #include "learners/hist/histogram.hpp"
 #include "learners/tree/tree_grower.hpp"
@@ -41,6 +42,14 @@ public:
   static active_party restored(learners::model m, std::size_t own_features,
                                std::vector<party_id> passives);
 
+  /// Evaluates every round on `own_valid` (the active party's columns of
+  /// the validation rows, with their labels; each passive party holds its
+  /// columns of them as its prediction data): after a round, its trees are
+  /// predicted federatedly on those rows, the round's metrics go to
+  /// history() and, with early_stopping_rounds, training stops when they
+  /// stopped improving (the model keeps the best rounds). Before start().
+  void evaluate_rounds_on(learners::dataset own_valid);
+
   /// Starts training: setup to every passive party.
   outbox start();
 
@@ -48,6 +57,13 @@ public:
   outcome<outbox> on_message(party_id from, const message& m);
 
   bool training_done() const { return phase_ == phase::trained; }
+
+  /// One entry per round evaluated (evaluate_rounds_on), with its
+  /// validation metrics; and what early stopping did.
+  const std::vector<learners::round_info>& history() const { return history_; }
+  const learners::early_stop_outcome& early_stop() const {
+    return stopper_.outcome();
+  }
 
   /// The federated model: structure and leaf values. A passive party's
   /// split has owner = its id, feature = its global index, and a NaN
@@ -72,13 +88,14 @@ public:
 
 private:
   explicit active_party(learners::objective objective)
-      : objective_(std::move(objective)) {}
+      : objective_(std::move(objective)), stopper_(objective_, 0) {}
 
   enum class phase {
     idle,
     awaiting_setup,
     awaiting_histograms,
     awaiting_answers,
+    validating, // the last round's trees on the validation rows
     trained,
     predicting,
     predicted
@@ -95,7 +112,13 @@ private:
   outbox evaluate();
   outbox finish_level();
   outbox finish_tree();
+  outbox next_round();
+  outbox start_round_evaluation();
+  outbox finish_round_evaluation();
   outbox predict_step();
+  const learners::dataset& predicting() const {
+    return phase_ == phase::validating ? valid_ : eval_;
+  }
   std::size_t party_index(party_id p) const;
   std::span<const learners::grad_pair> class_grads() const;
 
@@ -125,10 +148,20 @@ private:
   std::vector<party_id> decision_owner_; // by frontier index; 0 = own
   split_table own_splits_;
 
-  // Prediction.
+  // Per-round evaluation.
+  learners::dataset valid_;
+  bool evaluating_ = false;
+  std::vector<double> valid_margins_; // output-major
+  std::vector<learners::round_info> history_;
+  learners::early_stopping stopper_;
+
+  // Prediction (of eval_, or of valid_ while validating): the trees from
+  // first_tree_ on.
   learners::dataset eval_;
-  std::vector<std::int32_t> positions_; // tree-major: t * rows + i
-  std::vector<predict_query> queries_;  // by passive index
+  std::size_t first_tree_ = 0;
+  // Tree-major: (t - first_tree_) * rows + i.
+  std::vector<std::int32_t> positions_;
+  std::vector<predict_query> queries_; // by passive index
   std::vector<double> predicted_;
   std::int32_t predict_depth_ = 0;
 };

@@ -32,4 +32,35 @@ std::uint64_t byte_stats::total_received() const {
   return std::accumulate(received.begin(), received.end(), std::uint64_t{0});
 }
 
+std::vector<round_metrics>
+to_wire(const std::vector<learners::round_info>& history) {
+  std::vector<round_metrics> out;
+  out.reserve(history.size());
+  for (const auto& r : history) {
+    round_metrics m;
+    m.round = r.round;
+    for (const auto& [name, value] : r.valid) {
+      m.names.push_back(name);
+      m.values.push_back(value);
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<learners::round_info>
+from_wire(const std::vector<round_metrics>& history, int rounds) {
+  std::vector<learners::round_info> out;
+  out.reserve(history.size());
+  for (const auto& m : history) {
+    learners::round_info r;
+    r.round = m.round;
+    r.rounds = rounds;
+    for (std::size_t i = 0; i < m.names.size() && i < m.values.size(); ++i)
+      r.valid[m.names[i]] = m.values[i];
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 } // namespace veil::protocols::session

@@ -126,6 +126,19 @@ struct roster {
 /// training in `report`: a protocol struct packed by messages::pack
 /// (FEVERLESS: the privacy report and, when exported, the split table;
 /// OpBoost: the budget spent), empty if it has none.
+/// The label holder's metrics of the validation rows after one round.
+struct round_metrics {
+  std::int32_t round = 0; ///< 1-based
+  std::vector<std::string> names;
+  std::vector<double> values;
+};
+
+/// `history` as it travels, and back.
+std::vector<round_metrics>
+to_wire(const std::vector<learners::round_info>& history);
+std::vector<learners::round_info>
+from_wire(const std::vector<round_metrics>& history, int rounds);
+
 struct trained {
   learners::model model;
   /// Wall time from the train request to the party's last tree.
@@ -135,6 +148,10 @@ struct trained {
   /// The splits this party owns.
   std::uint64_t own_splits = 0;
   std::vector<std::uint8_t> report;
+  /// Per-round evaluation, where the trained party evaluates (empty
+  /// otherwise), and what early stopping did.
+  std::vector<round_metrics> history;
+  learners::early_stop_outcome early_stop;
 };
 
 /// The predicting party -> the coordinator; one message for every
@@ -219,6 +236,12 @@ struct progress_report {
   std::string phase; ///< "train" or "predict"
   std::int32_t done = 0;
   std::int32_t total = 0;
+  /// The last round's validation metrics, where the reporting party
+  /// evaluates rounds (else empty).
+  std::vector<std::string> metric_names;
+  std::vector<double> metric_values;
+  /// Bytes the reporting party has sent and received so far.
+  std::uint64_t bytes = 0;
 };
 
 /// What a plain session produced: everything a report needs.
@@ -242,6 +265,8 @@ struct session_result {
   std::vector<std::string> ids;
   std::vector<std::string> metric_names;
   std::vector<double> metric_values;
+  std::vector<round_metrics> history;
+  learners::early_stop_outcome early_stop;
   double load_seconds = 0;
   double train_seconds = 0;
   double bin_seconds = 0;

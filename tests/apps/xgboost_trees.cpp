@@ -79,6 +79,22 @@ void compare_nodes(const json& x, const regression_tree& v, int ix, int iv,
                                         << ", veil " << n.threshold);
   BOOST_REQUIRE_MESSAGE(x["default_left"][ix].get<int>() == n.default_left,
                         "default direction at " << path);
+  // Feature importance reads these: the split's loss reduction (XGBoost's
+  // loss_changes, gamma not subtracted) and its hessian sum (cover).
+  // XGBoost computes the gain in float as a difference of terms as large as
+  // the parent's G^2 / H = w^2 H (w its base weight), so it is exact to a
+  // few float roundings of that, not of the gain.
+  double x_gain = x["loss_changes"][ix].get<double>();
+  double x_cover = x["sum_hessian"][ix].get<double>();
+  double w = x["base_weights"][ix].get<double>();
+  double term = w * w * (x_cover + 1);
+  BOOST_TEST(std::fabs(x_gain - n.gain) <=
+                 1e-4 * std::fabs(x_gain) + 8 * std::ldexp(term, -24) + 1e-4,
+             "gain at " << path << ": xgboost " << x_gain << ", veil "
+                        << n.gain);
+  BOOST_TEST(std::fabs(x_cover - n.sum_hess) <= 1e-5 * x_cover + 1e-5,
+             "cover at " << path << ": xgboost " << x_cover << ", veil "
+                         << n.sum_hess);
   compare_nodes(x, v, x["left_children"][ix], n.left, path + "L", leaf_tol);
   compare_nodes(x, v, x["right_children"][ix], n.right, path + "R", leaf_tol);
 }

@@ -148,7 +148,17 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   out.model.trees = {t, t};
   out.seconds = 1.5;
   out.own_splits = 3;
+  out.history = {{1, {"auc", "logloss"}, {0.8, 0.5}}, {2, {"auc"}, {0.9}}};
+  out.early_stop = {4, true, 9, 5, "auc", 0.91};
   auto out2 = round_trip(out);
+  BOOST_REQUIRE_EQUAL(out2.history.size(), 2u);
+  BOOST_TEST(out2.history[0].names == out.history[0].names);
+  BOOST_TEST(out2.history[0].values == out.history[0].values);
+  BOOST_TEST(out2.history[1].round == 2);
+  BOOST_TEST(out2.early_stop.stopped);
+  BOOST_TEST(out2.early_stop.best_round == 5);
+  BOOST_TEST(out2.early_stop.metric == "auc");
+  BOOST_TEST(out2.early_stop.best_score == 0.91);
   BOOST_REQUIRE_EQUAL(out2.model.trees.size(), 2u);
   BOOST_TEST(out2.model.trees[1].nodes[2].value == -0.125f);
   BOOST_TEST(out2.model.trees[0].nodes[0].owner == 1);
@@ -165,7 +175,16 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   BOOST_TEST(b.total_received() == 20u);
   BOOST_TEST(b.link_turns == (std::vector<std::uint64_t>{1}));
   BOOST_TEST(b.busy_seconds == 0.5);
-  round_trip(session::progress_report{"train", 3, 10});
+  session::progress_report pr;
+  pr.phase = "train";
+  pr.done = 3;
+  pr.total = 10;
+  pr.metric_names = {"auc"};
+  pr.metric_values = {0.75};
+  pr.bytes = 123456;
+  auto pr2 = round_trip(pr);
+  BOOST_TEST(pr2.metric_values == pr.metric_values);
+  BOOST_TEST(pr2.bytes == 123456u);
 }
 
 BOOST_AUTO_TEST_CASE(registered_names_are_namespaced) {

@@ -9,6 +9,8 @@
 #include <numeric>
 
 #include "learners/boost/booster.hpp"
+#include "learners/boost/early_stopping.hpp"
+#include "learners/boost/importance.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/data/synthetic.hpp"
@@ -136,6 +138,96 @@ BOOST_AUTO_TEST_CASE(early_stopping_keeps_the_best_rounds) {
              boost::test_tools::tolerance(1e-12));
   // And no round after it improved on it for 5 rounds.
   BOOST_TEST(r.history.size() == static_cast<std::size_t>(r.best_round) + 5);
+  // What it did is reported.
+  BOOST_TEST(r.early_stop.stopped);
+  BOOST_TEST(r.early_stop.metric == "auc");
+  BOOST_TEST(r.early_stop.best_round == r.best_round);
+  BOOST_TEST(r.early_stop.last_round == r.best_round + 5);
+  BOOST_TEST(r.early_stop.best_score == best);
+}
+
+// The history does not depend on who watches: without a callback, every
+// round's validation metrics are there.
+BOOST_AUTO_TEST_CASE(history_without_a_callback) {
+  auto d = small_classification(1000, 4);
+  std::vector<std::size_t> head(800), tail(200);
+  std::iota(head.begin(), head.end(), 0);
+  std::iota(tail.begin(), tail.end(), 800);
+  auto tr = d.select_rows(head);
+  auto va = d.select_rows(tail);
+  booster_params p;
+  p.rounds = 7;
+  p.threads = 1;
+  auto r = train(tr, &va, p);
+  BOOST_REQUIRE_EQUAL(r.history.size(), 7u);
+  auto obj = r.model.make_objective();
+  // Round 7's metrics are those of the whole model (whose prediction sums
+  // leaf values in float, the history in double: 7 float roundings).
+  auto expected = evaluate(obj, va.labels(), r.model.predict(va));
+  for (const auto& [k, v] : expected)
+    BOOST_TEST(r.history.back().valid.at(k) == v,
+               boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(!r.early_stop.stopped);
+  BOOST_TEST(r.early_stop.patience == 0);
+}
+
+BOOST_AUTO_TEST_CASE(early_stopping_rule) {
+  objective obj(objective_kind::reg_squarederror, 1); // rmse, smaller wins
+  early_stopping e(obj, 2);
+  BOOST_TEST(!e.should_stop(1, {{"rmse", 5.0}}));
+  BOOST_TEST(!e.should_stop(2, {{"rmse", 4.0}}));
+  BOOST_TEST(!e.should_stop(3, {{"rmse", 4.0}})); // equal is no better
+  BOOST_TEST(!e.should_stop(4, {{"rmse", 3.5}}));
+  BOOST_TEST(!e.should_stop(5, {{"rmse", 3.6}}));
+  BOOST_TEST(e.should_stop(6, {{"rmse", 3.7}}));
+  BOOST_TEST(e.outcome().best_round == 4);
+  BOOST_TEST(e.outcome().best_score == 3.5);
+  BOOST_TEST(e.outcome().last_round == 6);
+  BOOST_TEST(e.outcome().describe("test") ==
+             "stopped early at round 6, best round 4 by rmse 3.5 on test "
+             "(early_stopping_rounds 2)");
+  BOOST_CHECK_THROW(e.should_stop(7, {{"auc", 1.0}}), std::logic_error);
+  early_stopping off(obj, 0); // tracks the best round, never stops
+  for (int r = 1; r <= 10; ++r)
+    BOOST_TEST(!off.should_stop(r, {{"rmse", double(r)}}));
+  BOOST_TEST(off.outcome().best_round == 1);
+  BOOST_TEST(off.outcome().describe("test").empty());
+}
+
+// Importance by hand on a two-tree model: weight counts splits, gain and
+// cover are means over them, sorted by total gain; owners filter.
+BOOST_AUTO_TEST_CASE(feature_importance_by_hand) {
+  model m;
+  m.feature_names = {"a", "b", "c"};
+  auto split = [](std::int32_t feature, float gain, double hess,
+                  std::int32_t owner, std::int32_t left) {
+    tree_node n;
+    n.feature = feature;
+    n.gain = gain;
+    n.sum_hess = hess;
+    n.owner = owner;
+    n.left = left;
+    n.right = left + 1;
+    return n;
+  };
+  regression_tree t1, t2;
+  t1.nodes = {split(0, 10, 100, 0, 1), split(1, 4, 60, 1, 3), tree_node{},
+              tree_node{}, tree_node{}};
+  t2.nodes = {split(0, 6, 100, 0, 1), tree_node{}, tree_node{}};
+  m.trees = {t1, t2};
+  auto all = importance(m);
+  BOOST_REQUIRE_EQUAL(all.size(), 2u);
+  BOOST_TEST(all[0].feature == "a");
+  BOOST_TEST(all[0].weight == 2u);
+  BOOST_TEST(all[0].gain() == 8.0);
+  BOOST_TEST(all[0].cover() == 100.0);
+  BOOST_TEST(all[0].total_gain == 16.0);
+  BOOST_TEST(all[1].feature == "b");
+  BOOST_TEST(all[1].weight == 1u);
+  BOOST_TEST(all[1].total_cover == 60.0);
+  auto party1 = importance(m, {1});
+  BOOST_REQUIRE_EQUAL(party1.size(), 1u);
+  BOOST_TEST(party1[0].feature == "b");
 }
 
 BOOST_AUTO_TEST_CASE(ccpp_regression_beats_the_mean) {

@@ -44,7 +44,7 @@ struct federation {
 federation train_federated(const dataset& train,
                            const learners::booster_params& p,
                            std::size_t parties, std::size_t active_cols,
-                           std::uint64_t seed) {
+                           std::uint64_t seed, const dataset* valid = nullptr) {
   federation f;
   auto m = train.features();
   f.bounds = {0, active_cols};
@@ -58,6 +58,12 @@ federation train_federated(const dataset& train,
   }
   f.active = std::make_unique<active_party>(
       p, columns(train, 0, active_cols, true), ids);
+  if (valid) {
+    f.active->evaluate_rounds_on(columns(*valid, 0, active_cols, true));
+    for (std::size_t q = 1; q < parties; ++q)
+      f.passives[q - 1]->set_predict_data(
+          columns(*valid, f.bounds[q], f.bounds[q + 1], false));
+  }
   plain_pump pump(seed);
   pump.add(0, [&](int from, const message& msg) {
     return f.active->on_message(from, msg);
@@ -229,6 +235,50 @@ BOOST_AUTO_TEST_CASE(multiclass_and_decision_tables) {
   check_equivalence(train, test, p, 3, 3);
   p.tree.oblivious = true;
   check_equivalence(train, test, p, 3, 3);
+}
+
+// Per-round evaluation through federated prediction of each round's trees:
+// the same history as centralized training's validation metrics, and early
+// stopping at the same round with the same trees kept.
+void check_rounds_evaluated(const dataset& train, const dataset& valid,
+                            learners::booster_params p, bool must_stop) {
+  p.threads = 1;
+  auto central = learners::train(train, &valid, p);
+  BOOST_REQUIRE_EQUAL(central.early_stop.stopped, must_stop);
+  auto f = train_federated(train, p, 3, 2, 11, &valid);
+  require_same_model(f, central.model);
+  const auto& fed = f.active->history();
+  BOOST_REQUIRE_EQUAL(fed.size(), central.history.size());
+  for (std::size_t r = 0; r < fed.size(); ++r) {
+    BOOST_TEST(fed[r].round == central.history[r].round);
+    BOOST_TEST(fed[r].valid == central.history[r].valid);
+  }
+  const auto& e = f.active->early_stop();
+  BOOST_TEST(e.stopped == central.early_stop.stopped);
+  BOOST_TEST(e.best_round == central.early_stop.best_round);
+  BOOST_TEST(e.last_round == central.early_stop.last_round);
+  BOOST_TEST(e.metric == central.early_stop.metric);
+}
+
+BOOST_AUTO_TEST_CASE(rounds_evaluated_and_stopped_as_centralized) {
+  auto s = spec(1200, 8, 29);
+  s.flip_y = 0.3; // noisy labels overfit: early stopping must fire
+  auto d = learners::make_classification(s);
+  auto [train, valid] = split_rows(d, 900);
+  learners::booster_params p;
+  p.rounds = 60;
+  p.tree.max_depth = 6;
+  p.tree.eta = 0.5;
+  check_rounds_evaluated(train, valid, p, false);
+  p.early_stopping_rounds = 4;
+  check_rounds_evaluated(train, valid, p, true);
+  // Multi-class: a round is one tree per class.
+  s.classes = 3;
+  d = learners::make_classification(s);
+  std::tie(train, valid) = split_rows(d, 900);
+  p.objective = learners::objective_kind::multi_softmax;
+  p.num_class = 3;
+  check_rounds_evaluated(train, valid, p, true);
 }
 
 BOOST_AUTO_TEST_CASE(delivery_order_does_not_matter) {

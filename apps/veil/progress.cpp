@@ -1,0 +1,107 @@
+#include "apps/veil/progress.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#include "apps/veil/commands.hpp"
+
+namespace veil::apps {
+
+std::string human_bytes(std::uint64_t bytes) {
+  static const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  double v = static_cast<double>(bytes);
+  std::size_t u = 0;
+  while (v >= 1000 && u + 1 < std::size(units)) {
+    v /= 1000;
+    ++u;
+  }
+  std::ostringstream s;
+  if (u == 0)
+    s << bytes << " B";
+  else
+    s << std::fixed
+      << std::setprecision(v < 10    ? 2
+                           : v < 100 ? 1
+                                     : 0)
+      << v << " " << units[u];
+  return s.str();
+}
+
+std::string human_seconds(double seconds) {
+  std::ostringstream s;
+  if (!(seconds >= 0) || !std::isfinite(seconds))
+    return "?";
+  if (seconds < 60) {
+    s << std::fixed << std::setprecision(1) << seconds << " s";
+    return s.str();
+  }
+  auto whole = static_cast<long long>(std::llround(seconds));
+  if (whole < 3600)
+    s << whole / 60 << " min " << std::setw(2) << std::setfill('0')
+      << whole % 60 << " s";
+  else
+    s << whole / 3600 << " h " << std::setw(2) << std::setfill('0')
+      << (whole % 3600) / 60 << " min";
+  return s.str();
+}
+
+progress_printer::progress_printer(bool quiet, std::string unit, std::string on)
+    : quiet_(quiet), terminal_(::isatty(STDERR_FILENO) != 0),
+      unit_(std::move(unit)), on_(std::move(on)),
+      start_(std::chrono::steady_clock::now()) {}
+
+progress_printer::~progress_printer() {
+  if (line_open_)
+    std::cerr << "\n" << std::flush;
+}
+
+void progress_printer::show(std::size_t done, std::size_t total,
+                            const std::map<std::string, double>& metrics,
+                            std::optional<std::uint64_t> bytes) {
+  // Off a terminal, a line per finished step only (a party repeats its
+  // last report while it works).
+  if (quiet_ || done == 0 || (!terminal_ && done == last_done_))
+    return;
+  last_done_ = done;
+  double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
+          .count();
+  std::ostringstream line;
+  line << "[" << unit_ << " " << done << "/" << total << "] "
+       << human_seconds(elapsed);
+  if (done < total)
+    line << ", ETA "
+         << human_seconds(elapsed / static_cast<double>(done) *
+                          static_cast<double>(total - done));
+  if (bytes)
+    line << ", " << human_bytes(*bytes);
+  if (!metrics.empty())
+    line << "  " << on_ << ": " << format_metrics(metrics);
+  if (terminal_) {
+    std::cerr << "\r" << line.str() << "\033[K" << std::flush;
+    line_open_ = true;
+  } else {
+    std::cerr << line.str() << "\n" << std::flush;
+  }
+}
+
+actors::progress_fn progress_printer::callback() {
+  if (quiet_)
+    return {};
+  return [this](const protocols::session::progress_report& r) {
+    if (r.phase != "train" || r.total <= 0)
+      return;
+    std::map<std::string, double> metrics;
+    for (std::size_t i = 0;
+         i < r.metric_names.size() && i < r.metric_values.size(); ++i)
+      metrics[r.metric_names[i]] = r.metric_values[i];
+    show(static_cast<std::size_t>(r.done), static_cast<std::size_t>(r.total),
+         metrics, r.bytes);
+  };
+}
+
+} // namespace veil::apps

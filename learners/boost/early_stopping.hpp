@@ -1,0 +1,47 @@
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "learners/objective/objective.hpp"
+
+namespace veil::learners {
+
+/// What early stopping did: the metric it watched, where training stopped
+/// and which round was best. Reports print it.
+struct early_stop_outcome {
+  int patience = 0;     ///< early_stopping_rounds; 0 = off
+  bool stopped = false; ///< it ended training before the last round
+  int last_round = 0;   ///< the last round trained (1-based)
+  int best_round = 0;   ///< the best round (1-based); the model keeps it
+  std::string metric;   ///< the validation metric it watched
+  double best_score = 0;
+
+  /// "stopped at round 275, best round 265 by auc 0.931 on test" (or
+  /// "ran all 300 rounds, best round 290 ..."), "" when off.
+  std::string describe(const std::string& on) const;
+};
+
+/// Stops boosting when the validation metric has not improved for
+/// `patience` rounds (XGBoost's early_stopping_rounds), watching the
+/// objective's default_metric. The same rule for centralized training and
+/// for every federated protocol's label holder.
+class early_stopping {
+public:
+  early_stopping(const objective& obj, int patience);
+
+  /// Takes round `round`'s (1-based, consecutive) validation metrics;
+  /// true when training should stop after it. Throws std::logic_error if
+  /// the metric is missing.
+  bool should_stop(int round, const std::map<std::string, double>& valid);
+
+  bool enabled() const { return outcome_.patience > 0; }
+  const early_stop_outcome& outcome() const { return outcome_; }
+
+private:
+  bool larger_better_ = true;
+  int since_best_ = 0;
+  early_stop_outcome outcome_;
+};
+
+} // namespace veil::learners
