@@ -212,7 +212,7 @@ struct client_hooks {
                       static_cast<std::size_t>(st.trees));
     report_finished(
         self, *st.role, [&] { return make_trained(st); },
-        [](session::predicted&) {});
+        [&](session::predicted& out) { add_staged(st, *st.role, out); });
   }
   /// Saves this client's split table where it runs.
   static caf::result<std::uint64_t> save_part(client_actor* self,
@@ -435,8 +435,10 @@ struct session_hooks<feverless_protocol>
   /// Client 0 predicts federatedly; the clients' test labels are gathered
   /// for the metrics when they loaded their own.
   static void predict(driver& d, const run& r, feverless_result& result) {
-    auto seconds = d.predict_step(
-        [&](session::predicted& p) { result.margins = std::move(p.margins); });
+    auto seconds = d.predict_step([&](session::predicted& p) {
+      result.margins = std::move(p.margins);
+      take_staged(p, result);
+    });
     if (d.error)
       return;
     result.predict_seconds = seconds;

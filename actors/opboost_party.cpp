@@ -118,6 +118,16 @@ struct party_hooks : loading_party_hooks<party_state> {
         ids.push_back(static_cast<op::party_id>(q));
       st.active = std::make_unique<op::active_party>(
           r.params, std::move(spec.features), std::move(ids));
+      // Party A trains locally in one step: its rounds are the progress.
+      auto k = static_cast<std::size_t>(
+          learners::objective(r.params.booster.objective,
+                              r.params.booster.num_class)
+              .outputs());
+      auto rounds = static_cast<std::size_t>(r.params.booster.rounds);
+      st.active->on_round([self, k, rounds](const learners::round_info& info) {
+        report_progress(self, static_cast<std::size_t>(info.round) * k,
+                        rounds * k);
+      });
       st.eval = std::move(spec.eval);
     } else {
       st.passive = std::make_unique<op::passive_party>(
@@ -179,7 +189,10 @@ struct party_hooks : loading_party_hooks<party_state> {
     }
     report_finished(
         self, *st.active, [&] { return make_trained(st); },
-        [&](session::predicted& out) { out.labels = st.eval_labels; });
+        [&](session::predicted& out) {
+          out.labels = st.eval_labels;
+          add_staged(st, *st.active, out);
+        });
   }
   /// Keeps this party's part of the trained model where it runs: a Party B
   /// its columns' public constants and its mechanism (Party A's part is the
@@ -383,6 +396,7 @@ struct session_hooks<opboost_protocol>
     auto seconds = d.predict_step([&](session::predicted& p) {
       result.margins = std::move(p.margins);
       result.labels = std::move(p.labels);
+      take_staged(p, result);
     });
     if (!d.error)
       result.predict_seconds = seconds;

@@ -15,6 +15,7 @@
 
 #include "learners/boost/booster.hpp"
 #include "learners/boost/model.hpp"
+#include "learners/boost/staged.hpp"
 #include "protocols/session/wire.hpp"
 
 namespace caf {
@@ -182,6 +183,9 @@ struct result_base {
   /// By index: names, byte counts (and what else the protocol reports).
   std::vector<Party> parties;
   std::vector<double> margins; ///< of the predicted rows (predict only)
+  /// Their margins after each round, when the session trained the model
+  /// (learners::staged_margins; empty otherwise): the history's source.
+  learners::staged_margins staged;
   double train_seconds = 0;
   double predict_seconds = 0;
   /// Predictions made so far (a live session may predict many times).

@@ -573,6 +573,26 @@ void report_finished(Actor* self, const Role& role, Trained trained,
   }
 }
 
+/// Adds the rows' margins after each round to a prediction `out` of the
+/// model this session trained (a restored role's prediction has none: no
+/// history to make).
+template <class State, class Role>
+void add_staged(const State& st, const Role& role,
+                protocols::session::predicted& out) {
+  if (st.restored)
+    return;
+  auto s = role.staged_margins();
+  out.staged_stride = static_cast<std::uint32_t>(s.stride);
+  out.staged = std::move(s.values);
+}
+
+/// The coordinator's side: a prediction's staged margins into the result.
+template <class Result>
+void take_staged(protocols::session::predicted& p, Result& result) {
+  result.staged.stride = p.staged_stride;
+  result.staged.values = std::move(p.staged);
+}
+
 /// Once the actor has its role and works: marks it answering and arms its
 /// ticks (busy: the timeout; otherwise the idle bound, see on_tick).
 template <class Actor>

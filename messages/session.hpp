@@ -76,7 +76,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, predicted& x) {
   return f(caf::meta::type_name("veil::protocols::session::predicted"),
            raw(x.margins), exact(x.seconds), x.metric_names,
-           raw(x.metric_values), raw(x.labels));
+           raw(x.metric_values), raw(x.labels), x.staged_stride, raw(x.staged));
 }
 
 template <class Inspector>

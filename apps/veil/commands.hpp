@@ -294,6 +294,18 @@ struct export_options {
 
 int run_export(const export_options& opts);
 
+/// Options of `veil inspect`.
+struct inspect_options {
+  std::string model;
+  /// Parts of a federated model kept where this runs (a party's split
+  /// table): their features' importance and splits are shown too.
+  std::vector<std::string> parts;
+  /// Trees to print: a count or "all".
+  std::string trees = "1";
+};
+
+int run_inspect(const inspect_options& opts);
+
 struct generate_options {
   std::string kind = "classification";
   std::size_t rows = 10000;

@@ -198,6 +198,21 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   exp->add_option("--out", e.out, "Output file")->required();
 
+  inspect_options ins;
+  auto* inspect = app.add_subcommand(
+      "inspect", "Show a model: its parameters, feature importance (weight, "
+                 "gain, cover) and trees");
+  inspect
+      ->add_option("model", ins.model,
+                   "Model file (centralized or "
+                   "federated)")
+      ->required();
+  inspect->add_option("--part", ins.parts,
+                      "A federated model's part kept here (a party's split "
+                      "table, MODEL.PARTY): adds that party's features");
+  inspect->add_option("--trees", ins.trees, "Trees to print: a count or all")
+      ->capture_default_str();
+
   generate_options g;
   auto* gen = app.add_subcommand(
       "generate", "Write deterministic synthetic data (scikit-learn's "
@@ -275,6 +290,8 @@ int main(int argc, char** argv) {
       return run_export(e);
     if (gen->parsed())
       return run_generate(g);
+    if (inspect->parsed())
+      return run_inspect(ins);
     if (help->parsed())
       return run_help(help_protocol, help_markdown);
   } catch (const veil::input_error& err) {

@@ -20,7 +20,9 @@
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
+#include "learners/boost/importance.hpp"
 #include "learners/boost/model_io.hpp"
+#include "learners/boost/staged.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
@@ -75,6 +77,15 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
     auto preds = obj.transform(r.margins, info.labels->size());
     sum.metrics = learners::evaluate(obj, *info.labels, preds);
   }
+  if (info.metrics_on == "test" && !r.staged.values.empty())
+    sum.history = learners::staged_history(r.model, *info.labels, r.staged);
+  // The public model names each split's owner, not its feature.
+  sum.importance =
+      importance_json(learners::importance_by_owner(r.model, sum.names));
+  sum.importance_note =
+      "by party: the public model names each split's owner, not its feature; "
+      "each client learns its own features' importance from its split table "
+      "(veil inspect MODEL --part MODEL.<client>, where it runs)";
   const auto& pr = r.privacy;
   std::cout << "trained " << sum.trees << " trees on " << r.rows << " rows x "
             << sum.total_features() << " features in " << std::fixed

@@ -29,7 +29,9 @@
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
+#include "learners/boost/importance.hpp"
 #include "learners/boost/model_io.hpp"
+#include "learners/boost/staged.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
@@ -59,6 +61,8 @@ struct opboost_run_info {
   /// The labels and margins of the evaluation rows (metrics_on non-empty).
   const std::vector<float>* labels = nullptr;
   const std::vector<double>* margins = nullptr;
+  /// Their margins after each round (the history), when known.
+  const learners::staged_margins* staged = nullptr;
   bool private_prediction = true;
   /// {"public": {column: [lo, hi]}, "public_columns": [...], "fitted":
   /// [...], "clamped": {...}}
@@ -168,17 +172,23 @@ int run_opboost_train(const train_options& o) {
     out = actors::opboost_session::run(std::move(cfg), {}, progress.callback());
   }
   std::vector<double> margins;
-  if (out.ok())
+  learners::staged_margins staged;
+  if (out.ok()) {
     margins =
         private_prediction
             ? out.result->margins
             : out.result->model.predict_margin(dealt.plain_eval, bp.threads);
+    staged = private_prediction
+                 ? out.result->staged
+                 : learners::stage_margins(out.result->model, dealt.plain_eval);
+  }
   opboost_run_info info;
   info.data_name = data_name;
   info.where = std::to_string(n) + " parties in this process";
   info.metrics_on = have_test ? "test" : "train";
   info.labels = &eval_set.labels();
   info.margins = &margins;
+  info.staged = &staged;
   info.private_prediction = private_prediction;
   info.bounds = dealt.bounds_report;
   info.label_column = o.data.empty() ? "label" : o.label;
@@ -224,6 +234,13 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
               << (info.private_prediction ? " (private prediction): "
                                           : " (non-private prediction): ")
               << format_metrics(sum.metrics) << "\n";
+  if (info.metrics_on == "test" && info.staged && !info.staged->values.empty())
+    sum.history = learners::staged_history(r.model, *info.labels, *info.staged);
+  // Party A holds the whole model, every split's feature named.
+  sum.importance = importance_json(
+      learners::importance(with_column_names(r.model, r.features)));
+  sum.importance_note = "every party's features: Party A trains on every "
+                        "column's ranks and knows each split's feature";
   std::cout << "privacy: " << op::privacy_headline(p, r.spent) << "\n";
   if (p.mechanism.kind == op::mechanism_kind::identity)
     std::cerr << "veil: warning: the identity mechanism gives no protection "
@@ -346,6 +363,7 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   if (out.ok()) {
     info.labels = &out.result->labels;
     info.margins = &out.result->margins;
+    info.staged = &out.result->staged;
   }
   info.bounds = bounds_report;
   info.label_column = c.parties[a].label;

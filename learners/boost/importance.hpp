@@ -28,4 +28,24 @@ struct feature_importance {
 std::vector<feature_importance>
 importance(const model& m, const std::vector<std::int32_t>& owners = {});
 
+/// A split some party owns, by position in a model whose own copy of the
+/// split does not name its feature (a federated model's public part).
+struct named_split {
+  std::int32_t tree = 0;
+  std::int32_t node = 0;
+  std::string feature;
+};
+
+/// The importance of the features of `splits` (one party's split table),
+/// with each split's gain and cover read from `m` at its position. Throws
+/// std::out_of_range for a position that is no split of `m`.
+std::vector<feature_importance>
+importance_of_splits(const model& m, const std::vector<named_split>& splits);
+
+/// What each party's splits did, whatever their features: "feature" is the
+/// party's name (`parties` by owner id). What a federated model's public
+/// part tells about every party.
+std::vector<feature_importance>
+importance_by_owner(const model& m, const std::vector<std::string>& parties);
+
 } // namespace veil::learners

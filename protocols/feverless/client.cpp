@@ -2658,6 +2658,14 @@ outbox client::predict_step() {
   return out;
 }
 
+learners::staged_margins client::staged_margins() const {
+  auto rows = eval_.rows();
+  return learners::stage_margins(
+      model_, rows, [&](std::size_t t, std::size_t i) {
+        return model_.trees[t].nodes[positions_[t * rows + i]].value;
+      });
+}
+
 outcome<outbox> client::on_predict_query(party_id from,
                                          const predict_query& m) {
   auto k = m.nodes.size();

@@ -15,6 +15,7 @@
 #include "learners/binning/bin_matrix.hpp"
 #include "learners/binning/quantile_cuts.hpp"
 #include "learners/boost/model.hpp"
+#include "learners/boost/staged.hpp"
 #include "learners/data/dataset.hpp"
 #include "learners/hist/gradients.hpp"
 #include "learners/tree/regression_tree.hpp"
@@ -173,6 +174,8 @@ public:
   bool predict_done() const { return predict_phase_ == predict_phase::done; }
   /// Margins of the predicted rows (base margin 0 + leaf values).
   const std::vector<double>& predicted_margins() const { return predicted_; }
+  /// Their margins after each round (the coordinator's history).
+  learners::staged_margins staged_margins() const;
 
   // --- Test hooks (params::test_hooks; empty otherwise) ---
 

@@ -182,9 +182,10 @@ outbox active_party::train() {
     }
   }
   // A2: train locally, no communication.
-  rank_model_ = params_.learner == learner_kind::xgboost
-                    ? learners::train(matrix_, nullptr, params_.booster).model
-                    : train_gbdt(matrix_, params_.booster).model;
+  rank_model_ =
+      params_.learner == learner_kind::xgboost
+          ? learners::train(matrix_, nullptr, params_.booster, on_round_).model
+          : train_gbdt(matrix_, params_.booster, on_round_).model;
   // A3: the ranks around every Party B split.
   splits_.clear();
   std::vector<std::vector<std::set<std::int32_t>>> wanted(passives_.size());
@@ -276,6 +277,10 @@ outcome<outbox> active_party::on_split_values(passive_state& s,
 
 void active_party::finish_training() {
   phase_ = phase::trained;
+}
+
+learners::staged_margins active_party::staged_margins() const {
+  return learners::stage_margins(model_, predict_matrix_);
 }
 
 std::vector<double>

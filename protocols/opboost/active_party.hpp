@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -7,6 +9,7 @@
 #include <vector>
 
 #include "learners/boost/model.hpp"
+#include "learners/boost/staged.hpp"
 #include "learners/data/dataset.hpp"
 #include "protocols/dp/accountant.hpp"
 #include "protocols/opboost/params.hpp"
@@ -55,6 +58,12 @@ public:
            const std::vector<std::pair<party_id, std::vector<std::string>>>&
                passives);
 
+  /// Called after each round of the local training (A2), e.g. to report
+  /// progress; it must not call back into this party.
+  void on_round(std::function<void(const learners::round_info&)> f) {
+    on_round_ = std::move(f);
+  }
+
   /// Handles one message from a Party B.
   outcome<outbox> on_message(party_id from, const message& m);
 
@@ -86,6 +95,8 @@ public:
   bool predict_done() const { return phase_ == phase::predicted; }
   /// Margins of the privately predicted rows, output-major.
   const std::vector<double>& predicted_margins() const { return predicted_; }
+  /// Their margins after each round (the coordinator's history).
+  learners::staged_margins staged_margins() const;
   /// The matrix the private prediction evaluated (own + desensitized).
   const learners::dataset& predict_matrix() const { return predict_matrix_; }
 
@@ -139,6 +150,7 @@ private:
   learners::dataset predict_own_;
   learners::dataset predict_matrix_;
   std::vector<double> predicted_;
+  std::function<void(const learners::round_info&)> on_round_;
   /// Restored for private prediction: no Party B schema (bounds) here.
   bool restored_ = false;
 };

@@ -13,12 +13,13 @@ learners::booster_params gbdt_defaults() {
   return p;
 }
 
-learners::training_result train_gbdt(const learners::dataset& train,
-                                     const learners::booster_params& p) {
+learners::training_result
+train_gbdt(const learners::dataset& train, const learners::booster_params& p,
+           const std::function<void(const learners::round_info&)>& on_round) {
   auto q = p;
   q.leaf = learners::leaf_rule::gradient;
   q.eval_train = false;
-  return learners::train(train, nullptr, q);
+  return learners::train(train, nullptr, q, on_round);
 }
 
 } // namespace veil::protocols::opboost

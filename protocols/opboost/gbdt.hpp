@@ -26,7 +26,9 @@ learners::booster_params gbdt_defaults();
 /// base_score and objective of `p` (its leaf rule is always gradient); no
 /// validation set, no early stopping.
 /// Throws veil::input_error like learners::train.
-learners::training_result train_gbdt(const learners::dataset& train,
-                                     const learners::booster_params& p);
+/// `on_round` is called after each round.
+learners::training_result train_gbdt(
+    const learners::dataset& train, const learners::booster_params& p,
+    const std::function<void(const learners::round_info&)>& on_round = {});
 
 } // namespace veil::protocols::opboost

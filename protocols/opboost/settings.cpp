@@ -214,7 +214,10 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
     throw input_error(context + key + ": not used by OpBoost (" + why + ")");
   };
   if (bp.early_stopping_rounds != generic.early_stopping_rounds)
-    refuse("early_stopping_rounds", "Party A trains without a validation set");
+    refuse("early_stopping_rounds",
+           "Party A trains on ranks and sees the test rows only after "
+           "training, desensitized afresh (spec §5.6); the report's history "
+           "comes from that prediction");
   if (bp.eval_train != generic.eval_train)
     refuse("eval_train", "no per-round evaluation");
   if (bp.tree.oblivious != generic.tree.oblivious)

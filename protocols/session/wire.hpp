@@ -165,6 +165,11 @@ struct predicted {
   std::vector<std::string> metric_names;
   std::vector<double> metric_values;
   std::vector<float> labels;
+  /// After the session's training, from a party that does not hold the
+  /// labels: the rows' margins after each round (learners::staged_margins),
+  /// for the coordinator's history. Empty otherwise.
+  std::uint32_t staged_stride = 0;
+  std::vector<float> staged;
 };
 
 /// One split a party holds: (tree, node) -> its feature, threshold and

@@ -222,7 +222,7 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   BOOST_TEST(t2.epsilon == t.epsilon);
   BOOST_TEST(t2.what == t.what);
   BOOST_TEST(t2.theta == t.theta);
-  protocols::session::predicted p{{0.5, -1}, 2, {}, {}, {1, 0}};
+  protocols::session::predicted p{{0.5, -1}, 2, {}, {}, {1, 0}, 0, {}};
   auto p2 = round_trip(p);
   BOOST_TEST(p2.margins == p.margins);
   BOOST_TEST(p2.labels == p.labels);

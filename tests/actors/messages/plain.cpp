@@ -167,7 +167,10 @@ BOOST_AUTO_TEST_CASE(session_structs_round_trip) {
   BOOST_TEST(std::isnan(out2.model.trees[0].nodes[0].threshold));
   BOOST_TEST(out2.model.base_margin == out.model.base_margin);
 
-  auto p = round_trip(session::predicted{{0.5, -1}, 0.1, {"auc"}, {0.75}, {}});
+  auto p = round_trip(
+      session::predicted{{0.5, -1}, 0.1, {"auc"}, {0.75}, {}, 2, {0.25f, 1}});
+  BOOST_TEST(p.staged_stride == 2u);
+  BOOST_TEST(p.staged == (std::vector<float>{0.25f, 1}));
   BOOST_TEST(p.margins == (std::vector<double>{0.5, -1}));
   round_trip(session::split_export{"p1", {{0, 0, "age", 37.5f, true}}});
   auto b = round_trip(session::byte_stats{

@@ -225,9 +225,22 @@ BOOST_AUTO_TEST_CASE(feature_importance_by_hand) {
   BOOST_TEST(all[1].feature == "b");
   BOOST_TEST(all[1].weight == 1u);
   BOOST_TEST(all[1].total_cover == 60.0);
-  auto party1 = importance(m, {1});
+  auto party1 = importance(m, std::vector<std::int32_t>{1});
   BOOST_REQUIRE_EQUAL(party1.size(), 1u);
   BOOST_TEST(party1[0].feature == "b");
+  // A party's split table: its features by name, gain and cover from the
+  // model; and every party by owner.
+  auto own = importance_of_splits(m, {{0, 1, "b-secret"}, {1, 0, "a-too"}});
+  BOOST_REQUIRE_EQUAL(own.size(), 2u);
+  BOOST_TEST(own[0].feature == "a-too");
+  BOOST_TEST(own[0].total_gain == 6.0);
+  BOOST_TEST(own[1].total_cover == 60.0);
+  BOOST_CHECK_THROW(importance_of_splits(m, {{1, 1, "x"}}), std::out_of_range);
+  auto owners = importance_by_owner(m, {"A", "B"});
+  BOOST_REQUIRE_EQUAL(owners.size(), 2u);
+  BOOST_TEST(owners[0].feature == "A");
+  BOOST_TEST(owners[0].weight == 2u);
+  BOOST_TEST(owners[1].feature == "B");
 }
 
 BOOST_AUTO_TEST_CASE(ccpp_regression_beats_the_mean) {
