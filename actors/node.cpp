@@ -69,6 +69,8 @@ struct node_state {
   std::vector<party_kind> kinds;
   /// The parties spawned for each requester (a session's coordinator side).
   std::map<caf::actor_addr, std::vector<caf::actor>> sessions;
+  /// Each party's name, for the log.
+  std::map<caf::actor_addr, std::string> names;
 };
 
 using node_pointer = node_actor::stateful_pointer<node_state>;
@@ -135,7 +137,31 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
         self->send_exit(p, reason);
       return;
     }
+    if (auto n = self->state.names.find(dm.source);
+        n != self->state.names.end()) {
+      // The node's log says how each party ended.
+      if (dm.reason && dm.reason != caf::exit_reason::normal)
+        std::cout << "party " << n->second << " ended: " << describe(dm.reason)
+                  << std::endl;
+      else
+        std::cout << "party " << n->second << " finished" << std::endl;
+      self->state.names.erase(n);
+    }
     forget_party(self, dm.source);
+  });
+  // Stopped (SIGINT or SIGTERM): the parties it hosts end with it, so that
+  // their sessions fail at once, naming them, and the process can exit.
+  self->set_exit_handler([=](caf::exit_msg& m) {
+    auto& st = self->state;
+    for (auto& [requester, parties] : st.sessions)
+      for (auto& p : parties) {
+        auto n = st.names.find(p.address());
+        self->send_exit(
+            p, session_error(errc::party_down,
+                             (n == st.names.end() ? "a party" : n->second) +
+                                 ": its node (veil node) was stopped"));
+      }
+    self->quit(m.reason);
   });
   self->set_default_handler(
       [=](caf::scheduled_actor* ptr,
@@ -173,6 +199,7 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
         if (!st.sessions.contains(addr))
           self->monitor(requester);
         st.sessions[addr].push_back(handle);
+        st.names[handle.address()] = name;
         st.served = true;
         std::cout << "party " << name << " started (" << kind << ")"
                   << std::endl;
@@ -181,10 +208,10 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
   };
 }
 
-std::atomic<bool> stop_requested{false};
+std::atomic<int> stop_signal{0};
 
-extern "C" void on_stop_signal(int) {
-  stop_requested = true;
+extern "C" void on_stop_signal(int signal) {
+  stop_signal = signal;
 }
 
 std::pair<std::string, std::uint16_t> split_address(const std::string& host,
@@ -218,7 +245,7 @@ int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
     return 1;
   }
-  stop_requested = false;
+  stop_signal = 0;
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   out << "listening on " << opts.host << ":" << *published
@@ -226,9 +253,12 @@ int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
   caf::scoped_actor self{sys};
   self->monitor(node);
   bool done = false;
-  while (!done && !stop_requested)
+  while (!done && stop_signal == 0)
     self->receive([&](caf::down_msg&) { done = true; },
                   caf::after(200ms) >> [] {});
+  if (int sig = stop_signal; sig != 0)
+    out << "stopping (" << (sig == SIGINT ? "SIGINT" : "SIGTERM")
+        << "): the parties this node hosts end with it" << std::endl;
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
   return 0;
 }

@@ -108,7 +108,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--threads", t.params.threads, "Worker threads")
       ->capture_default_str();
-  train->add_option("--seed", t.seed, "Seed of the built-in synthetic data")
+  train
+      ->add_option("--seed", t.seed,
+                   "Seed of the built-in synthetic data and, for --protocol "
+                   "feverless, of how one table's labels are spread over the "
+                   "clients (and the session id); never of noise or keys, "
+                   "which come from the system's random source")
       ->capture_default_str();
   train->add_option("--model-out", t.model_out,
                     "Write the model (JSON). With --protocol plain: the "

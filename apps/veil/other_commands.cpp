@@ -65,8 +65,10 @@ int run_predict(const predict_options& o) {
   auto preds = m.predict(d, o.threads);
   if (d.has_labels()) {
     obj.check_labels(d.labels());
-    for (auto& [k, v] : learners::evaluate(obj, d.labels(), preds))
-      std::cout << k << " " << v << "\n";
+    // One line, as train prints its metrics.
+    std::cout << "predicted " << d.rows() << " rows: "
+              << format_metrics(learners::evaluate(obj, d.labels(), preds))
+              << "\n";
   }
   if (!o.out.empty())
     learners::write_file_atomically(
@@ -139,6 +141,7 @@ int run_generate(const generate_options& o) {
   }
   if (o.test_fraction <= 0) {
     learners::write_csv(d, o.out);
+    std::cout << "wrote " << o.out << " (" << d.rows() << " rows)\n";
     return 0;
   }
   if (o.test_fraction >= 1)
@@ -156,6 +159,9 @@ int run_generate(const generate_options& o) {
   };
   learners::write_csv(d.select_rows(head), name("_train"));
   learners::write_csv(d.select_rows(tail), name("_test"));
+  std::cout << "wrote " << name("_train") << " (" << head.size()
+            << " rows) and " << name("_test") << " (" << tail.size()
+            << " rows)\n";
   return 0;
 }
 

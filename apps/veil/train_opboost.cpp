@@ -160,6 +160,12 @@ int run_opboost_train(const train_options& o) {
   cfg.timeout = timeout;
   cfg.link = o.link;
   cfg.parties = std::move(dealt.parties);
+  if (o.categorical.empty())
+    std::cerr << "veil: note: no --categorical columns: Party A holds the "
+                 "labels only, and every feature column is dealt to a Party B "
+                 "and perturbed as a number (name categorical code columns "
+                 "with --categorical so that Party A keeps them in "
+                 "plaintext)\n";
   warn_fitted_bounds(dealt.fitted);
   if (!dealt.clamped.empty())
     std::cerr << "veil: note: values outside their column's public bounds "

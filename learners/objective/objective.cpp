@@ -62,10 +62,16 @@ void objective::check_labels(std::span<const float> labels) const {
       ok = y >= 0 && y < num_class_ && y == std::floor(y);
       want = "an integer class in [0, num_class)";
     }
-    if (!ok)
-      throw input_error("label of data row " + std::to_string(i + 1) + " is " +
-                        std::to_string(y) + "; " + to_string(kind_) +
-                        " expects " + want);
+    if (!ok) {
+      // A value label under a classification objective: say which fits.
+      bool looks_numeric = std::isfinite(y) && y != std::floor(y);
+      throw input_error(
+          "label of data row " + std::to_string(i + 1) + " is " +
+          std::to_string(y) + "; " + to_string(kind_) + " expects " + want +
+          (looks_numeric && kind_ != objective_kind::reg_squarederror
+               ? " (for a numeric label use --objective reg:squarederror)"
+               : ""));
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -192,6 +193,39 @@ BOOST_AUTO_TEST_CASE(inspect_shows_importance_and_trees) {
                         (dir / "g.json.client1"));
   BOOST_TEST(wrong.status == 2);
   BOOST_TEST(contains(wrong.output, "g.json.client1"), wrong.output);
+}
+
+BOOST_AUTO_TEST_CASE(messages_say_what_happened) {
+  temp_dir dir;
+  auto g = run_veil("generate --rows 100 --features 3 --informative 2 "
+                    "--redundant 0 --test-fraction 0.2 --out " +
+                    (dir / "s.csv.gz"));
+  BOOST_REQUIRE_MESSAGE(g.status == 0, g.output);
+  BOOST_TEST(contains(g.output, "wrote " + (dir / "s_train.csv.gz") +
+                                    " (80 rows) and " +
+                                    (dir / "s_test.csv.gz") + " (20 rows)"),
+             g.output);
+  auto t = run_veil("train --quiet --data " + (dir / "s_train.csv.gz") +
+                    " --trees 2 --model-out " + (dir / "m.json"));
+  BOOST_REQUIRE_MESSAGE(t.status == 0, t.output);
+  auto p = run_veil("predict --model " + (dir / "m.json") + " --data " +
+                    (dir / "s_test.csv.gz") + " --label label");
+  BOOST_REQUIRE_MESSAGE(p.status == 0, p.output);
+  BOOST_TEST(contains(p.output, "predicted 20 rows: accuracy "), p.output);
+  // A numeric label under the default objective points at the right one.
+  auto r = run_veil("generate --kind regression --rows 50 --features 2 "
+                    "--informative 2 --out " +
+                    (dir / "r.csv"));
+  BOOST_REQUIRE(r.status == 0);
+  auto wrong = run_veil("train --quiet --data " + (dir / "r.csv"));
+  BOOST_TEST(wrong.status == 2);
+  BOOST_TEST(contains(wrong.output, "--objective reg:squarederror"),
+             wrong.output);
+  // Byte counts in human units.
+  auto f = run_veil(small("plain") + "--trees 2 --quiet");
+  BOOST_TEST(std::regex_search(f.output,
+                               std::regex(R"(, [0-9.]+ [kMG]?B exchanged\))")),
+             f.output);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

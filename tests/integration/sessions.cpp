@@ -175,4 +175,40 @@ BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
   BOOST_TEST(shop.wait(15s) == 0);
 }
 
+// docs/session.md: SIGINT or SIGTERM stop a node, also mid-session: its
+// parties end with it, the session fails naming them, and the node's log
+// says how each of its parties ended.
+BOOST_AUTO_TEST_CASE(sigterm_stops_a_node_mid_session) {
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: " << adult("train") << " is missing");
+    return;
+  }
+  temp_dir dir;
+  process shop({"node", "--listen", "127.0.0.1:0"}); // not --once
+  process insurer(once_node);
+  auto shop_at = node_address(shop), insurer_at = node_address(insurer);
+  auto file =
+      dir.file("s.toml", adult_session(5000, 6, 5, shop_at, insurer_at));
+  process train({"train", "--config", file});
+  BOOST_REQUIRE_MESSAGE(shop.wait_for(std::regex("party shop started"), 30s),
+                        "node output: " << shop.output());
+  std::this_thread::sleep_for(1500ms);
+  BOOST_REQUIRE_MESSAGE(train.running(),
+                        "the session ended early: " << train.output());
+  auto stopped = std::chrono::steady_clock::now();
+  shop.kill(SIGTERM);
+  BOOST_TEST(shop.wait(10s) == 0, "node output: " << shop.output());
+  auto rc = train.wait(20s);
+  auto took = std::chrono::steady_clock::now() - stopped;
+  BOOST_TEST(rc != 0);
+  BOOST_TEST(rc != -1);
+  BOOST_TEST((took < 10s));
+  BOOST_TEST(contains(train.output(), "shop"), train.output());
+  BOOST_TEST(contains(train.output(), "was stopped"), train.output());
+  BOOST_TEST(contains(shop.output(), "stopping (SIGTERM)"), shop.output());
+  // The other node's party ended too, and its log says so.
+  BOOST_TEST(insurer.wait(15s) == 0);
+  BOOST_TEST(contains(insurer.output(), "party insurer "), insurer.output());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
