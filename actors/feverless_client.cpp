@@ -19,8 +19,10 @@
 #include "actors/local_system.hpp"
 #include "actors/role_host.hpp"
 #include "actors/support.hpp"
+#include "learners/boost/early_stopping.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
+#include "learners/metrics/metrics.hpp"
 #include "messages/feverless.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
@@ -48,6 +50,10 @@ struct client_state : data_party_state<feverless_client_spec> {
   bool export_splits = false; ///< the roster's: send the splits with the model
   bool restored = false;      ///< the role comes from a saved part
   int trees = 0;              ///< the roster's: trees to train
+  /// Round by round (params::rounds_evaluated): this pause between trees
+  /// was reported to the coordinator.
+  bool pause_reported = false;
+  bool trees_paused = false; ///< the roster's params::rounds_evaluated
 
   bool has_role() const { return role != nullptr; }
 };
@@ -74,14 +80,16 @@ session::trained make_trained(const client_state& st) {
 caf::result<fvl::eval_labels> on_labels(client_actor* self) {
   const auto& st = self->state;
   // Test labels go to this session's coordinator only, for the metrics of
-  // a finished prediction; a peer or a stranger gets nothing.
+  // a finished prediction (or of every round, when it evaluates them); a
+  // peer or a stranger gets nothing.
   if (!st.coordinator ||
       caf::actor_cast<caf::actor_addr>(self->current_sender()) !=
           st.coordinator.address() ||
-      !st.role || !st.role->training_done())
+      !st.role || !(st.role->training_done() || st.trees_paused))
     return session_error(errc::bad_request,
                          st.me + ": test labels go to the session's "
-                                 "coordinator after training only");
+                                 "coordinator after training only (or "
+                                 "before, to evaluate every round)");
   const auto& ld = st.loaded;
   fvl::eval_labels out;
   if (!ld.test_loaded)
@@ -162,6 +170,8 @@ struct client_hooks {
     st.eval = std::move(spec.eval);
     if (st.eval.rows() > 0)
       st.role->set_predict_data(st.eval);
+    st.role->pause_between_trees(p.rounds_evaluated);
+    st.trees_paused = p.rounds_evaluated;
     return caf::ok_atom::value;
   }
   static void train(client_actor* self) {
@@ -206,13 +216,70 @@ struct client_hooks {
   /// Reports finished work to the coordinator.
   static void after_step(client_actor* self) {
     auto& st = self->state;
-    // The clients train in lockstep: client 0 speaks for them.
-    if (st.training && st.index == 0)
+    if (st.role->between_trees() && !st.pause_reported) {
+      // Round by round: the coordinator evaluates, then says next or stop
+      // (it reports the progress, with the round's metrics).
+      st.pause_reported = true;
+      session::round_done r;
+      r.trees = static_cast<std::int32_t>(st.role->trees_done());
+      for (const auto& [type, count] : st.bytes)
+        r.bytes += count.sent + count.received;
+      self->send(st.coordinator, r);
+    } else if (st.training && st.index == 0 && !st.trees_paused) {
+      // The clients train in lockstep: client 0 speaks for them.
       report_progress(self, st.role->model().trees.size(),
                       static_cast<std::size_t>(st.trees));
+    }
     report_finished(
         self, *st.role, [&] { return make_trained(st); },
-        [&](session::predicted& out) { add_staged(st, *st.role, out); });
+        [&](session::predicted& out) {
+          if (!st.role->between_trees()) // not a round's evaluation
+            add_staged(st, *st.role, out);
+        });
+  }
+  /// Round by round: the next tree, or the end keeping the best trees.
+  static void next_tree(client_actor* self) {
+    auto& st = self->state;
+    if (!st.role || !st.role->between_trees()) {
+      abort(self, errc::bad_request,
+            st.me + ": next tree while not between trees");
+      return;
+    }
+    st.pause_reported = false;
+    auto out = st.role->next_tree();
+    if (!out) {
+      abort(self, errc::protocol_error,
+            st.me + " at step " + out.error().step + ": " + out.error().reason);
+      return;
+    }
+    route(self, std::move(*out));
+    if (!has_quit(self))
+      after_step(self);
+  }
+  static void stop_training(client_actor* self, std::int32_t keep) {
+    auto& st = self->state;
+    if (!st.role || !st.role->between_trees() || keep < 0) {
+      abort(self, errc::bad_request, st.me + ": stop while not between trees");
+      return;
+    }
+    st.role->stop_training(static_cast<std::size_t>(keep));
+    after_step(self);
+  }
+  /// Round by round: client 0 predicts the last tree on its eval rows.
+  static void predict_round(client_actor* self, std::int32_t first) {
+    auto& st = self->state;
+    if (!st.role || !st.role->between_trees() || st.predicting || first < 0) {
+      abort(self, errc::bad_request,
+            st.me + ": a round's prediction while not between trees");
+      return;
+    }
+    begin_work(
+        self, &peer_state::predicting,
+        [&] {
+          return st.role->start_predict(st.eval,
+                                        static_cast<std::size_t>(first));
+        },
+        after_step);
   }
   /// Saves this client's split table where it runs.
   static caf::result<std::uint64_t> save_part(client_actor* self,
@@ -259,6 +326,13 @@ struct client_hooks {
                                    : protocols::crypto::public_key{}};
         },
         [=](messages::labels_atom) { return on_labels(self); },
+        [=](messages::next_atom) { next_tree(self); },
+        [=](messages::stop_atom, std::int32_t keep) {
+          stop_training(self, keep);
+        },
+        [=](messages::predict_atom, std::int32_t first) {
+          predict_round(self, first);
+        },
     };
   }
 };
@@ -373,6 +447,7 @@ struct session_hooks<feverless_protocol>
   static run run_of(const Config& cfg) {
     run r(cfg);
     r.params = cfg.params;
+    r.params.rounds_evaluated = r.early_stopping_rounds > 0;
     r.export_splits = cfg.export_splits;
     return r;
   }
@@ -419,17 +494,81 @@ struct session_hooks<feverless_protocol>
   /// Every client trains and reports its model when done.
   static void train(driver& d, const run& r, feverless_result& result) {
     std::vector<fv::training_report> done;
-    auto seconds = d.train_step(d.all(), d.all(), done,
-                                [&](std::size_t c, session::trained& t) {
-                                  if (c == 0)
-                                    result.model = std::move(t.model);
-                                });
+    auto store = [&](std::size_t c, session::trained& t) {
+      if (c == 0)
+        result.model = std::move(t.model);
+    };
+    auto seconds = r.params.rounds_evaluated
+                       ? train_by_rounds(d, r, result, done, store)
+                       : d.train_step(d.all(), d.all(), done, store);
     if (d.error)
       return;
     result.train_seconds = seconds;
     result.privacy = done[0].privacy;
     name_parties(result, r);
     take_split_tables(d, done, result);
+  }
+
+  /// Early stopping: the coordinator, which holds the test labels (the
+  /// caller's, or gathered from the clients first), evaluates every tree
+  /// as client 0 predicts it, and keeps the best trees.
+  template <class Store>
+  static double
+  train_by_rounds(driver& d, const run& r, feverless_result& result,
+                  std::vector<fv::training_report>& done, Store store) {
+    if (!r.load.empty())
+      gather_labels(d, result);
+    else
+      result.labels = r.eval_labels;
+    const auto& labels = result.labels;
+    if (d.error)
+      return 0;
+    if (labels.empty()) {
+      d.fail(errc::bad_input, "early stopping needs test rows with labels");
+      return 0;
+    }
+    learners::objective obj(learners::objective_kind::binary_logistic);
+    learners::early_stopping stopper(obj, r.early_stopping_rounds);
+    // In float, tree after tree, as client 0's final prediction sums them:
+    // the best round's metrics are the final model's, bit for bit.
+    std::vector<float> margins(labels.size(), 0.0f); // base margin 0
+    auto evaluate = [&](std::int32_t tree, const std::vector<double>& add,
+                        std::uint64_t bytes) {
+      if (add.size() != margins.size()) {
+        d.fail(errc::protocol_error,
+               d.name(0) + " predicted " + std::to_string(add.size()) +
+                   " rows of " + std::to_string(margins.size()));
+        return true;
+      }
+      for (std::size_t i = 0; i < margins.size(); ++i)
+        margins[i] += static_cast<float>(add[i]);
+      learners::round_info info;
+      info.round = tree;
+      info.rounds = r.params.trees;
+      std::vector<double> wide(margins.begin(), margins.end());
+      info.valid =
+          learners::evaluate(obj, labels, obj.transform(wide, wide.size()));
+      result.history.push_back(info);
+      bool stop = stopper.should_stop(tree, info.valid);
+      if (d.on_progress) {
+        session::progress_report p;
+        p.phase = "train";
+        p.done = tree;
+        p.total = r.params.trees;
+        for (const auto& [k, v] : info.valid) {
+          p.metric_names.push_back(k);
+          p.metric_values.push_back(v);
+        }
+        p.bytes = bytes;
+        d.on_progress(p);
+      }
+      return stop;
+    };
+    auto seconds = d.train_by_rounds(
+        r.params.trees, done, evaluate,
+        [&] { return stopper.outcome().best_round; }, store);
+    result.early_stop = stopper.outcome();
+    return seconds;
   }
 
   /// Client 0 predicts federatedly; the clients' test labels are gathered
@@ -442,7 +581,7 @@ struct session_hooks<feverless_protocol>
     if (d.error)
       return;
     result.predict_seconds = seconds;
-    if (!r.load.empty() && result.labelled)
+    if (!r.load.empty() && result.labelled && result.labels.empty())
       gather_labels(d, result);
   }
 };

@@ -90,6 +90,9 @@ struct parties_config {
   /// restore this model and their parts (from part_path(parts.path, their
   /// name), where they run) and predict their test files' rows.
   std::optional<learners::model> restore;
+  /// Early stopping watched by the coordinator (see given_config); the
+  /// test labels come from the parties' test files.
+  int early_stopping_rounds = 0;
 };
 
 /// What every protocol's session of parties given their data at spawn
@@ -112,6 +115,11 @@ struct given_config {
   /// and its index (the protocol's config says how). Unset (production):
   /// crypto::system_random.
   std::optional<std::uint64_t> test_seed;
+  /// Early stopping watched by the coordinator, for protocols whose label
+  /// holder is the coordinator (0: off): it evaluates every round on the
+  /// eval rows, whose labels the caller gives here.
+  int early_stopping_rounds = 0;
+  std::vector<float> eval_labels;
 };
 
 /// How a session's driver runs it, whatever the protocol (each protocol's
@@ -135,6 +143,10 @@ struct session_run {
   /// Non-empty: the parties load their data from these specs first (same
   /// order as the actors), and are aligned on the id column.
   std::vector<party_spec> load;
+  /// Early stopping at the coordinator (0: off), and the eval rows' labels
+  /// when the parties were given their data.
+  int early_stopping_rounds = 0;
+  std::vector<float> eval_labels;
 
   session_run() = default;
   /// The run of parties given their data: the predicting party (0)
@@ -144,14 +156,16 @@ struct session_run {
       : timeout(cfg.timeout), link(cfg.link),
         predict(cfg.predict && !cfg.parties.empty() &&
                 cfg.parties[0].eval.rows() > 0),
-        parts(cfg.parts) {
+        parts(cfg.parts), early_stopping_rounds(cfg.early_stopping_rounds),
+        eval_labels(cfg.eval_labels) {
     for (const auto& p : cfg.parties)
       names.push_back(p.name);
   }
   /// The run of parties that load their own data.
   explicit session_run(const parties_config& cfg)
       : timeout(cfg.timeout), link(cfg.link), parts(cfg.parts),
-        restore(cfg.restore), load(cfg.parties) {
+        restore(cfg.restore), load(cfg.parties),
+        early_stopping_rounds(cfg.early_stopping_rounds) {
     for (const auto& p : cfg.parties)
       names.push_back(p.name);
   }
@@ -170,6 +184,10 @@ struct result_base {
   /// The model as the coordinator may see it (the protocol says what its
   /// splits hold).
   learners::model model;
+  /// Rounds evaluated at the coordinator during training (early stopping),
+  /// and what early stopping did; empty when the protocol did not.
+  std::vector<learners::round_info> history;
+  learners::early_stop_outcome early_stop;
   /// Every party's feature names, by index.
   std::vector<std::vector<std::string>> features;
   std::uint64_t rows = 0;

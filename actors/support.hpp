@@ -1391,6 +1391,68 @@ struct session_driver {
     return seconds_since(t0);
   }
 
+  /// Training evaluated round by round at the coordinator (early stopping
+  /// where the labels are here): the train request to every party; each
+  /// time all of them finished a tree (session::round_done), party 0
+  /// predicts that tree on its eval rows ((predict_atom, first tree)) and
+  /// `evaluate(tree, margins)` takes them and says whether to stop; then
+  /// next_atom to every party, or (stop_atom, keep()) after which each
+  /// party's session::trained goes to `store` as in train_step. At most
+  /// `trees` trees. The wall time it took, in seconds.
+  template <class Report, class Evaluate, class Keep, class Store>
+  double train_by_rounds(std::int32_t trees, std::vector<Report>& reports,
+                         Evaluate evaluate, Keep keep, Store store) {
+    auto t0 = clock_type::now();
+    reports.resize(size());
+    for (const auto& c : parties)
+      self->send(c, messages::train_atom::value);
+    for (std::int32_t tree = 1; !error; ++tree) {
+      step = "train (tree " + std::to_string(tree) + ")";
+      std::uint64_t bytes = 0;
+      await_each<protocols::session::round_done>(
+          all(), [&](std::size_t c, protocols::session::round_done& r) {
+            if (r.trees != tree)
+              fail(protocols::session::errc::protocol_error,
+                   name(c) + " finished tree " + std::to_string(r.trees) +
+                       " where tree " + std::to_string(tree) + " was due");
+            if (c == 0)
+              bytes = r.bytes;
+          });
+      if (error)
+        break;
+      step = "evaluate tree " + std::to_string(tree);
+      self->send(parties[0], messages::predict_atom::value, tree - 1);
+      std::vector<double> margins;
+      await_each<protocols::session::predicted>(
+          {0}, [&](std::size_t, protocols::session::predicted& p) {
+            margins = std::move(p.margins);
+          });
+      if (error)
+        break;
+      bool stop = evaluate(tree, margins, bytes) || tree >= trees;
+      if (error)
+        break;
+      if (!stop) {
+        for (const auto& c : parties)
+          self->send(c, messages::next_atom::value);
+        continue;
+      }
+      for (const auto& c : parties)
+        self->send(c, messages::stop_atom::value,
+                   static_cast<std::int32_t>(keep()));
+      step = "train";
+      await_each<protocols::session::trained>(
+          all(), [&](std::size_t c, protocols::session::trained& t) {
+            if (!messages::unpack(t.report, reports[c]))
+              fail(protocols::session::errc::protocol_error,
+                   name(c) + " sent a training report that does not decode");
+            store(c, t);
+          });
+      break;
+    }
+    return seconds_since(t0);
+  }
+
   /// A protocol's predict step: party 0 (which predicts for the session)
   /// is asked, its session::predicted goes to `store(predicted)`. The wall
   /// time it took, in seconds.

@@ -124,7 +124,8 @@ typename Inspector::result_type inspect(Inspector& f, params& x) {
            x.total_split, x.calib, exact(x.sensitivity_g),
            exact(x.sensitivity_h), x.noise, x.selection, exact(x.portion),
            x.election, x.paillier_bits, x.paillier_threads,
-           exact(x.max_delta_step), x.hide_labels, x.source_noise);
+           exact(x.max_delta_step), x.hide_labels, x.source_noise,
+           x.rounds_evaluated);
 }
 
 template <class Inspector>

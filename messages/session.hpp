@@ -60,6 +60,12 @@ typename Inspector::result_type inspect(Inspector& f, roster& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, round_done& x) {
+  return f(caf::meta::type_name("veil::protocols::session::round_done"),
+           x.trees, x.bytes);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, round_metrics& x) {
   return f(caf::meta::type_name("veil::protocols::session::round_metrics"),
            x.round, x.names, raw(x.values));

@@ -41,6 +41,7 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::session::split_export))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::byte_stats))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::progress_report))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::session::part_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::session::round_done))
 
 // -- FEVERLESS and its baselines (protocols/feverless/wire.hpp) -----------
 
@@ -84,5 +85,7 @@ CAF_ADD_ATOM(veil, veil::messages, spawn_atom, "spawn")
 CAF_ADD_ATOM(veil, veil::messages, keys_atom, "keys")
 CAF_ADD_ATOM(veil, veil::messages, labels_atom, "labels")
 CAF_ADD_ATOM(veil, veil::messages, part_atom, "part")
+CAF_ADD_ATOM(veil, veil::messages, next_atom, "next")
+CAF_ADD_ATOM(veil, veil::messages, stop_atom, "stop")
 
 CAF_END_TYPE_ID_BLOCK(veil)

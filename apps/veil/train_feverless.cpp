@@ -77,7 +77,10 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
     auto preds = obj.transform(r.margins, info.labels->size());
     sum.metrics = learners::evaluate(obj, *info.labels, preds);
   }
-  if (info.metrics_on == "test" && !r.staged.values.empty())
+  sum.history = r.history; // evaluated round by round (early stopping)
+  sum.early_stop = r.early_stop;
+  if (sum.history.empty() && info.metrics_on == "test" &&
+      !r.staged.values.empty())
     sum.history = learners::staged_history(r.model, *info.labels, r.staged);
   // The public model names each split's owner, not its feature.
   sum.importance =
@@ -107,6 +110,8 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
                         "outside the guarantee below)"
                       : "")
               << "\n";
+  if (auto line = r.early_stop.describe("test"); !line.empty())
+    std::cout << line << "\n";
   std::cout << fv::privacy_text(p, pr, info.default_clamp);
   for (const auto& w : fv::privacy_warnings(p, pr))
     std::cerr << "veil: warning: " << w << "\n";
@@ -208,6 +213,13 @@ int run_feverless_train(const train_options& o) {
   auto parts = cfg.parts;
   cfg.parties = fv::deal_table(train_set, eval_set, static_cast<std::size_t>(n),
                                o.seed, data_name);
+  if (bp.early_stopping_rounds > 0) {
+    if (!have_test)
+      throw input_error("--set early_stopping_rounds: it watches the test "
+                        "rows; give them with --test");
+    cfg.early_stopping_rounds = bp.early_stopping_rounds;
+    cfg.eval_labels = test_set.labels();
+  }
   actors::feverless_outcome out;
   {
     progress_printer progress(o.quiet, "tree");
@@ -247,9 +259,13 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   fv::finish_params(p, c.params, fs, context);
 
   auto file = session_file(c, o);
+  if (c.params.early_stopping_rounds > 0 && !file.have_test)
+    throw input_error(context + "early_stopping_rounds watches the test "
+                                "rows: give every client a test file");
   actors::feverless_party_config cfg;
   file.fill(cfg);
   cfg.params = p;
+  cfg.early_stopping_rounds = c.params.early_stopping_rounds;
   actors::feverless_outcome out;
   {
     progress_printer progress(o.quiet, "tree");

@@ -549,6 +549,8 @@ const char* client::phase_name() const {
     return "gain";
   case phase::decide:
     return "split";
+  case phase::between_trees:
+    return "between_trees";
   case phase::trained:
     return "trained";
   }
@@ -587,7 +589,8 @@ outcome<outbox> client::on_message(party_id from, message m) {
 
 outcome<outbox> client::advance() {
   outbox out;
-  while (phase_ != phase::idle && phase_ != phase::trained) {
+  while (phase_ != phase::idle && phase_ != phase::trained &&
+         phase_ != phase::between_trees) {
     bool complete = true;
     for (party_id p = 0; p < n_; ++p) {
       if (p == self_ || got_[p])
@@ -2502,10 +2505,36 @@ void client::finish_tree(outbox& out) {
   }
   model_.trees.push_back(std::move(building_));
   building_ = {};
+  if (pause_between_trees_) { // the session decides: next_tree or stop
+    phase_ = phase::between_trees;
+    return;
+  }
   if (tree_ + 1 < params_.trees) {
     begin_tree(out);
     return;
   }
+  phase_ = phase::trained;
+}
+
+outcome<outbox> client::next_tree() {
+  if (phase_ != phase::between_trees || tree_ + 1 >= params_.trees)
+    throw std::logic_error("feverless::client: next tree when not between "
+                           "trees or after the last");
+  outbox out;
+  begin_tree(out);
+  auto more = advance(); // what the others sent for it already
+  if (!more)
+    return more;
+  for (auto& m : *more)
+    out.push_back(std::move(m));
+  return out;
+}
+
+void client::stop_training(std::size_t keep) {
+  if (phase_ != phase::between_trees)
+    throw std::logic_error("feverless::client: stop when not between trees");
+  if (keep < model_.trees.size())
+    model_.trees.resize(keep);
   phase_ = phase::trained;
 }
 
@@ -2568,13 +2597,24 @@ void client::set_predict_data(learners::dataset d) {
 outbox client::start_predict(learners::dataset own_eval) {
   if (!training_done())
     throw std::logic_error("feverless::client: predict before training ended");
+  return start_predict(std::move(own_eval), 0);
+}
+
+outbox client::start_predict(learners::dataset own_eval,
+                             std::size_t first_tree) {
+  if (!training_done() && !between_trees())
+    throw std::logic_error("feverless::client: predict while a tree grows");
+  if (first_tree > model_.trees.size())
+    throw std::logic_error("feverless::client: predict from a tree beyond "
+                           "the model");
   if (own_eval.features() != data_.features())
     throw input_error("feverless: the prediction data has " +
                       std::to_string(own_eval.features()) +
                       " features, the training data had " +
                       std::to_string(data_.features()));
   eval_ = std::move(own_eval);
-  positions_.assign(model_.trees.size() * eval_.rows(), 0);
+  first_tree_ = first_tree;
+  positions_.assign((model_.trees.size() - first_tree_) * eval_.rows(), 0);
   split_at_.assign(model_.trees.size(), {});
   for (std::size_t t = 0; t < model_.trees.size(); ++t)
     split_at_[t].assign(model_.trees[t].nodes.size(), nullptr);
@@ -2599,10 +2639,10 @@ outbox client::predict_step() {
     q.offsets.push_back(0);
   }
   std::vector<std::uint32_t> at; // per node: its rows' start, then end
-  for (std::size_t t = 0; t < model_.trees.size(); ++t) {
+  for (std::size_t t = first_tree_; t < model_.trees.size(); ++t) {
     const auto& nodes = model_.trees[t].nodes;
     const auto& splits = split_at_[t];
-    auto* pos_of = positions_.data() + t * rows;
+    auto* pos_of = positions_.data() + (t - first_tree_) * rows;
     at.assign(nodes.size() + 1, 0);
     for (std::size_t i = 0; i < rows; ++i) {
       auto pos = pos_of[i];
@@ -2649,9 +2689,12 @@ outbox client::predict_step() {
   }
   predicted_.assign(rows, 0);
   for (std::size_t i = 0; i < rows; ++i) {
-    auto acc = static_cast<float>(model_.base_margin[0]);
-    for (std::size_t t = 0; t < model_.trees.size(); ++t)
-      acc += model_.trees[t].nodes[positions_[t * rows + i]].value;
+    // A round's trees alone (first_tree_ > 0) start from 0, not the base.
+    auto acc =
+        first_tree_ == 0 ? static_cast<float>(model_.base_margin[0]) : 0.0f;
+    for (std::size_t t = first_tree_; t < model_.trees.size(); ++t)
+      acc +=
+          model_.trees[t].nodes[positions_[(t - first_tree_) * rows + i]].value;
     predicted_[i] = acc;
   }
   predict_phase_ = predict_phase::done;
@@ -2659,6 +2702,9 @@ outbox client::predict_step() {
 }
 
 learners::staged_margins client::staged_margins() const {
+  if (first_tree_ != 0)
+    throw std::logic_error("feverless::client: staged margins of a round's "
+                           "prediction");
   auto rows = eval_.rows();
   return learners::stage_margins(
       model_, rows, [&](std::size_t t, std::size_t i) {
@@ -2728,8 +2774,8 @@ outcome<outbox> client::on_predict_answer(party_id from,
     const auto& nd = model_.trees[q.trees[g]].nodes[q.nodes[g]];
     for (std::size_t j = 0; j < count; ++j) {
       auto i = q.rows[q.offsets[g] + j];
-      positions_[static_cast<std::size_t>(q.trees[g]) * rows + i] =
-          left[j] ? nd.left : nd.right;
+      positions_[(static_cast<std::size_t>(q.trees[g]) - first_tree_) * rows +
+                 i] = left[j] ? nd.left : nd.right;
     }
   }
   waiting_[from] = false;

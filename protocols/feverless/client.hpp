@@ -140,6 +140,22 @@ public:
 
   bool training_done() const { return phase_ == phase::trained; }
 
+  /// Round-by-round training (a session that evaluates every round): after
+  /// each tree, the last one included, the client waits between trees
+  /// (messages for the next tree queue) until next_tree() or
+  /// stop_training(). Before start().
+  void pause_between_trees(bool on) { pause_between_trees_ = on; }
+  bool between_trees() const { return phase_ == phase::between_trees; }
+  /// Trees finished so far.
+  std::size_t trees_done() const { return model_.trees.size(); }
+  /// Begins the next tree (and handles what queued for it).
+  /// @throws std::logic_error when not between trees or after the last tree
+  outcome<outbox> next_tree();
+  /// Ends training between trees, keeping the first `keep` trees (early
+  /// stopping keeps the best rounds; the privacy spent stays spent).
+  /// @throws std::logic_error when not between trees
+  void stop_training(std::size_t keep);
+
   /// The public model (spec §8.4): structure, owner of each split and leaf
   /// values (eta * w), identical on every client. Splits carry feature -1
   /// and a NaN threshold: those stay with their owner (own_splits()).
@@ -171,6 +187,9 @@ public:
   /// directions of the rows at its nodes, level by level.
   /// @throws std::logic_error before training ended
   outbox start_predict(learners::dataset own_eval);
+  /// The same for the trees from `first_tree` on only, also between trees
+  /// (a round's evaluation): predicted_margins() are then those trees' sum.
+  outbox start_predict(learners::dataset own_eval, std::size_t first_tree);
   bool predict_done() const { return predict_phase_ == predict_phase::done; }
   /// Margins of the predicted rows (base margin 0 + leaf values).
   const std::vector<double>& predicted_margins() const { return predicted_; }
@@ -245,6 +264,7 @@ private:
     masked,
     gain,
     decide,
+    between_trees,
     trained
   };
   enum class predict_phase { none, asking, done };
@@ -536,7 +556,9 @@ private:
   learners::dataset predict_data_;
   learners::dataset eval_;
   predict_phase predict_phase_ = predict_phase::none;
-  std::vector<std::int32_t> positions_; // tree-major
+  bool pause_between_trees_ = false;
+  std::size_t first_tree_ = 0;          // the first tree predicted
+  std::vector<std::int32_t> positions_; // tree-major, from first_tree_
   /// This client's splits by tree and node (null: not its own), for
   /// walking the rows to predict without a lookup per row.
   std::vector<std::vector<const owned_split*>> split_at_;

@@ -77,8 +77,11 @@ const protocols::descriptor& descriptor() {
     x.learner_notes = {
         "max_delta_step: max(0.5, 3 / (eta trees)) with noise, 0 without; "
         "max_delta_step=0 gives the paper's algorithm",
-        "max_bin, min_child_weight, base_score, early_stopping_rounds, "
-        "eval_train, weak_learner: refused (FEVERLESS does not use them)"};
+        "early_stopping_rounds: the coordinator, which holds the test "
+        "labels, evaluates every tree as client 0 predicts it; the clients "
+        "wait between trees and keep the best ones (needs test rows)",
+        "max_bin, min_child_weight, base_score, eval_train, weak_learner: "
+        "refused (FEVERLESS does not use them)"};
     return x;
   }();
   return d;

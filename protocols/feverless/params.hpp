@@ -197,6 +197,12 @@ struct params {
   /// the same model.
   int paillier_threads = 0;
 
+  /// Set by the session, not a user setting: the coordinator evaluates
+  /// every round (early stopping), so every client waits between trees for
+  /// its next or stop (client::pause_between_trees). Every client must
+  /// agree: part of the digest.
+  bool rounds_evaluated = false;
+
   /// Test hooks: record noise draws, raw sums and selections (see client).
   /// Local, not part of the digest; never set it in production.
   bool test_hooks = false;

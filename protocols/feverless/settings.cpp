@@ -106,12 +106,6 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
     refuse("min_child_weight", "no child-weight limit in its split rule");
   if (!std::isnan(bp.base_score))
     refuse("base_score", "every client starts from margin 0");
-  if (bp.early_stopping_rounds != def.early_stopping_rounds)
-    refuse("early_stopping_rounds",
-           "the labels are spread over the clients, so no party can "
-           "evaluate a round during training; the report's history is "
-           "computed after training from the test rows' margins after each "
-           "round");
   if (bp.eval_train != def.eval_train)
     refuse("eval_train", "no per-round evaluation");
   if (bp.tree.oblivious != def.tree.oblivious)

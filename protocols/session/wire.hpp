@@ -126,6 +126,15 @@ struct roster {
 /// training in `report`: a protocol struct packed by messages::pack
 /// (FEVERLESS: the privacy report and, when exported, the split table;
 /// OpBoost: the budget spent), empty if it has none.
+/// A party -> the coordinator, in a session that evaluates every round at
+/// the coordinator (the labels are there): it finished tree `trees` and
+/// waits for next_atom or (stop_atom, trees to keep).
+struct round_done {
+  std::int32_t trees = 0;
+  /// Bytes this party has sent and received so far (for the progress).
+  std::uint64_t bytes = 0;
+};
+
 /// The label holder's metrics of the validation rows after one round.
 struct round_metrics {
   std::int32_t round = 0; ///< 1-based

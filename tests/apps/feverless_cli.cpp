@@ -344,14 +344,20 @@ BOOST_AUTO_TEST_CASE(feverless_cli_unused_learner_setting_is_exit_2) {
   // silently: the user would believe it shaped the model.
   temp_dir dir;
   auto data = write_small_csv(dir);
-  for (std::string setting : {"max_bin=64", "min_child_weight=5",
-                              "base_score=0.9", "early_stopping_rounds=3"}) {
+  for (std::string setting :
+       {"max_bin=64", "min_child_weight=5", "base_score=0.9"}) {
     auto r = run_veil("train --protocol feverless-plain --parties 2 --data " +
                       data + " --trees 1 --depth 2 --set " + setting);
     BOOST_TEST(r.status == 2, setting);
     auto key = setting.substr(0, setting.find('='));
     BOOST_TEST(contains(r.output, key + ": not used by FEVERLESS"), r.output);
   }
+  // Early stopping watches test rows: without them it says so.
+  auto r =
+      run_veil("train --protocol feverless-plain --parties 2 --data " + data +
+               " --trees 3 --depth 2 --set early_stopping_rounds=2");
+  BOOST_TEST(r.status == 2);
+  BOOST_TEST(contains(r.output, "it watches the test rows"), r.output);
 }
 
 BOOST_AUTO_TEST_CASE(feverless_cli_hide_labels) {

@@ -48,6 +48,7 @@ BOOST_AUTO_TEST_CASE(history_and_importance_without_a_terminal) {
     auto rep = read_report(report);
     const auto& h = rep["history"];
     BOOST_REQUIRE_MESSAGE(h.size() == 4u, protocol << ": " << h.dump());
+    BOOST_TEST(rep["early_stopping"]["enabled"] == false);
     for (std::size_t i = 0; i < 4; ++i) {
       BOOST_TEST(h[i]["round"] == i + 1);
       BOOST_TEST(h[i]["test"].contains("auc"), protocol << " round " << i);
@@ -118,12 +119,22 @@ BOOST_AUTO_TEST_CASE(early_stopping_says_where_it_stopped) {
   }
   // Same trees, so the same stop.
   BOOST_TEST(reports[0]["early_stopping"] == reports[1]["early_stopping"]);
+  // FEVERLESS: the coordinator holds the test labels and evaluates each
+  // tree as client 0 predicts it; the clients keep the best trees, and the
+  // final prediction is the best round's.
+  auto f = run_veil(small("feverless") + flags + (dir / "f.json"));
+  BOOST_REQUIRE_MESSAGE(f.status == 0, f.output);
+  BOOST_TEST(contains(f.output, "stopped early at round"), f.output);
+  auto fr = read_report(dir / "f.json");
+  const auto& fe = fr["early_stopping"];
+  BOOST_TEST(fe["stopped"] == true);
+  BOOST_TEST(fe["best_round"].get<int>() + 3 == fe["last_round"].get<int>());
+  BOOST_TEST(fr["trees"] == fe["best_round"]);
+  BOOST_TEST(fr["history"].size() == fe["last_round"].get<std::size_t>());
+  // Summed in float as the final prediction sums them: equal.
+  BOOST_TEST(fe["best_score"] == fr["metrics"]["auc"]);
   // Where no party can evaluate a round during training, the refusal says
   // why.
-  auto f = run_veil(small("feverless") + flags + (dir / "f.json"));
-  BOOST_TEST(f.status == 2);
-  BOOST_TEST(contains(f.output, "labels are spread over the clients"),
-             f.output);
   auto o = run_veil(small("opboost") + "--categorical f0 " + flags +
                     (dir / "o.json"));
   BOOST_TEST(o.status == 2);

@@ -130,6 +130,40 @@ BOOST_AUTO_TEST_CASE(two_clients_on_nodes_train_the_model_of_one_process) {
              l["bytes"]["per_party"]["shop"]["received"]);
 }
 
+// Early stopping with the clients' labels in their own files: the
+// coordinator gathers the test labels first, evaluates every tree as
+// client 0 predicts it, and every client, here or on a node, keeps the
+// best trees: the same stop, model and history as in one process.
+BOOST_AUTO_TEST_CASE(early_stopping_with_clients_on_nodes) {
+  spread_data d;
+  process shop(once_node);
+  auto shop_at = node_address(shop);
+  auto remote = d.session("feverless-plain", 60, 20,
+                          {"local", shop_at, "local", "local"}, "remote.toml");
+  auto local = d.session("feverless-plain", 60, 20,
+                         {"local", "local", "local", "local"}, "local.toml");
+  nlohmann::json reports[2];
+  int k = 0;
+  for (const auto& file : {remote, local}) {
+    auto report = d.dir / ("es" + std::to_string(k) + ".json");
+    auto [rc, out] =
+        run_veil({"train", "--config", file, "--depth", "6", "--eta", "1",
+                  "--set", "early_stopping_rounds=2", "--report", report},
+                 60s);
+    BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
+    BOOST_TEST(contains(out, "stopped early at round"), out);
+    reports[k++] = read_json(report);
+  }
+  BOOST_TEST(shop.wait(10s) == 0);
+  const auto& e = reports[0]["early_stopping"];
+  BOOST_TEST(e["stopped"] == true);
+  BOOST_TEST(reports[0]["trees"] == e["best_round"]);
+  BOOST_TEST(e["best_score"] == reports[0]["metrics"]["auc"]);
+  BOOST_TEST(e == reports[1]["early_stopping"]);
+  BOOST_TEST(reports[0]["history"] == reports[1]["history"]);
+  BOOST_TEST(reports[0]["metrics"] == reports[1]["metrics"]);
+}
+
 BOOST_AUTO_TEST_CASE(a_noisy_model_predicts_later_through_clients_on_nodes) {
   // FEVERLESS with noise, two clients on nodes: each client keeps its
   // split table where it runs; later, clients on fresh nodes restore them
