@@ -71,6 +71,8 @@ struct node_state {
   std::map<caf::actor_addr, std::vector<caf::actor>> sessions;
   /// Each party's name, for the log.
   std::map<caf::actor_addr, std::string> names;
+  /// Stopped: it ends when its last party has.
+  bool stopping = false;
 };
 
 using node_pointer = node_actor::stateful_pointer<node_state>;
@@ -148,11 +150,19 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
       self->state.names.erase(n);
     }
     forget_party(self, dm.source);
+    if (self->state.stopping && self->state.names.empty())
+      self->quit(caf::exit_reason::user_shutdown);
   });
   // Stopped (SIGINT or SIGTERM): the parties it hosts end with it, so that
   // their sessions fail at once, naming them, and the process can exit.
   self->set_exit_handler([=](caf::exit_msg& m) {
     auto& st = self->state;
+    if (st.names.empty()) {
+      self->quit(m.reason);
+      return;
+    }
+    // It ends once every party has (their ends reach their sessions first).
+    st.stopping = true;
     for (auto& [requester, parties] : st.sessions)
       for (auto& p : parties) {
         auto n = st.names.find(p.address());
@@ -161,7 +171,6 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
                              (n == st.names.end() ? "a party" : n->second) +
                                  ": its node (veil node) was stopped"));
       }
-    self->quit(m.reason);
   });
   self->set_default_handler(
       [=](caf::scheduled_actor* ptr,
@@ -256,9 +265,16 @@ int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
   while (!done && stop_signal == 0)
     self->receive([&](caf::down_msg&) { done = true; },
                   caf::after(200ms) >> [] {});
-  if (int sig = stop_signal; sig != 0)
+  if (int sig = stop_signal; sig != 0) {
     out << "stopping (" << (sig == SIGINT ? "SIGINT" : "SIGTERM")
         << "): the parties this node hosts end with it" << std::endl;
+    caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+    // Its parties end first; then a moment for their ends to reach their
+    // sessions over the network before the connections close.
+    self->receive([&](caf::down_msg&) {}, caf::after(5s) >> [] {});
+    std::this_thread::sleep_for(300ms);
+    return 0;
+  }
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
   return 0;
 }
