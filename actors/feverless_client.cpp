@@ -54,6 +54,7 @@ struct client_state : data_party_state<feverless_client_spec> {
   /// was reported to the coordinator.
   bool pause_reported = false;
   bool trees_paused = false; ///< the roster's params::rounds_evaluated
+  bool staged_sent = false;  ///< see add_staged
 
   bool has_role() const { return role != nullptr; }
 };
@@ -258,6 +259,8 @@ struct client_hooks {
   }
   static void stop_training(client_actor* self, std::int32_t keep) {
     auto& st = self->state;
+    if (!from_coordinator(self))
+      return;
     if (!st.role || !st.role->between_trees() || keep < 0) {
       abort(self, errc::bad_request, st.me + ": stop while not between trees");
       return;
@@ -268,6 +271,8 @@ struct client_hooks {
   /// Round by round: client 0 predicts the last tree on its eval rows.
   static void predict_round(client_actor* self, std::int32_t first) {
     auto& st = self->state;
+    if (!from_coordinator(self))
+      return;
     if (!st.role || !st.role->between_trees() || st.predicting || first < 0) {
       abort(self, errc::bad_request,
             st.me + ": a round's prediction while not between trees");
@@ -555,10 +560,7 @@ struct session_hooks<feverless_protocol>
         p.phase = "train";
         p.done = tree;
         p.total = r.params.trees;
-        for (const auto& [k, v] : info.valid) {
-          p.metric_names.push_back(k);
-          p.metric_values.push_back(v);
-        }
+        session::put_metrics(info.valid, p.metric_names, p.metric_values);
         p.bytes = bytes;
         d.on_progress(p);
       }
@@ -575,8 +577,8 @@ struct session_hooks<feverless_protocol>
   /// for the metrics when they loaded their own.
   static void predict(driver& d, const run& r, feverless_result& result) {
     auto seconds = d.predict_step([&](session::predicted& p) {
+      take_staged(d, p, result); // checked against the margins: first
       result.margins = std::move(p.margins);
-      take_staged(p, result);
     });
     if (d.error)
       return;

@@ -202,8 +202,11 @@ struct live_session<Protocol>::impl {
     if (!ready(trained && !parts.empty(),
                "save model parts after training, to a named model"))
       return false;
+    auto kept = static_cast<std::int32_t>(result.model.trees.size());
     d->ask_parts(false, parts,
-                 [](std::size_t, protocols::session::part_request&) {});
+                 [&](std::size_t, protocols::session::part_request& p) {
+                   p.trees = kept;
+                 });
     return settle();
   }
 

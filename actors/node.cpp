@@ -196,6 +196,9 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
                                    ", the coordinator " + handshake +
                                    "; run the same Veil build on every node");
         auto addr = caf::actor_cast<caf::actor_addr>(requester);
+        if (st.stopping)
+          return session_error(errc::party_down, "cannot start party " + name +
+                                                     ": the node is stopping");
         if (st.once && st.served && !st.sessions.contains(addr))
           return session_error(errc::bad_request,
                                "node: started with --once, it has served "

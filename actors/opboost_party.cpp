@@ -43,7 +43,8 @@ struct party_state : data_party_state<opboost_party_spec> {
   std::vector<float> eval_labels; ///< Party A: their labels (loaded)
   /// The roster's params (a restored Party A is built with them).
   std::optional<op::params> roster_params;
-  bool restored = false; ///< the role comes from a saved part
+  bool restored = false;    ///< the role comes from a saved part
+  bool staged_sent = false; ///< see add_staged
 
   bool has_role() const { return active || passive; }
 };
@@ -394,9 +395,9 @@ struct session_hooks<opboost_protocol>
   /// the rows afresh.
   static void predict(driver& d, const run&, opboost_result& result) {
     auto seconds = d.predict_step([&](session::predicted& p) {
+      take_staged(d, p, result); // checked against the margins: first
       result.margins = std::move(p.margins);
       result.labels = std::move(p.labels);
-      take_staged(p, result);
     });
     if (!d.error)
       result.predict_seconds = seconds;

@@ -124,7 +124,8 @@ struct party_hooks : loading_party_hooks<party_state> {
                             passive_ids(st));
           // Every round evaluated on the test rows (a copy: they are
           // predicted again after training).
-          if (st.loaded.test_loaded && !st.loaded.test_is_train)
+          if (st.params.eval_rounds && st.loaded.test_loaded &&
+              !st.loaded.test_is_train)
             st.active->evaluate_rounds_on(st.loaded.test);
           st.bin_seconds = seconds_since(st.started);
           return st.active->start();
@@ -162,9 +163,7 @@ struct party_hooks : loading_party_hooks<party_state> {
       // A round counts once evaluated, so that its report has its metrics.
       const auto& history = st.active->history();
       auto k = static_cast<std::size_t>(m.outputs());
-      auto done = st.loaded.test_loaded && !st.loaded.test_is_train
-                      ? history.size() * k
-                      : m.trees.size();
+      auto done = st.active->evaluating() ? history.size() * k : m.trees.size();
       report_progress(self, done,
                       static_cast<std::size_t>(st.params.rounds) * k, "train",
                       history.empty() ? std::map<std::string, double>{}
@@ -188,10 +187,8 @@ struct party_hooks : loading_party_hooks<party_state> {
             return;
           auto obj = m.make_objective();
           auto preds = obj.transform(out.margins, st.test_labels.size());
-          for (auto& [k, v] : learners::evaluate(obj, st.test_labels, preds)) {
-            out.metric_names.push_back(k);
-            out.metric_values.push_back(v);
-          }
+          session::put_metrics(learners::evaluate(obj, st.test_labels, preds),
+                               out.metric_names, out.metric_values);
         });
   }
   /// Keeps this party's part of the trained model where it runs: a passive
@@ -204,6 +201,10 @@ struct party_hooks : loading_party_hooks<party_state> {
       return session_error(errc::bad_request,
                            st.me + ": save a model part after training only");
     auto table = split_table_of(st);
+    if (r.trees >= 0) // early stopping kept the first r.trees trees
+      std::erase_if(table.splits, [&](const session::split_entry& e) {
+        return e.tree >= r.trees;
+      });
     if (st.passive)
       session::save_split_table(table, r.model_id, r.path);
     return std::uint64_t{table.splits.size()};

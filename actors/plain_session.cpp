@@ -214,6 +214,11 @@ struct session_hooks<plain_protocol> {
           return std::make_tuple(messages::splits_atom::value);
         },
         [&](std::size_t c, session::split_export& e) {
+          // Early stopping kept the first trees; later splits are no part.
+          auto kept = static_cast<std::int32_t>(result.model.trees.size());
+          std::erase_if(e.splits, [&](const session::split_entry& x) {
+            return x.tree >= kept;
+          });
           result.splits[c] = std::move(e);
         });
   }

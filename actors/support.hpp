@@ -541,10 +541,7 @@ void report_progress(Actor* self, std::size_t done, std::size_t total,
   r.phase = phase;
   r.done = static_cast<std::int32_t>(done);
   r.total = static_cast<std::int32_t>(total);
-  for (const auto& [name, value] : metrics) {
-    r.metric_names.push_back(name);
-    r.metric_values.push_back(value);
-  }
+  protocols::session::put_metrics(metrics, r.metric_names, r.metric_values);
   for (const auto& [type, count] : st.bytes)
     r.bytes += count.sent + count.received;
   self->send(st.coordinator, std::move(r));
@@ -573,24 +570,35 @@ void report_finished(Actor* self, const Role& role, Trained trained,
   }
 }
 
-/// Adds the rows' margins after each round to a prediction `out` of the
-/// model this session trained (a restored role's prediction has none: no
-/// history to make).
+/// Adds the rows' margins after each round to the first prediction `out`
+/// of the model this session trained (later ones, and a restored role's,
+/// have none: the history is made once, from the test rows).
 template <class State, class Role>
-void add_staged(const State& st, const Role& role,
+void add_staged(State& st, const Role& role,
                 protocols::session::predicted& out) {
-  if (st.restored)
+  if (st.restored || st.staged_sent)
     return;
+  st.staged_sent = true;
   auto s = role.staged_margins();
   out.staged_stride = static_cast<std::uint32_t>(s.stride);
   out.staged = std::move(s.values);
 }
 
-/// The coordinator's side: a prediction's staged margins into the result.
-template <class Result>
-void take_staged(protocols::session::predicted& p, Result& result) {
-  result.staged.stride = p.staged_stride;
-  result.staged.values = std::move(p.staged);
+/// The coordinator's side: a prediction's staged margins into the result,
+/// if they fit its rows (`p.margins`) and the model's rounds; otherwise the
+/// session fails, naming the predicting party.
+template <class Driver, class Result>
+void take_staged(Driver& d, protocols::session::predicted& p, Result& result) {
+  if (p.staged.empty())
+    return;
+  learners::staged_margins s{p.staged_stride, std::move(p.staged)};
+  if (s.stride == 0 ||
+      s.values.size() !=
+          learners::staged_size(result.model, p.margins.size(), s.stride))
+    return d.fail(protocols::session::errc::protocol_error,
+                  d.name(0) + " sent margins after each round that do not "
+                              "fit its prediction");
+  result.staged = std::move(s);
 }
 
 /// Once the actor has its role and works: marks it answering and arms its

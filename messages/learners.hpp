@@ -42,7 +42,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, booster_params& x) {
   return f(caf::meta::type_name("veil::learners::booster_params"), x.objective,
            x.num_class, x.rounds, x.tree, x.max_bin, x.threads,
-           exact(x.base_score), x.early_stopping_rounds, x.eval_train, x.leaf);
+           exact(x.base_score), x.early_stopping_rounds, x.eval_train, x.leaf,
+           x.eval_rounds);
 }
 
 template <class Inspector>

@@ -100,7 +100,7 @@ typename Inspector::result_type inspect(Inspector& f, split_export& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, part_request& x) {
   return f(caf::meta::type_name("veil::protocols::session::part_request"),
-           x.save, x.path, x.model_id, x.model, x.features);
+           x.save, x.path, x.model_id, x.model, x.features, x.trees);
 }
 
 template <class Inspector>

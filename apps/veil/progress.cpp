@@ -66,6 +66,8 @@ void progress_printer::show(std::size_t done, std::size_t total,
   // last report while it works).
   if (quiet_ || done == 0 || (!terminal_ && done == last_done_))
     return;
+  const auto& shown =
+      metrics.empty() && done == last_done_ ? last_metrics_ : metrics;
   last_done_ = done;
   double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
@@ -79,8 +81,9 @@ void progress_printer::show(std::size_t done, std::size_t total,
                           static_cast<double>(total - done));
   if (bytes)
     line << ", " << human_bytes(*bytes);
-  if (!metrics.empty())
-    line << "  " << on_ << ": " << format_metrics(metrics);
+  if (!shown.empty())
+    line << "  " << on_ << ": " << format_metrics(shown);
+  last_metrics_ = shown;
   if (terminal_) {
     std::cerr << "\r" << line.str() << "\033[K" << std::flush;
     line_open_ = true;
@@ -95,12 +98,9 @@ actors::progress_fn progress_printer::callback() {
   return [this](const protocols::session::progress_report& r) {
     if (r.phase != "train" || r.total <= 0)
       return;
-    std::map<std::string, double> metrics;
-    for (std::size_t i = 0;
-         i < r.metric_names.size() && i < r.metric_values.size(); ++i)
-      metrics[r.metric_names[i]] = r.metric_values[i];
     show(static_cast<std::size_t>(r.done), static_cast<std::size_t>(r.total),
-         metrics, r.bytes);
+         protocols::session::metrics_of(r.metric_names, r.metric_values),
+         r.bytes);
   };
 }
 

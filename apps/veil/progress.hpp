@@ -44,6 +44,9 @@ private:
   std::string unit_, on_;
   std::chrono::steady_clock::time_point start_;
   std::size_t last_done_ = 0;
+  /// The last metrics shown: a repeated report of the same step (a busy
+  /// party's keep-alive) carries none.
+  std::map<std::string, double> last_metrics_;
   bool line_open_ = false;
 };
 

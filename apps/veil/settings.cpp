@@ -67,6 +67,7 @@ const std::map<std::string, setter>& setters() {
       {"early_stopping_rounds",
        [](P& p, S k, S v) { p.early_stopping_rounds = to_int(k, v); }},
       {"eval_train", [](P& p, S k, S v) { p.eval_train = to_bool(k, v); }},
+      {"eval_rounds", [](P& p, S k, S v) { p.eval_rounds = to_bool(k, v); }},
       {"objective",
        [](P& p, S, S v) { p.objective = learners::parse_objective(v); }},
       {"weak_learner",

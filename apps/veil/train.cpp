@@ -207,6 +207,8 @@ json federated_report(const federated_summary& s, const train_options& o) {
           {"privacy", s.privacy},
           {"history", history_json(s.history)},
           {"early_stopping", early_stopping_json(s.early_stop)},
+          {"best_round", s.early_stop.patience > 0 ? s.early_stop.best_round
+                                                   : static_cast<int>(s.trees)},
           {"importance", s.importance},
           {"importance_note", s.importance_note}};
 }

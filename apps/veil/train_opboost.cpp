@@ -288,6 +288,7 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
         p, r.spent, r.privacy_report,
         info.private_prediction && !info.metrics_on.empty(), info.bounds);
     auto report = federated_report(sum, o);
+    report["best_round"] = r.model.rounds(); // no early stopping
     report["party_b_splits"] = r.splits;
     report["bounds"] = info.bounds;
     report["prediction"] = info.private_prediction ? "private" : "non-private";

@@ -182,8 +182,7 @@ int report_federated(const actors::session_outcome& out,
   sum.bytes = r.bytes;
   sum.bytes_by_direction = false;
   sum.trees = r.model.trees.size();
-  for (std::size_t i = 0; i < r.metric_names.size(); ++i)
-    sum.metrics[r.metric_names[i]] = r.metric_values[i];
+  sum.metrics = session::metrics_of(r.metric_names, r.metric_values);
   sum.metrics_on = r.metrics_on;
   sum.train_seconds = r.train_seconds;
   sum.predict_seconds = r.predict_seconds;
@@ -263,8 +262,7 @@ int predict_plain(const prediction_plan& plan, const predict_options& o,
   auto& r = *out.result;
   got.margins = std::move(r.margins);
   got.ids = std::move(r.ids);
-  for (std::size_t i = 0; i < r.metric_names.size(); ++i)
-    got.metrics[r.metric_names[i]] = r.metric_values[i];
+  got.metrics = session::metrics_of(r.metric_names, r.metric_values);
   got.names = std::move(r.names);
   got.bytes = std::move(r.bytes);
   got.seconds = r.predict_seconds;

@@ -53,6 +53,9 @@ void booster_params::validate() const {
               " is out of range: expected 1 to 1024");
   require(early_stopping_rounds >= 0,
           "parameter early_stopping_rounds must be >= 0");
+  require(early_stopping_rounds == 0 || eval_rounds,
+          "parameter early_stopping_rounds needs eval_rounds = true (it "
+          "watches every round)");
   if (objective == objective_kind::multi_softmax)
     require(num_class >= 2 && num_class <= 10000,
             "parameter num_class = " + std::to_string(num_class) +
@@ -107,7 +110,7 @@ training_result train(const dataset& train_set, const dataset* valid,
   std::vector<double> valid_margins;
   // Every round is evaluated when there is a validation set, whoever
   // watches: the history is part of the result, not of the terminal.
-  bool evaluate_valid = valid != nullptr;
+  bool evaluate_valid = valid != nullptr && p.eval_rounds;
   if (evaluate_valid) {
     valid_margins.resize(valid_aligned.rows() * k);
     for (std::size_t c = 0; c < k; ++c)

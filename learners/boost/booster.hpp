@@ -47,6 +47,11 @@ struct booster_params {
   int early_stopping_rounds = 0;
   /// Also evaluate the training set every round (costs a sort per round).
   bool eval_train = false;
+  /// Evaluate the validation set every round: the history, the progress
+  /// metrics, early stopping (which needs it). Off: no per-round cost (a
+  /// sort per round; the plain protocol's federated prediction of each
+  /// round's trees), metrics at the end only.
+  bool eval_rounds = true;
 
   /// Throws input_error naming the first out-of-range field.
   void validate() const;

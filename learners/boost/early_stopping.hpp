@@ -17,8 +17,9 @@ struct early_stop_outcome {
   std::string metric;   ///< the validation metric it watched
   double best_score = 0;
 
-  /// "stopped at round 275, best round 265 by auc 0.931 on test" (or
-  /// "ran all 300 rounds, best round 290 ..."), "" when off.
+  /// "stopped early at round 275, best round 265 by auc 0.931 on test
+  /// (early_stopping_rounds 10)" (or "ran all 300 rounds, best round 290
+  /// ..."), "" when off.
   std::string describe(const std::string& on) const;
 };
 

@@ -26,6 +26,12 @@ std::vector<std::size_t> kept_rounds(std::size_t rounds, std::size_t stride) {
 
 } // namespace
 
+std::size_t staged_size(const model& m, std::size_t values,
+                        std::size_t stride) {
+  return kept_rounds(m.rounds(), std::max<std::size_t>(stride, 1)).size() *
+         values;
+}
+
 staged_margins
 stage_margins(const model& m, std::size_t rows,
               const std::function<float(std::size_t, std::size_t)>& leaf) {

@@ -26,6 +26,10 @@ struct staged_margins {
 std::size_t history_stride(std::size_t rounds, std::size_t values_per_round,
                            std::size_t budget = std::size_t{1} << 24);
 
+/// How many values staged margins of `m` hold for `values` margins per
+/// round (rows x outputs) at `stride`.
+std::size_t staged_size(const model& m, std::size_t values, std::size_t stride);
+
 /// The staged margins of `rows` rows of `m`, tree t's value for row i being
 /// `leaf(t, i)`.
 staged_margins

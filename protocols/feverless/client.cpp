@@ -2535,6 +2535,10 @@ void client::stop_training(std::size_t keep) {
     throw std::logic_error("feverless::client: stop when not between trees");
   if (keep < model_.trees.size())
     model_.trees.resize(keep);
+  // The dropped trees' splits are no part of the model.
+  std::erase_if(own_splits_, [&](const auto& entry) {
+    return static_cast<std::size_t>(entry.first.first) >= keep;
+  });
   phase_ = phase::trained;
 }
 

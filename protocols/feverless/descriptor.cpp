@@ -80,7 +80,8 @@ const protocols::descriptor& descriptor() {
         "early_stopping_rounds: the coordinator, which holds the test "
         "labels, evaluates every tree as client 0 predicts it; the clients "
         "wait between trees and keep the best ones (needs test rows)",
-        "max_bin, min_child_weight, base_score, eval_train, weak_learner: "
+        "max_bin, min_child_weight, base_score, eval_train, eval_rounds, "
+        "weak_learner: "
         "refused (FEVERLESS does not use them)"};
     return x;
   }();

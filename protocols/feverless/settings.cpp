@@ -108,6 +108,9 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
     refuse("base_score", "every client starts from margin 0");
   if (bp.eval_train != def.eval_train)
     refuse("eval_train", "no per-round evaluation");
+  if (bp.eval_rounds != def.eval_rounds)
+    refuse("eval_rounds", "it evaluates rounds with early stopping only; "
+                          "otherwise its history comes after training");
   if (bp.tree.oblivious != def.tree.oblivious)
     refuse("weak_learner", "it grows depth-wise trees only");
 }

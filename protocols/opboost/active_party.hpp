@@ -1,8 +1,7 @@
 #pragma once
 
-#include <functional>
-
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>

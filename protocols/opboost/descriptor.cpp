@@ -65,7 +65,8 @@ const protocols::descriptor& descriptor() {
     x.learner_notes = {
         "the paper's defaults: 80 trees, depth 3, eta 0.1 (GBDT's with "
         "opboost.learner=gbdt); flags and [learner] override them",
-        "early_stopping_rounds, eval_train, weak_learner: refused"};
+        "early_stopping_rounds, eval_train, eval_rounds, weak_learner: "
+        "refused"};
     return x;
   }();
   return d;

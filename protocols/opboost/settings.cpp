@@ -220,6 +220,9 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
            "comes from that prediction");
   if (bp.eval_train != generic.eval_train)
     refuse("eval_train", "no per-round evaluation");
+  if (bp.eval_rounds != generic.eval_rounds)
+    refuse("eval_rounds", "no per-round evaluation: its history comes from "
+                          "the prediction after training");
   if (bp.tree.oblivious != generic.tree.oblivious)
     refuse("weak_learner", "Party A grows depth-wise trees only");
 }

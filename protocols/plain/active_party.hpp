@@ -58,6 +58,8 @@ public:
 
   bool training_done() const { return phase_ == phase::trained; }
 
+  /// Whether rounds are evaluated (evaluate_rounds_on).
+  bool evaluating() const { return evaluating_; }
   /// One entry per round evaluated (evaluate_rounds_on), with its
   /// validation metrics; and what early stopping did.
   const std::vector<learners::round_info>& history() const { return history_; }

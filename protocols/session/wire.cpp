@@ -32,6 +32,22 @@ std::uint64_t byte_stats::total_received() const {
   return std::accumulate(received.begin(), received.end(), std::uint64_t{0});
 }
 
+void put_metrics(const std::map<std::string, double>& metrics,
+                 std::vector<std::string>& names, std::vector<double>& values) {
+  for (const auto& [name, value] : metrics) {
+    names.push_back(name);
+    values.push_back(value);
+  }
+}
+
+std::map<std::string, double> metrics_of(const std::vector<std::string>& names,
+                                         const std::vector<double>& values) {
+  std::map<std::string, double> out;
+  for (std::size_t i = 0; i < names.size() && i < values.size(); ++i)
+    out[names[i]] = values[i];
+  return out;
+}
+
 std::vector<round_metrics>
 to_wire(const std::vector<learners::round_info>& history) {
   std::vector<round_metrics> out;
@@ -39,10 +55,7 @@ to_wire(const std::vector<learners::round_info>& history) {
   for (const auto& r : history) {
     round_metrics m;
     m.round = r.round;
-    for (const auto& [name, value] : r.valid) {
-      m.names.push_back(name);
-      m.values.push_back(value);
-    }
+    put_metrics(r.valid, m.names, m.values);
     out.push_back(std::move(m));
   }
   return out;
@@ -56,8 +69,7 @@ from_wire(const std::vector<round_metrics>& history, int rounds) {
     learners::round_info r;
     r.round = m.round;
     r.rounds = rounds;
-    for (std::size_t i = 0; i < m.names.size() && i < m.values.size(); ++i)
-      r.valid[m.names[i]] = m.values[i];
+    r.valid = metrics_of(m.names, m.values);
     out.push_back(std::move(r));
   }
   return out;

@@ -7,6 +7,7 @@
 // sends them. The protocol's own messages live in protocols/<p>/wire.hpp.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -118,14 +119,6 @@ struct roster {
   std::vector<std::uint8_t> settings;
 };
 
-/// A training party -> the coordinator, when its training ended; one
-/// message for every protocol. The model as the coordinator may hold it
-/// (the public model: structure and leaf values; the thresholds of the
-/// splits other parties own stay with them; empty from a party whose
-/// model another one reports), and the protocol's own account of the
-/// training in `report`: a protocol struct packed by messages::pack
-/// (FEVERLESS: the privacy report and, when exported, the split table;
-/// OpBoost: the budget spent), empty if it has none.
 /// A party -> the coordinator, in a session that evaluates every round at
 /// the coordinator (the labels are there): it finished tree `trees` and
 /// waits for next_atom or (stop_atom, trees to keep).
@@ -142,12 +135,27 @@ struct round_metrics {
   std::vector<double> values;
 };
 
+/// Metrics as they travel: names and values side by side, and back (a
+/// value without a name is dropped).
+void put_metrics(const std::map<std::string, double>& metrics,
+                 std::vector<std::string>& names, std::vector<double>& values);
+std::map<std::string, double> metrics_of(const std::vector<std::string>& names,
+                                         const std::vector<double>& values);
+
 /// `history` as it travels, and back.
 std::vector<round_metrics>
 to_wire(const std::vector<learners::round_info>& history);
 std::vector<learners::round_info>
 from_wire(const std::vector<round_metrics>& history, int rounds);
 
+/// A training party -> the coordinator, when its training ended; one
+/// message for every protocol. The model as the coordinator may hold it
+/// (the public model: structure and leaf values; the thresholds of the
+/// splits other parties own stay with them; empty from a party whose
+/// model another one reports), and the protocol's own account of the
+/// training in `report`: a protocol struct packed by messages::pack
+/// (FEVERLESS: the privacy report and, when exported, the split table;
+/// OpBoost: the budget spent), empty if it has none.
 struct trained {
   learners::model model;
   /// Wall time from the train request to the party's last tree.
@@ -224,6 +232,9 @@ struct part_request {
   std::string model_id;
   learners::model model;
   std::vector<std::vector<std::string>> features;
+  /// Saving: the trees the trained model kept (-1: all). Early stopping
+  /// drops the last rounds, whose splits a party then leaves out.
+  std::int32_t trees = -1;
 };
 
 /// Payload bytes a party sent and received, per protocol message type;

@@ -101,7 +101,8 @@ BOOST_AUTO_TEST_CASE(early_stopping_says_where_it_stopped) {
   int k = 0;
   for (std::string protocol : {"centralized", "plain"}) {
     auto report = dir / (protocol + ".json");
-    auto r = run_veil(small(protocol) + flags + report);
+    auto r = run_veil(small(protocol) + "--model-out " +
+                      (dir / (protocol + "-m.json")) + " " + flags + report);
     BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
     BOOST_TEST(contains(r.output, "stopped early at round"), r.output);
     auto rep = read_report(report);
@@ -119,11 +120,21 @@ BOOST_AUTO_TEST_CASE(early_stopping_says_where_it_stopped) {
   }
   // Same trees, so the same stop.
   BOOST_TEST(reports[0]["early_stopping"] == reports[1]["early_stopping"]);
+  // The parts kept where the parties run hold the kept trees' splits only.
+  auto part = run_veil("inspect " + (dir / "plain-m.json") + " --part " +
+                       (dir / "plain-m.json.party1"));
+  BOOST_TEST(part.status == 0, part.output);
   // FEVERLESS: the coordinator holds the test labels and evaluates each
   // tree as client 0 predicts it; the clients keep the best trees, and the
   // final prediction is the best round's.
-  auto f = run_veil(small("feverless") + flags + (dir / "f.json"));
+  auto f = run_veil(small("feverless") + "--model-out " + (dir / "f-m.json") +
+                    " " + flags + (dir / "f.json"));
   BOOST_REQUIRE_MESSAGE(f.status == 0, f.output);
+  for (auto client : {"client0", "client3"}) {
+    auto own = run_veil("inspect " + (dir / "f-m.json") + " --part " +
+                        (dir / "f-m.json.") + client);
+    BOOST_TEST(own.status == 0, own.output);
+  }
   BOOST_TEST(contains(f.output, "stopped early at round"), f.output);
   auto fr = read_report(dir / "f.json");
   const auto& fe = fr["early_stopping"];
@@ -204,6 +215,27 @@ BOOST_AUTO_TEST_CASE(inspect_shows_importance_and_trees) {
                         (dir / "g.json.client1"));
   BOOST_TEST(wrong.status == 2);
   BOOST_TEST(contains(wrong.output, "g.json.client1"), wrong.output);
+}
+
+// eval_rounds=false: no per-round cost, no history; early stopping needs
+// the rounds evaluated and says so.
+BOOST_AUTO_TEST_CASE(rounds_not_evaluated_on_request) {
+  temp_dir dir;
+  for (std::string protocol : {"centralized", "plain"}) {
+    auto report = dir / (protocol + ".json");
+    auto r = run_veil(small(protocol) +
+                      "--trees 3 --set eval_rounds=false "
+                      "--report " +
+                      report);
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+    auto rep = read_report(report);
+    BOOST_TEST(rep["history"].size() == 0u, protocol);
+    BOOST_TEST(rep["metrics"].contains("auc"), protocol);
+    auto both = run_veil(small(protocol) + "--trees 3 --set eval_rounds=false "
+                                           "--set early_stopping_rounds=2");
+    BOOST_TEST(both.status == 2, protocol);
+    BOOST_TEST(contains(both.output, "needs eval_rounds"), both.output);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(messages_say_what_happened) {
