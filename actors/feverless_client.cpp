@@ -22,7 +22,6 @@
 #include "learners/boost/early_stopping.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
-#include "learners/metrics/metrics.hpp"
 #include "messages/feverless.hpp"
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
@@ -532,44 +531,12 @@ struct session_hooks<feverless_protocol>
       d.fail(errc::bad_input, "early stopping needs test rows with labels");
       return 0;
     }
-    learners::objective obj(learners::objective_kind::binary_logistic);
-    learners::early_stopping stopper(obj, r.early_stopping_rounds);
-    // In float, tree after tree, as client 0's final prediction sums them:
-    // the best round's metrics are the final model's, bit for bit.
-    std::vector<float> margins(labels.size(), 0.0f); // base margin 0
-    auto evaluate = [&](std::int32_t tree, const std::vector<double>& add,
-                        std::uint64_t bytes) {
-      if (add.size() != margins.size()) {
-        d.fail(errc::protocol_error,
-               d.name(0) + " predicted " + std::to_string(add.size()) +
-                   " rows of " + std::to_string(margins.size()));
-        return true;
-      }
-      for (std::size_t i = 0; i < margins.size(); ++i)
-        margins[i] += static_cast<float>(add[i]);
-      learners::round_info info;
-      info.round = tree;
-      info.rounds = r.params.trees;
-      std::vector<double> wide(margins.begin(), margins.end());
-      info.valid =
-          learners::evaluate(obj, labels, obj.transform(wide, wide.size()));
-      result.history.push_back(info);
-      bool stop = stopper.should_stop(tree, info.valid);
-      if (d.on_progress) {
-        session::progress_report p;
-        p.phase = "train";
-        p.done = tree;
-        p.total = r.params.trees;
-        session::put_metrics(info.valid, p.metric_names, p.metric_values);
-        p.bytes = bytes;
-        d.on_progress(p);
-      }
-      return stop;
-    };
-    auto seconds = d.train_by_rounds(
-        r.params.trees, done, evaluate,
-        [&] { return stopper.outcome().best_round; }, store);
-    result.early_stop = stopper.outcome();
+    learners::round_watcher watch(
+        learners::objective(learners::objective_kind::binary_logistic), labels,
+        {0.0}, r.early_stopping_rounds, r.params.trees);
+    auto seconds = d.train_by_rounds(r.params.trees, done, watch, store);
+    result.history = watch.history();
+    result.early_stop = watch.outcome();
     return seconds;
   }
 

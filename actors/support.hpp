@@ -33,6 +33,7 @@
 #include "actors/errors.hpp"
 #include "actors/local_system.hpp"
 #include "actors/remote.hpp"
+#include "learners/boost/early_stopping.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "messages/session.hpp"
@@ -1402,21 +1403,22 @@ struct session_driver {
   /// Training evaluated round by round at the coordinator (early stopping
   /// where the labels are here): the train request to every party; each
   /// time all of them finished a tree (session::round_done), party 0
-  /// predicts that tree on its eval rows ((predict_atom, first tree)) and
-  /// `evaluate(tree, margins)` takes them and says whether to stop; then
-  /// next_atom to every party, or (stop_atom, keep()) after which each
-  /// party's session::trained goes to `store` as in train_step. At most
-  /// `trees` trees. The wall time it took, in seconds.
-  template <class Report, class Evaluate, class Keep, class Store>
+  /// predicts that tree on its eval rows ((predict_atom, first tree)),
+  /// `watch` evaluates it (its metrics go to on_progress) and says whether
+  /// to stop; then next_atom to every party, or (stop_atom, the best
+  /// round's tree count) after which each party's session::trained goes to
+  /// `store` as in train_step. At most `trees` trees (one per round: a
+  /// binary or regression objective). The wall time, in seconds.
+  template <class Report, class Store>
   double train_by_rounds(std::int32_t trees, std::vector<Report>& reports,
-                         Evaluate evaluate, Keep keep, Store store) {
+                         learners::round_watcher& watch, Store store) {
     auto t0 = clock_type::now();
     reports.resize(size());
     for (const auto& c : parties)
       self->send(c, messages::train_atom::value);
     for (std::int32_t tree = 1; !error; ++tree) {
       step = "train (tree " + std::to_string(tree) + ")";
-      std::uint64_t bytes = 0;
+      protocols::session::progress_report progress;
       await_each<protocols::session::round_done>(
           all(), [&](std::size_t c, protocols::session::round_done& r) {
             if (r.trees != tree)
@@ -1424,22 +1426,34 @@ struct session_driver {
                    name(c) + " finished tree " + std::to_string(r.trees) +
                        " where tree " + std::to_string(tree) + " was due");
             if (c == 0)
-              bytes = r.bytes;
+              progress.bytes = r.bytes;
           });
       if (error)
         break;
       step = "evaluate tree " + std::to_string(tree);
       self->send(parties[0], messages::predict_atom::value, tree - 1);
-      std::vector<double> margins;
+      bool stop = false;
       await_each<protocols::session::predicted>(
           {0}, [&](std::size_t, protocols::session::predicted& p) {
-            margins = std::move(p.margins);
+            try {
+              stop = watch.add_round(p.margins) || tree >= trees;
+            } catch (const std::invalid_argument& e) {
+              fail(protocols::session::errc::protocol_error,
+                   name(0) +
+                       " predicted a round that does not fit: " + e.what());
+            }
           });
       if (error)
         break;
-      bool stop = evaluate(tree, margins, bytes) || tree >= trees;
-      if (error)
-        break;
+      if (on_progress) {
+        progress.phase = "train";
+        progress.done = tree;
+        progress.total = trees;
+        protocols::session::put_metrics(watch.history().back().valid,
+                                        progress.metric_names,
+                                        progress.metric_values);
+        on_progress(progress);
+      }
       if (!stop) {
         for (const auto& c : parties)
           self->send(c, messages::next_atom::value);
@@ -1447,7 +1461,7 @@ struct session_driver {
       }
       for (const auto& c : parties)
         self->send(c, messages::stop_atom::value,
-                   static_cast<std::int32_t>(keep()));
+                   static_cast<std::int32_t>(watch.outcome().best_round));
       step = "train";
       await_each<protocols::session::trained>(
           all(), [&](std::size_t c, protocols::session::trained& t) {

@@ -1,5 +1,6 @@
 #include "apps/veil/progress.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -73,8 +74,13 @@ void progress_printer::show(std::size_t done, std::size_t total,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
           .count();
   std::ostringstream line;
-  line << "[" << unit_ << " " << done << "/" << total << "] "
-       << human_seconds(elapsed);
+  line << "[" << unit_ << " " << done << "/" << total << "] ";
+  if (terminal_) { // a bar, redrawn in place
+    constexpr std::size_t width = 20;
+    auto filled = total > 0 ? std::min(width, done * width / total) : width;
+    line << std::string(filled, '#') << std::string(width - filled, '.') << " ";
+  }
+  line << human_seconds(elapsed);
   if (done < total)
     line << ", ETA "
          << human_seconds(elapsed / static_cast<double>(done) *

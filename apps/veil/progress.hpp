@@ -17,9 +17,9 @@ std::string human_bytes(std::uint64_t bytes);
 std::string human_seconds(double seconds);
 
 /// Training progress on stderr, one line per round: "[tree 12/100] 1.4 s,
-/// ETA 10.3 s, 2.1 MB  test: auc 0.91  logloss 0.32". Redrawn in place on
-/// a terminal, one line per round otherwise (logs, CI, notebooks);
-/// nothing with --quiet.
+/// ETA 10.3 s, 2.1 MB  test: auc 0.91  logloss 0.32". On a terminal a
+/// bar redrawn in place; otherwise one line per round (logs, CI,
+/// notebooks); nothing with --quiet.
 class progress_printer {
 public:
   /// `unit`: what a step counts ("round" or "tree"); `on`: where the

@@ -57,14 +57,6 @@ struct booster_params {
   void validate() const;
 };
 
-/// What one round reports.
-struct round_info {
-  int round = 0; ///< 1-based
-  int rounds = 0;
-  std::map<std::string, double> train; ///< when eval_train
-  std::map<std::string, double> valid; ///< when a validation set is given
-};
-
 struct training_result {
   learners::model model;
   std::vector<round_info> history;

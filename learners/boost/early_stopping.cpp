@@ -1,5 +1,6 @@
 #include "learners/boost/early_stopping.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -47,6 +48,38 @@ bool early_stopping::should_stop(int round,
   }
   outcome_.stopped = enabled() && ++since_best_ >= outcome_.patience;
   return outcome_.stopped;
+}
+
+round_watcher::round_watcher(const objective& obj, std::vector<float> labels,
+                             std::vector<double> base_margin, int patience,
+                             int rounds)
+    : obj_(obj), labels_(std::move(labels)), rounds_(rounds),
+      stopper_(obj, patience) {
+  auto n = labels_.size();
+  auto k = static_cast<std::size_t>(obj_.outputs());
+  if (base_margin.size() != k)
+    throw std::invalid_argument("round_watcher: a base margin per output");
+  margins_.resize(n * k);
+  for (std::size_t c = 0; c < k; ++c)
+    std::fill(margins_.begin() + static_cast<std::ptrdiff_t>(c * n),
+              margins_.begin() + static_cast<std::ptrdiff_t>((c + 1) * n),
+              static_cast<float>(base_margin[c]));
+}
+
+bool round_watcher::add_round(std::span<const double> margins) {
+  if (margins.size() != margins_.size())
+    throw std::invalid_argument(std::to_string(margins.size()) +
+                                " margins for " +
+                                std::to_string(margins_.size()));
+  for (std::size_t i = 0; i < margins_.size(); ++i)
+    margins_[i] += static_cast<float>(margins[i]);
+  std::vector<double> wide(margins_.begin(), margins_.end());
+  round_info info;
+  info.round = static_cast<int>(history_.size()) + 1;
+  info.rounds = rounds_;
+  info.valid = evaluate(obj_, labels_, obj_.transform(wide, labels_.size()));
+  history_.push_back(info);
+  return stopper_.should_stop(info.round, info.valid);
 }
 
 } // namespace veil::learners

@@ -1,11 +1,21 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "learners/objective/objective.hpp"
 
 namespace veil::learners {
+
+/// What one round reports.
+struct round_info {
+  int round = 0; ///< 1-based
+  int rounds = 0;
+  std::map<std::string, double> train; ///< when eval_train
+  std::map<std::string, double> valid; ///< when a validation set is given
+};
 
 /// What early stopping did: the metric it watched, where training stopped
 /// and which round was best. Reports print it.
@@ -43,6 +53,35 @@ private:
   bool larger_better_ = true;
   int since_best_ = 0;
   early_stop_outcome outcome_;
+};
+
+/// What a coordinator that holds the labels of the evaluation rows does
+/// when a federated session evaluates round by round: adds each round's
+/// margins (in float, tree after tree, as model::predict_margin sums them,
+/// so that the best round's metrics are the final model's bit for bit),
+/// evaluates, keeps the history and applies early stopping.
+class round_watcher {
+public:
+  /// `labels` of the rows; margins start at `base_margin` (one per output);
+  /// `rounds` planned.
+  round_watcher(const objective& obj, std::vector<float> labels,
+                std::vector<double> base_margin, int patience, int rounds);
+
+  /// The next round's margins (output-major, rows x outputs, the round's
+  /// trees only); true when training should stop after it. Throws
+  /// std::invalid_argument when they do not fit the rows.
+  bool add_round(std::span<const double> margins);
+
+  const std::vector<round_info>& history() const { return history_; }
+  const early_stop_outcome& outcome() const { return stopper_.outcome(); }
+
+private:
+  objective obj_;
+  std::vector<float> labels_;
+  std::vector<float> margins_;
+  int rounds_;
+  std::vector<round_info> history_;
+  early_stopping stopper_;
 };
 
 } // namespace veil::learners

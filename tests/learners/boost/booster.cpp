@@ -171,6 +171,52 @@ BOOST_AUTO_TEST_CASE(history_without_a_callback) {
   BOOST_TEST(r.early_stop.patience == 0);
 }
 
+// A coordinator fed each round's margins (as a federated prediction gives
+// them) reproduces centralized training's history and stop.
+BOOST_AUTO_TEST_CASE(round_watcher_reproduces_the_history) {
+  auto d = small_classification(3000, 5);
+  std::vector<std::size_t> head(2000), tail(1000);
+  std::iota(head.begin(), head.end(), 0);
+  std::iota(tail.begin(), tail.end(), 2000);
+  auto tr = d.select_rows(head);
+  auto va = d.select_rows(tail);
+  booster_params p;
+  p.rounds = 80;
+  p.tree.eta = 1;
+  p.tree.max_depth = 8;
+  p.early_stopping_rounds = 3;
+  p.threads = 1;
+  auto r = train(tr, &va, p);
+  BOOST_REQUIRE(r.early_stop.stopped);
+  // Replay every round the centralized run trained (the model keeps the
+  // best ones: train again without stopping to get them all).
+  auto all = p;
+  all.early_stopping_rounds = 0;
+  all.rounds = r.early_stop.last_round;
+  auto full = train(tr, &va, all);
+  auto obj = full.model.make_objective();
+  round_watcher watch(obj, va.labels(), full.model.base_margin, 3, all.rounds);
+  bool stopped = false;
+  for (std::size_t t = 0; t < full.model.trees.size() && !stopped; ++t) {
+    std::vector<double> round(va.rows());
+    for (std::size_t i = 0; i < va.rows(); ++i)
+      round[i] = full.model.trees[t].predict(va, i);
+    stopped = watch.add_round(round);
+  }
+  BOOST_TEST(stopped);
+  BOOST_TEST(watch.outcome().best_round == r.early_stop.best_round);
+  BOOST_TEST(watch.outcome().last_round == r.early_stop.last_round);
+  BOOST_REQUIRE_EQUAL(watch.history().size(), r.history.size());
+  // Float sums (as a prediction makes them) against the double ones of
+  // training: equal to float rounding.
+  for (std::size_t k = 0; k < r.history.size(); ++k)
+    BOOST_TEST(watch.history()[k].valid.at("logloss") ==
+                   r.history[k].valid.at("logloss"),
+               boost::test_tools::tolerance(1e-5));
+  BOOST_CHECK_THROW(watch.add_round(std::vector<double>(3)),
+                    std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(early_stopping_rule) {
   objective obj(objective_kind::reg_squarederror, 1); // rmse, smaller wins
   early_stopping e(obj, 2);
