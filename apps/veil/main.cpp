@@ -283,6 +283,12 @@ int main(int argc, char** argv) {
     if (node->parsed())
       return run_node(nd);
     if (train->parsed()) {
+      // 0 stands for "the protocol's default" inside: never a given count.
+      if (train->count("--parties") > 0 && t.parties < 1)
+        throw veil::input_error("--parties " + std::to_string(t.parties) +
+                                ": expected at least 1 (2 for a federated "
+                                "protocol); leave it out for the "
+                                "protocol's default");
       if (train->count("--epsilon") > 0)
         veil::apps::checked_epsilon("--epsilon", t.epsilon);
       if (train->count("--delta") > 0)

@@ -58,7 +58,16 @@ const std::map<std::string, setter>& setters() {
       {"max_delta_step",
        [](P& p, S k, S v) { p.tree.max_delta_step = to_double(k, v); }},
       {"max_bin", [](P& p, S k, S v) { p.max_bin = to_int(k, v); }},
-      {"base_score", [](P& p, S k, S v) { p.base_score = to_double(k, v); }},
+      {"base_score",
+       [](P& p, S k, S v) {
+         // NaN is the "fit it to the labels" default inside, never a value
+         // to give: leave base_score out for that.
+         p.base_score = to_double(k, v);
+         if (!std::isfinite(p.base_score))
+           throw input_error("--set " + k + "=" + v +
+                             ": expected a finite number (leave base_score "
+                             "out to fit it to the labels)");
+       }},
       {"num_class", [](P& p, S k, S v) { p.num_class = to_int(k, v); }},
       {"threads", [](P& p, S k, S v) { p.threads = to_int(k, v); }},
       {"nthread", [](P& p, S k, S v) { p.threads = to_int(k, v); }},

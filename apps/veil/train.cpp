@@ -364,6 +364,11 @@ int run_train(train_options o) {
   if (o.link.enabled() && o.protocol == "centralized")
     throw input_error("--set net.*: centralized training has no links to "
                       "emulate (use a federated --protocol)");
+  if ((o.protocol == "centralized" || o.protocol == "plain") &&
+      (o.epsilon > 0 || o.delta > 0))
+    throw input_error("--epsilon/--delta: --protocol " + o.protocol +
+                      " adds no noise, so a budget would be printed but not "
+                      "spent (feverless and opboost take one)");
   if (const auto* protocol = find_federated(o.protocol))
     return protocol->train(o);
   if (o.protocol != "centralized") {

@@ -85,6 +85,16 @@ model model_from_json(const json& j, bool federated) {
     m.federated = j.value("federated", "");
   m.objective = parse_objective(field<std::string>(j, "objective", "model"));
   m.num_class = field<int>(j, "num_class", "model");
+  // As the trainer writes it: 1 unless multi-class, then a class count the
+  // trainer accepts (a huge one would size every prediction by it).
+  if (m.objective == objective_kind::multi_softmax
+          ? m.num_class < 2 || m.num_class > 10000
+          : m.num_class != 1)
+    throw input_error(
+        "model: num_class " + std::to_string(m.num_class) +
+        (m.objective == objective_kind::multi_softmax
+             ? " is outside [2, 10000]"
+             : " for " + to_string(m.objective) + " (expected 1)"));
   m.base_margin = field<std::vector<double>>(j, "base_margin", "model");
   m.weak_learner = j.value("weak_learner", "tree");
   m.feature_names = field<std::vector<std::string>>(j, "features", "model");

@@ -124,6 +124,11 @@ void finish_params(params& p, const learners::booster_params& bp,
     throw input_error(context + to_string(p.protocol) +
                       " trains binary:logistic only");
   refuse_unused_learner_settings(bp, context);
+  if (p.protocol == mode::plain &&
+      (fs.epsilon > 0 || fs.delta > 0 || fs.sum_epsilon))
+    throw input_error(context + "epsilon/delta: feverless-plain adds no "
+                                "noise, so a budget would be printed but "
+                                "not spent (use --protocol feverless)");
   p.trees = bp.rounds;
   p.max_depth = bp.tree.max_depth;
   p.eta = bp.tree.eta;

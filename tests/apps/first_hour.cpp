@@ -238,6 +238,39 @@ BOOST_AUTO_TEST_CASE(rounds_not_evaluated_on_request) {
   }
 }
 
+// Values that meant "not set" inside are refused when given, and so is a
+// budget a protocol would not spend.
+BOOST_AUTO_TEST_CASE(nonsense_is_refused) {
+  temp_dir dir;
+  struct refusal {
+    std::string args, says;
+  };
+  for (const auto& [args, says] : std::vector<refusal>{
+           {"plain --parties 0", "--parties 0: expected at least"},
+           {"centralized --parties -3", "--parties -3: expected at least"},
+           {"plain --epsilon 1", "adds no noise"},
+           {"centralized --epsilon 1", "adds no noise"},
+           {"feverless-plain --epsilon 1", "adds no noise"},
+           {"centralized --set base_score=nan", "expected a finite number"},
+       }) {
+    auto r =
+        run_veil("train --rows 3000 --features 8 --trees 1 --protocol " + args);
+    BOOST_TEST(r.status == 2, args << ": " << r.output);
+    BOOST_TEST(contains(r.output, says), args << ": " << r.output);
+  }
+  // A model file whose num_class would size every prediction.
+  auto t = run_veil(small("centralized") + "--trees 1 --quiet --model-out " +
+                    (dir / "m.json"));
+  BOOST_REQUIRE(t.status == 0);
+  nlohmann::json m;
+  std::ifstream(dir / "m.json") >> m;
+  m["num_class"] = 1000000000;
+  std::ofstream(dir / "bad.json") << m.dump();
+  auto p = run_veil("inspect " + (dir / "bad.json"));
+  BOOST_TEST(p.status == 2);
+  BOOST_TEST(contains(p.output, "num_class 1000000000"), p.output);
+}
+
 BOOST_AUTO_TEST_CASE(messages_say_what_happened) {
   temp_dir dir;
   auto g = run_veil("generate --rows 100 --features 3 --informative 2 "

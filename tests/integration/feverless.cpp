@@ -59,9 +59,11 @@ struct spread_data {
   std::string session(const std::string& protocol, int trees, double timeout,
                       const std::vector<std::string>& where,
                       const std::string& name) const {
+    // feverless-plain takes no budget (it adds no noise).
     std::string t = "timeout_seconds = " + std::to_string(timeout) +
-                    "\n\n[protocol]\nname = \"" + protocol +
-                    "\"\nepsilon = 4\nfeverless.buckets = 8\n\n"
+                    "\n\n[protocol]\nname = \"" + protocol + "\"\n" +
+                    (protocol == "feverless-plain" ? "" : "epsilon = 4\n") +
+                    "feverless.buckets = 8\n\n"
                     "[learner]\ntrees = " +
                     std::to_string(trees) + "\nmax_depth = 3\neta = 0.3\n\n";
     for (int c = 0; c < 4; ++c) {
