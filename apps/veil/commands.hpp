@@ -16,6 +16,19 @@
 
 namespace veil::apps {
 
+/// A file a command reads or writes, and the flag that named it.
+struct named_file {
+  std::string flag;
+  std::string path;
+};
+
+/// Before any work: refuses an output that is an input or another output
+/// (paths compared after resolving symlinks), a folder, or one whose folder
+/// is missing or not writable. Empty paths are skipped. Throws input_error
+/// naming both flags.
+void check_files(const std::vector<named_file>& inputs,
+                 const std::vector<named_file>& outputs);
+
 /// Options of `veil train`.
 struct train_options {
   std::string data; ///< training file; empty = built-in synthetic data

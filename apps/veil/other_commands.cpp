@@ -43,6 +43,9 @@ std::string predictions_csv(const std::vector<double>& preds, std::size_t k,
 }
 
 int run_predict(const predict_options& o) {
+  check_files(
+      {{"--model", o.model}, {"--data", o.data}, {"--config", o.config}},
+      {{"--out", o.out}, {"--report", o.report}});
   auto json = learners::read_json_file(o.model, "model");
   if (!o.config.empty() || protocols::session::is_federated_model(json))
     return run_federated_predict(o, json);
@@ -111,6 +114,7 @@ int run_help(const std::string& protocol, bool markdown) {
 int run_export(const export_options& o) {
   if (o.format != "xgboost")
     throw input_error("--format " + o.format + ": expected xgboost");
+  check_files({{"--model", o.model}}, {{"--out", o.out}});
   auto m = learners::load_model(o.model);
   learners::export_xgboost(m, o.out);
   return 0;

@@ -181,8 +181,9 @@ int run_federated_predict(const predict_options& o,
     std::cout << format_metrics(got.metrics) << "\n";
   if (!got.privacy.empty())
     std::cout << "privacy: " << got.privacy << "\n";
+  std::vector<learners::output_file> outputs;
   if (!o.out.empty())
-    learners::write_file_atomically(o.out, predictions_csv(preds, k, got.ids));
+    outputs.push_back({o.out, predictions_csv(preds, k, got.ids)});
   if (!o.report.empty()) {
     json per_party = json::object();
     std::uint64_t total = 0;
@@ -199,8 +200,9 @@ int run_federated_predict(const predict_options& o,
                    {"metrics", got.metrics},
                    {"predict_seconds", got.seconds},
                    {"bytes", {{"total", total}, {"per_party", per_party}}}};
-    learners::write_file_atomically(o.report, report.dump(2) + "\n");
+    outputs.push_back({o.report, report.dump(2) + "\n"});
   }
+  learners::write_files_atomically(outputs); // together, after success
   return 0;
 }
 

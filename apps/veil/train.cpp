@@ -355,6 +355,10 @@ json importance_json(const std::vector<learners::feature_importance>& fs) {
 }
 
 int run_train(train_options o) {
+  // Federated parts go beside --model-out (MODEL.PARTY), checked by the
+  // parties where they run.
+  check_files({{"--data", o.data}, {"--test", o.test}, {"--config", o.config}},
+              {{"--model-out", o.model_out}, {"--report", o.report}});
   if (!o.config.empty())
     return run_config_train(o);
   auto& p = o.params;
@@ -431,8 +435,10 @@ int run_train(train_options o) {
   if (auto line = result.early_stop.describe("test"); !line.empty())
     std::cout << line << "\n";
 
+  std::vector<learners::output_file> outputs;
   if (!o.model_out.empty())
-    learners::save_model(result.model, o.model_out);
+    outputs.push_back(
+        {o.model_out, learners::to_json(result.model).dump(1) + "\n"});
   if (!o.report.empty()) {
     json report = {
         {"veil_version", VEIL_VERSION},
@@ -456,8 +462,9 @@ int run_train(train_options o) {
         {"history", history_json(result.history)},
         {"early_stopping", early_stopping_json(result.early_stop)},
         {"importance", importance_json(learners::importance(result.model))}};
-    learners::write_file_atomically(o.report, report.dump(2) + "\n");
+    outputs.push_back({o.report, report.dump(2) + "\n"});
   }
+  learners::write_files_atomically(outputs); // together, after success
   return 0;
 }
 

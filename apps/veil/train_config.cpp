@@ -78,6 +78,13 @@ int run_config_train(const train_options& o) {
                       "\": veil train --config runs the " +
                       federated_protocol_names() + " protocols in this build");
   check_local_files(c);
+  std::vector<named_file> inputs;
+  for (const auto& q : c.parties)
+    if (q.is_local()) {
+      inputs.push_back({"party " + q.name + "'s data", q.data});
+      inputs.push_back({"party " + q.name + "'s test", q.test});
+    }
+  check_files(inputs, {{"--model-out", o.model_out}, {"--report", o.report}});
   auto with_file = o; // the reports give the file's timeout and links
   with_file.link = c.link;
   with_file.timeout = c.timeout_seconds;

@@ -3,9 +3,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <sstream>
+#include <sys/stat.h>
+#include <system_error>
 #include <unistd.h>
 
 #include "learners/input_error.hpp"
@@ -164,24 +168,97 @@ model model_from_json(const json& j, bool federated) {
   return m;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  auto tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw input_error("cannot write " + path + ": " + std::strerror(errno));
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw input_error("cannot write " + path + ": " + std::strerror(errno));
+namespace {
+
+std::string write_error(const std::string& path) {
+  return "cannot write " + path + ": " + std::strerror(errno);
+}
+
+/// A fresh temporary file beside `path`, opened exclusively (O_EXCL: a
+/// planted file or symlink of that name is never followed), with the mode
+/// `path` has or, new, `mode`; its name.
+std::string open_temporary(const std::string& path, mode_t mode, int& fd) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0)
+    mode = st.st_mode & 07777;
+  else
+    mode &= ~[] { // the umask, as a plain creat would apply it
+      auto m = ::umask(0);
+      ::umask(m);
+      return m;
+    }();
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    std::random_device rd;
+    std::ostringstream name;
+    name << path << ".tmp-" << std::hex << rd() << rd();
+    auto tmp = name.str();
+    fd = ::open(tmp.c_str(),
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0) {
+      ::fchmod(fd, mode); // exactly, whatever the umask did
+      return tmp;
     }
+    if (errno != EEXIST)
+      break;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    auto err = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw input_error("cannot write " + path + ": " + err);
+  throw input_error(write_error(path));
+}
+
+void write_all(int fd, const std::string& text) {
+  const char* p = text.data();
+  auto left = text.size();
+  while (left > 0) {
+    auto n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      throw std::system_error(errno, std::generic_category());
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
   }
+}
+
+} // namespace
+
+void write_files_atomically(const std::vector<output_file>& files) {
+  std::vector<std::string> temporaries;
+  auto discard = [&] {
+    for (const auto& t : temporaries)
+      ::unlink(t.c_str());
+  };
+  for (const auto& f : files) {
+    int fd = -1;
+    try {
+      temporaries.push_back(
+          open_temporary(f.path, f.private_mode ? 0600 : 0666, fd));
+      write_all(fd, f.text);
+      if (::fsync(fd) != 0)
+        throw std::system_error(errno, std::generic_category());
+    } catch (const input_error&) {
+      discard();
+      throw;
+    } catch (const std::system_error&) {
+      auto message = write_error(f.path);
+      if (fd >= 0)
+        ::close(fd);
+      discard();
+      throw input_error(message);
+    }
+    ::close(fd);
+  }
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (std::rename(temporaries[i].c_str(), files[i].path.c_str()) != 0) {
+      auto message = write_error(files[i].path);
+      for (std::size_t j = i; j < files.size(); ++j)
+        ::unlink(temporaries[j].c_str());
+      throw input_error(message);
+    }
+}
+
+void write_file_atomically(const std::string& path, const std::string& text,
+                           bool private_mode) {
+  write_files_atomically({{path, text, private_mode}});
 }
 
 void save_model(const model& m, const std::string& path) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,8 +24,24 @@ model load_model(const std::string& path);
 /// Parses `path` as JSON; errors name the file.
 nlohmann::json read_json_file(const std::string& path, const char* what);
 
-/// Writes `text` to `path` through a temporary file in the same folder and a
-/// rename, so a failure never leaves a half-written file. Throws input_error.
-void write_file_atomically(const std::string& path, const std::string& text);
+/// A file to write: its contents and, for a new file, its mode (an
+/// existing file keeps its own); private files (model parts) get 0600.
+struct output_file {
+  std::string path;
+  std::string text;
+  bool private_mode = false;
+};
+
+/// Writes every file through a temporary file in its folder (created
+/// exclusively under an unpredictable name, never through a symlink, and
+/// synced), then renames them all: a failure before the renames leaves no
+/// file changed, and never a half-written one. A file that exists keeps
+/// its mode; a new one gets 0666 (0600 if private) less the umask. Throws
+/// input_error naming the file.
+void write_files_atomically(const std::vector<output_file>& files);
+
+/// One file, as write_files_atomically.
+void write_file_atomically(const std::string& path, const std::string& text,
+                           bool private_mode = false);
 
 } // namespace veil::learners

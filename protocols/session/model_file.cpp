@@ -106,7 +106,7 @@ void write_part_file(const std::string& path, const std::string& format,
                         ": the file exists and is not a " + format +
                         " file (a part is written only over an earlier part)");
   }
-  learners::write_file_atomically(path, text);
+  learners::write_file_atomically(path, text, true); // 0600: a party's own
 }
 
 namespace {
