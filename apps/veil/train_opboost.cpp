@@ -247,7 +247,10 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
       learners::importance(with_column_names(r.model, r.features)));
   sum.importance_note = "every party's features: Party A trains on every "
                         "column's ranks and knows each split's feature";
-  std::cout << "privacy: " << op::privacy_headline(p, r.spent) << "\n";
+  std::vector<std::string> fitted;
+  for (const auto& f : info.bounds.value("fitted", json::array()))
+    fitted.push_back(f.get<std::string>());
+  std::cout << "privacy: " << op::privacy_headline(p, r.spent, fitted) << "\n";
   if (p.mechanism.kind == op::mechanism_kind::identity)
     std::cerr << "veil: warning: the identity mechanism gives no protection "
                  "(tests and baselines only)\n";

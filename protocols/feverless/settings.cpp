@@ -222,9 +222,10 @@ std::string privacy_text(const params& p, const privacy_report& pr,
       << (p.source_noise ? ", plus the source's own draw on G" : "")
       << "); by basic composition the total is (" << pr.basic_epsilon << ", "
       << pr.basic_delta
-      << "); realised: the most queries one record joined was "
+      << "); realised in this run (known only after training, not the "
+         "guarantee): the most queries one record joined was "
       << pr.realised_record_queries << " of at most " << pr.record_query_bound
-      << "\n";
+      << ", epsilon " << pr.realised_epsilon << " for that record\n";
   if (clamped)
     out << "  leaf weights clamped to ±" << p.max_delta_step
         << " (max_delta_step, the default with noise; no privacy cost; "

@@ -55,7 +55,8 @@ double worst_case_loss(const mechanism_params& p, const domain& d,
   return worst_case_losses(p, d, {t}, p.epsilon, max_domain)[0];
 }
 
-std::string privacy_headline(const params& p, const dp::accountant& spent) {
+std::string privacy_headline(const params& p, const dp::accountant& spent,
+                             const std::vector<std::string>& fitted) {
   auto plain = [](dp::privacy_cost c) {
     c.mechanism.clear();
     return c.describe();
@@ -77,6 +78,13 @@ std::string privacy_headline(const params& p, const dp::accountant& spent) {
   for (const auto& [t, n] : spent.totals())
     os << "; each record over its " << n << " Party B features: " << plain(t)
        << " by sequential composition";
+  if (!fitted.empty()) {
+    os << "; CONDITIONAL for " << fitted.size()
+       << " column(s) whose bounds were fitted to the data (";
+    for (std::size_t i = 0; i < fitted.size(); ++i)
+      os << (i ? ", " : "") << fitted[i];
+    os << "): it holds given their range, which Party A learns";
+  }
   os << "; Party A's columns and the labels stay with Party A";
   return os.str();
 }

@@ -45,7 +45,11 @@ privacy_report(const params& p,
 /// Party B value: 0.08-dLDP (global-map); each record over its 12 Party B
 /// features: 0.96-dLDP by sequential composition; Party A's columns and
 /// the labels stay with Party A".
-std::string privacy_headline(const params& p, const dp::accountant& spent);
+/// `fitted`: the Party B columns whose bounds were fitted to the data, for
+/// which the guarantee is conditional (it holds given their range, which
+/// Party A learns).
+std::string privacy_headline(const params& p, const dp::accountant& spent,
+                             const std::vector<std::string>& fitted = {});
 
 /// Party A's own account of its training, packed into the
 /// session::trained it sends: its privacy_report() and what each Party B

@@ -273,7 +273,10 @@ nlohmann::json privacy_json(const params& p, const dp::accountant& spent,
                             const std::string& report, bool predicted,
                             const nlohmann::json& bounds) {
   nlohmann::json j;
-  j["headline"] = privacy_headline(p, spent);
+  std::vector<std::string> fitted;
+  for (const auto& f : bounds.value("fitted", nlohmann::json::array()))
+    fitted.push_back(f.get<std::string>());
+  j["headline"] = privacy_headline(p, spent, fitted);
   j["mechanism"] = to_string(p.mechanism.kind);
   j["sampler"] = to_string(p.mechanism.sampler);
   j["epsilon"] = p.mechanism.epsilon;
@@ -289,6 +292,13 @@ nlohmann::json privacy_json(const params& p, const dp::accountant& spent,
   for (const auto& e : spent.entries()) {
     auto c = cost_json(e.cost);
     c["feature"] = e.what;
+    // Bounds fitted to the data: the guarantee holds given the column's
+    // range only (Party A learns it).
+    auto slash = e.what.rfind(" / "); // "party 1 / age"
+    auto column =
+        slash == std::string::npos ? e.what : e.what.substr(slash + 3);
+    c["conditional"] =
+        std::find(fitted.begin(), fitted.end(), column) != fitted.end();
     per_feature.push_back(c);
   }
   j["per_feature"] = per_feature;

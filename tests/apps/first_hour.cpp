@@ -271,6 +271,34 @@ BOOST_AUTO_TEST_CASE(nonsense_is_refused) {
   BOOST_TEST(contains(p.output, "num_class 1000000000"), p.output);
 }
 
+// The privacy lines say what is conditional or known only afterwards.
+BOOST_AUTO_TEST_CASE(privacy_wording) {
+  temp_dir dir;
+  auto r = run_veil(small("opboost") +
+                    "--categorical f0 --trees 2 --set "
+                    "opboost.bounds.f1=-10:10 --report " +
+                    (dir / "o.json"));
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  BOOST_TEST(contains(r.output, "CONDITIONAL for 6 column(s) whose bounds "
+                                "were fitted"),
+             r.output);
+  auto rep = read_report(dir / "o.json");
+  int conditional = 0;
+  for (const auto& f : rep["privacy"]["per_feature"]) {
+    bool c = f["conditional"];
+    BOOST_TEST(c == (f["feature"].get<std::string>().find("/ f1") ==
+                     std::string::npos),
+               f.dump());
+    conditional += c;
+  }
+  BOOST_TEST(conditional == 6);
+  auto f = run_veil(small("feverless") + "--trees 2");
+  BOOST_REQUIRE_MESSAGE(f.status == 0, f.output);
+  BOOST_TEST(contains(f.output, "realised in this run (known only after "
+                                "training, not the guarantee)"),
+             f.output);
+}
+
 BOOST_AUTO_TEST_CASE(messages_say_what_happened) {
   temp_dir dir;
   auto g = run_veil("generate --rows 100 --features 3 --informative 2 "
