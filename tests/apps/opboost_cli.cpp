@@ -73,8 +73,11 @@ BOOST_AUTO_TEST_CASE(opboost_cli_report) {
   BOOST_TEST(contains(r.output, "privacy: each Party B value: 1-dLDP "
                                 "(global-map); each record over its 6 Party B "
                                 "features: 6-dLDP by sequential composition; "
-                                "Party A's columns and the labels stay with "
-                                "Party A"),
+                                "CONDITIONAL for 6 column(s) whose bounds "
+                                "were fitted to the data (a, b, c, d, e, f): "
+                                "it holds given their range, which Party A "
+                                "learns; Party A's columns and the labels "
+                                "stay with Party A"),
              r.output);
   BOOST_TEST(r.output.find("taken from the data") != std::string::npos);
   auto j = read_json(report);
