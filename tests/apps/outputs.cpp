@@ -28,17 +28,23 @@ std::string read(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+/// 200 generated rows in DIR/d.csv.
+std::string small_data(const temp_dir& dir) {
+  auto data = dir / "d.csv";
+  BOOST_REQUIRE(run_veil("generate --rows 200 --features 3 --informative 2 "
+                         "--redundant 0 --out " +
+                         data)
+                    .status == 0);
+  return data;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(outputs)
 
 BOOST_AUTO_TEST_CASE(an_output_never_replaces_an_input_or_an_output) {
   temp_dir dir;
-  auto data = dir / "d.csv";
-  BOOST_REQUIRE(run_veil("generate --rows 200 --features 3 --informative 2 "
-                         "--redundant 0 --out " +
-                         data)
-                    .status == 0);
+  auto data = small_data(dir);
   auto before = read(data);
   struct refusal {
     std::string args, says;
@@ -75,11 +81,7 @@ BOOST_AUTO_TEST_CASE(an_output_never_replaces_an_input_or_an_output) {
 
 BOOST_AUTO_TEST_CASE(modes_symlinks_and_no_leftovers) {
   temp_dir dir;
-  auto data = dir / "d.csv";
-  BOOST_REQUIRE(run_veil("generate --rows 200 --features 3 --informative 2 "
-                         "--redundant 0 --out " +
-                         data)
-                    .status == 0);
+  auto data = small_data(dir);
   auto model = dir / "m.json";
   BOOST_REQUIRE(
       run_veil("train --quiet --data " + data + " --model-out " + model)
