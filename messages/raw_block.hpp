@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <caf/binary_deserializer.hpp>
 #include <caf/deserializer.hpp>
 #include <caf/error.hpp>
 #include <caf/meta/type_name.hpp>
@@ -72,6 +73,12 @@ typename Inspector::result_type inspect(Inspector& f, raw_block<T>& x) {
           if (n > max_raw_block_bytes / sizeof(T))
             return caf::make_error(caf::sec::invalid_argument,
                                    "raw block too large");
+          // A length that lies is refused before anything is allocated:
+          // the bytes must be there.
+          if (auto* bytes = dynamic_cast<caf::binary_deserializer*>(&f);
+              bytes && n * sizeof(T) > bytes->remaining())
+            return caf::make_error(caf::sec::invalid_argument,
+                                   "raw block longer than its message");
           x.xs.resize(n);
           return n == 0 ? caf::error{}
                         : f.apply_raw(n * sizeof(T), x.xs.data());

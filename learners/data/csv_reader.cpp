@@ -24,6 +24,13 @@ namespace veil::learners {
 
 namespace {
 
+/// 2^31 cells: 8 GiB of floats, the most a dense table read from a sparse
+/// file may ask for.
+constexpr std::size_t max_dense_cells = std::size_t{1} << 31;
+/// The longest line the readers take (a line without an end would
+/// otherwise grow the buffer until memory runs out).
+constexpr std::size_t max_line_bytes = std::size_t{64} << 20;
+
 [[noreturn]] void fail(std::string msg) {
   throw input_error(std::move(msg));
 }
@@ -196,8 +203,13 @@ private:
       end_ -= begin_;
       begin_ = 0;
     }
-    if (end_ == buf_.size())
+    if (end_ == buf_.size()) {
+      if (buf_.size() >= max_line_bytes)
+        fail(path_ + ", line " + std::to_string(line_no_ + 1) +
+             ": longer than " + std::to_string(max_line_bytes >> 20) +
+             " MiB (no line end: not a text table?)");
       buf_.resize(buf_.size() * 2);
+    }
     std::size_t want = std::min<std::size_t>(buf_.size() - end_, 1u << 30);
     if (gz_) {
       int got = gzread(gz_, buf_.data() + end_, static_cast<unsigned>(want));
@@ -664,6 +676,13 @@ dataset read_libsvm(const std::string& path, bool redact_values) {
   const std::size_t base = any_zero ? 0 : 1;
   const std::size_t nfeat =
       any_entry ? static_cast<std::size_t>(max_seen) + 1 - base : 0;
+  // The table is dense: a few sparse rows with a huge index would ask for
+  // rows x index cells. Refused, naming the size, rather than bad_alloc.
+  if (rows > 0 && nfeat > max_dense_cells / rows)
+    fail(path + ": a dense table of " + std::to_string(rows) + " rows x " +
+         std::to_string(nfeat) + " features (the largest index) is over " +
+         std::to_string(max_dense_cells) +
+         " cells; Veil reads LibSVM files into dense tables");
   std::vector<std::string> names;
   for (std::size_t j = 0; j < nfeat; ++j)
     names.push_back("f" + std::to_string(j + base));

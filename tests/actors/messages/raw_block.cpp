@@ -151,6 +151,25 @@ BOOST_AUTO_TEST_CASE(a_huge_length_is_refused) {
   BOOST_TEST(y.xs.empty());
 }
 
+// A length within the cap that the message does not hold: refused before
+// the vector is sized by it (a lying peer would make us allocate 2 GiB).
+BOOST_AUTO_TEST_CASE(a_length_beyond_the_message_allocates_nothing) {
+  std::vector<char> buf;
+  {
+    caf::binary_serializer sink{nullptr, buf};
+    std::uint32_t tag = 1;
+    std::size_t n = std::size_t{1} << 27; // 1 GiB of doubles, then 3 bytes
+    BOOST_REQUIRE(!sink(tag));
+    BOOST_REQUIRE(!sink.begin_sequence(n));
+  }
+  buf.insert(buf.end(), {1, 2, 3});
+  holder<double> y;
+  caf::binary_deserializer source{nullptr, buf};
+  auto err = source(y);
+  BOOST_TEST(static_cast<bool>(err));
+  BOOST_TEST(y.xs.capacity() == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(a_truncated_block_is_an_error) {
   holder<float> x{3, ramp<float>(100)};
   auto buf = save(x);

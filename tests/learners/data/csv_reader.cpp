@@ -168,6 +168,20 @@ BOOST_AUTO_TEST_CASE(bom_crlf_blank_lines_quotes_and_spaces) {
   BOOST_TEST(d.labels() == (std::vector<float>{0, 1, 0}));
 }
 
+// Inputs that would exhaust memory are refused, saying why, before the
+// allocation: a sparse file whose dense table would be huge, and a line
+// without an end.
+BOOST_AUTO_TEST_CASE(memory_bounds) {
+  std::string sparse = "1 1:1 16777000:1\n";
+  for (int i = 0; i < 200; ++i)
+    sparse += "0 3:1\n";
+  check_error([&] { read_libsvm(file("big.libsvm", sparse)); },
+              {"big.libsvm", "201 rows x 16777000 features", "dense"});
+  std::string endless(65u << 20, 'a'); // 65 MiB, no line end
+  check_error([&] { read_csv(file("endless.csv", endless), with_label()); },
+              {"endless.csv, line 1", "longer than 64 MiB"});
+}
+
 BOOST_AUTO_TEST_CASE(reads_libsvm) {
   const std::string text = "# a comment line\n"
                            "1 1:0.5 3:2\n"
