@@ -258,7 +258,7 @@ struct client_hooks {
   }
   static void stop_training(client_actor* self, std::int32_t keep) {
     auto& st = self->state;
-    if (!from_coordinator(self))
+    if (!obeys(self, "stop"))
       return;
     if (!st.role || !st.role->between_trees() || keep < 0) {
       abort(self, errc::bad_request, st.me + ": stop while not between trees");
@@ -270,7 +270,7 @@ struct client_hooks {
   /// Round by round: client 0 predicts the last tree on its eval rows.
   static void predict_round(client_actor* self, std::int32_t first) {
     auto& st = self->state;
-    if (!from_coordinator(self))
+    if (!obeys(self, "round prediction"))
       return;
     if (!st.role || !st.role->between_trees() || st.predicting || first < 0) {
       abort(self, errc::bad_request,

@@ -171,12 +171,23 @@ caf::behavior host_impl(host_actor<Hooks>* self, std::string name,
           const std::vector<caf::actor>& peers) {
         return host_roster<Hooks>(self, r, peers);
       },
-      [=](messages::train_atom) { Hooks::train(self); },
-      [=](messages::predict_atom) { Hooks::predict(self); },
-      [=](messages::part_atom, protocols::session::part_request& r) {
+      [=](messages::train_atom) {
+        if (obeys(self, "train"))
+          Hooks::train(self);
+      },
+      [=](messages::predict_atom) {
+        if (obeys(self, "predict"))
+          Hooks::predict(self);
+      },
+      [=](messages::part_atom, protocols::session::part_request& r)
+          -> decltype(host_part<Hooks>(self, r)) {
+        if (!obeys(self, "model part"))
+          return refused_request();
         return host_part<Hooks>(self, r);
       },
-      [=](messages::stats_atom) {
+      [=](messages::stats_atom) -> caf::result<protocols::session::byte_stats> {
+        if (!obeys(self, "stats"))
+          return refused_request();
         const auto& st = self->state;
         return byte_stats_of(st.me, st.bytes, st.links, st.busy_seconds);
       },

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -431,6 +432,36 @@ bool from_coordinator(Actor* self) {
              st.coordinator.address();
 }
 
+/// The sender of the actor's current message, in words, for logs.
+template <class Actor>
+std::string sender_text(Actor* self) {
+  auto sender = self->current_sender();
+  return sender ? "actor " + std::to_string(sender->id()) + node_text(sender)
+                : "an anonymous sender";
+}
+
+/// Whether the actor obeys its current message, a session step `what`:
+/// once it has its roster, only from its session's coordinator. A
+/// stranger's (or a peer's) is dropped and logged, never a reason to end:
+/// anyone who learns an actor's id could otherwise drive it or end its
+/// session. (Before the roster the party is its spawner's: see veil node.)
+template <class Actor>
+bool obeys(Actor* self, const char* what) {
+  const auto& st = self->state;
+  if (!st.coordinator || from_coordinator(self))
+    return true;
+  std::cerr << "veil: warning: " << st.me << " dropped a " << what
+            << " request from " << sender_text(self)
+            << ": not its session's coordinator\n";
+  return false;
+}
+
+/// What a request that obeys() dropped is answered with.
+inline caf::error refused_request() {
+  return session_error(protocols::session::errc::bad_request,
+                       "not this session's coordinator");
+}
+
 /// Ends the actor when its coordinator ends, or a peer ends with an error
 /// (a "veil" error passes on as it is; any other names the peer and the
 /// step this actor was at), and on any message it has no handler for
@@ -467,14 +498,20 @@ void watch_peers(Actor* self) {
     auto sender = self->current_sender();
     auto q =
         sender ? st.peer_index(caf::actor_cast<caf::actor_addr>(sender)) : -1;
-    std::string from = q >= 0                   ? st.name_of(q)
-                       : from_coordinator(self) ? "the coordinator"
-                       : sender ? "actor " + std::to_string(sender->id()) +
-                                      node_text(sender) + " (not a peer)"
-                                : "an anonymous sender";
+    auto what = unexpected_text(x.copy_content_to_message());
+    if (q < 0 && st.coordinator && !from_coordinator(self)) {
+      // A stranger's: dropped and logged, not a reason to end the session.
+      std::cerr << "veil: warning: " << st.me << " dropped an unexpected "
+                << "message " << what << " from " << sender_text(self)
+                << " (not in its session)\n";
+      return session_error(errc::bad_request, "not a party of this session");
+    }
+    std::string from = q >= 0 ? st.name_of(q)
+                       : from_coordinator(self)
+                           ? "the coordinator"
+                           : sender_text(self) + " (not a peer)";
     auto err = session_error(errc::protocol_error,
-                             st.me + " got an unexpected message " +
-                                 unexpected_text(x.copy_content_to_message()) +
+                             st.me + " got an unexpected message " + what +
                                  " from " + from + " at step " + st.step);
     self->quit(err);
     return err;

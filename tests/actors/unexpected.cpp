@@ -4,11 +4,14 @@
 // sender and the step.
 #include <boost/test/unit_test.hpp>
 
+#include <optional>
+
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 
 #include "learners/data/synthetic.hpp"
 #include "messages/session.hpp"
+#include "messages/type_ids.hpp"
 #include "tests/actors/fixture.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -62,6 +65,37 @@ BOOST_FIXTURE_TEST_CASE(a_party_reports_an_unexpected_message, small_session) {
   BOOST_TEST(contains(out.error, "(not a peer)"));
   BOOST_TEST(contains(out.error, "at step session setup"));
   BOOST_TEST((out.code == sess::errc::protocol_error));
+}
+
+// Once a party has its roster, a stranger (anyone who learned its actor id)
+// neither drives it nor ends its session: its requests are refused and
+// logged, its other messages dropped.
+BOOST_FIXTURE_TEST_CASE(a_stranger_is_not_obeyed_mid_session, small_session) {
+  auto parties = spawn_parties(c);
+  caf::scoped_actor stranger{sys};
+  bool sent = false;
+  std::optional<caf::error> stats_refused;
+  auto out =
+      actors::run_session(sys, parties, c, [&](const sess::progress_report& r) {
+        if (sent || r.phase != "train")
+          return;
+        sent = true;
+        for (auto& p : parties) {
+          auto a = caf::actor_cast<caf::actor>(p);
+          stranger->send(a, messages::train_atom::value);
+          stranger->send(a, messages::predict_atom::value);
+          stranger->send(a, std::string("not a Veil message"));
+        }
+        stranger
+            ->request(caf::actor_cast<caf::actor>(parties[1]), 5s,
+                      messages::stats_atom::value)
+            .receive([&](sess::byte_stats&) {},
+                     [&](caf::error& e) { stats_refused = e; });
+      });
+  BOOST_REQUIRE(sent);
+  BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
+  BOOST_REQUIRE(stats_refused.has_value());
+  BOOST_TEST(contains(sys.render(*stats_refused), "coordinator"));
 }
 
 BOOST_FIXTURE_TEST_CASE(an_empty_message_is_reported_as_undecodable,
