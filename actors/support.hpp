@@ -709,10 +709,11 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
                   : peer_state::none;
   std::string name = message_name(m);
   if (q == peer_state::none) {
-    self->quit(session_error(errc::unknown_sender,
-                             st.me + " got a " + name +
-                                 " message from an actor that is not a peer "
-                                 "of this session"));
+    // A stranger's (anyone who learned this actor's id): dropped and
+    // logged, never obeyed and never a reason to end the session.
+    std::cerr << "veil: warning: " << st.me << " dropped a " << name
+              << " message from " << sender_text(self)
+              << ": not a peer of this session\n";
     return;
   }
   auto& nb = st.neighbours[q];
