@@ -111,6 +111,9 @@ party_specs(const session_config& c, std::size_t& remote, bool& have_test);
 struct node_command_options {
   std::string listen;
   bool once = false;
+  /// Listen beyond this machine without TLS (anyone who reaches the port
+  /// could drive the node): refused unless given.
+  bool insecure = false;
   std::string tls_cert, tls_key, tls_ca;
   int threads = 0;
 };

@@ -155,6 +155,9 @@ int main(int argc, char** argv) {
                    "port taken is printed as \"listening on HOST:PORT\")")
       ->required();
   node->add_flag("--once", nd.once, "Exit after serving one session");
+  node->add_flag("--insecure", nd.insecure,
+                 "Listen on an address other machines reach without TLS "
+                 "(anyone who reaches the port can start parties)");
   node->add_option("--tls-cert", nd.tls_cert,
                    "This node's certificate (PEM) for TLS");
   node->add_option("--tls-key", nd.tls_key, "Its private key (PEM)");

@@ -11,6 +11,18 @@
 
 namespace veil::apps {
 
+namespace {
+
+/// An address only this machine reaches: 127.0.0.0/8, ::1, localhost.
+bool is_loopback(const std::string& host) {
+  auto h = host;
+  if (h.size() > 1 && h.front() == '[' && h.back() == ']')
+    h = h.substr(1, h.size() - 2);
+  return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
+}
+
+} // namespace
+
 int run_node(const node_command_options& o) {
   actors::node_options n;
   auto colon = o.listen.rfind(':');
@@ -37,6 +49,14 @@ int run_node(const node_command_options& o) {
   if (given != 0 && given != 3)
     throw input_error("--tls-cert, --tls-key and --tls-ca go together: give "
                       "all three or none");
+  // Without TLS anyone who reaches the port drives the node: only this
+  // machine may, unless the user says otherwise.
+  if (given == 0 && !is_loopback(n.host) && !o.insecure)
+    throw input_error(
+        "--listen " + o.listen +
+        ": without TLS a node accepts sessions from anyone who reaches the "
+        "port; listen on 127.0.0.1, give --tls-cert/--tls-key/--tls-ca, or "
+        "add --insecure on a network you trust");
   for (const auto& f : {o.tls_cert, o.tls_key, o.tls_ca})
     if (!f.empty() && !std::ifstream(f))
       throw input_error("cannot read the TLS file " + f);

@@ -299,6 +299,19 @@ BOOST_AUTO_TEST_CASE(privacy_wording) {
              f.output);
 }
 
+// A node without TLS listens on this machine only unless told the network
+// is trusted (issue "Nodes that trust no one").
+BOOST_AUTO_TEST_CASE(an_open_node_needs_tls_or_insecure) {
+  for (auto address : {"0.0.0.0:0", "10.1.2.3:0", "[::]:0"}) {
+    auto r = run_veil(std::string("node --listen ") + address);
+    BOOST_TEST(r.status == 2, address << ": " << r.output);
+    BOOST_TEST(contains(r.output, "without TLS a node accepts sessions from "
+                                  "anyone"),
+               r.output);
+    BOOST_TEST(contains(r.output, "--insecure"), r.output);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(messages_say_what_happened) {
   temp_dir dir;
   auto g = run_veil("generate --rows 100 --features 3 --informative 2 "
