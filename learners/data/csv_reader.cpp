@@ -60,8 +60,13 @@ std::string at_line(const std::string& path, std::size_t line) {
   return path + ":" + std::to_string(line) + ": ";
 }
 
-std::string column_ref(std::size_t col, std::string_view name) {
-  return "column " + std::to_string(col + 1) + " (" + shown(name) + ")";
+/// "column 3 (\"age\")"; by number only when the error leaves the party's
+/// machine (`redact`): the header of a file that is no table is its
+/// first line.
+std::string column_ref(std::size_t col, std::string_view name,
+                       bool redact = false) {
+  return "column " + std::to_string(col + 1) +
+         (redact ? std::string() : " (" + shown(name) + ")");
 }
 
 /// "a", "b", ... for messages that list what the user could have meant.
@@ -386,6 +391,17 @@ bool is_blank_line(std::string_view line) {
   return trim(line).empty();
 }
 
+/// The header's columns for an error message; not listed when the error
+/// leaves the party's machine (`redact`): a file that is no table would
+/// have its first line quoted to the coordinator.
+std::string columns_text(const std::vector<std::string>& names, bool redact) {
+  if (redact)
+    return std::to_string(names.size()) +
+           " column(s), not listed: this error goes to the session's "
+           "coordinator";
+  return "the columns are: " + name_list(names);
+}
+
 /// Indices into `names` of the feature columns `opts` asks for, in output
 /// order. `reserved` maps the label and id column indices to their role.
 std::vector<std::size_t>
@@ -396,8 +412,8 @@ pick_features(const std::string& where, const std::vector<std::string>& names,
   auto find = [&](const std::string& name, const char* what) {
     auto it = index.find(name);
     if (it == index.end())
-      fail(where + what + " column " + shown(name) +
-           " is not in the file; the columns are: " + name_list(names));
+      fail(where + what + " column " + shown(name) + " is not in the file; " +
+           columns_text(names, opts.redact_values));
     auto r = reserved.find(it->second);
     if (r != reserved.end())
       fail(where + what + " column " + shown(name) + " is the " + r->second +
@@ -479,16 +495,17 @@ dataset read_csv(const std::string& path, const read_options& opts) {
            " has an empty name in the header");
     auto [it, fresh] = index.emplace(names[j], j);
     if (!fresh)
-      fail(where + column_ref(j, names[j]) + ": duplicate column name (also " +
-           "column " + std::to_string(it->second + 1) + ")");
+      fail(where + column_ref(j, names[j], opts.redact_values) +
+           ": duplicate column name (also " + "column " +
+           std::to_string(it->second + 1) + ")");
   }
 
   std::unordered_map<std::size_t, std::string> reserved;
   auto find_special = [&](const std::string& name, const char* what) {
     auto it = index.find(name);
     if (it == index.end())
-      fail(where + what + " column " + shown(name) +
-           " is not in the header; the columns are: " + name_list(names));
+      fail(where + what + " column " + shown(name) + " is not in the header; " +
+           columns_text(names, opts.redact_values));
     if (reserved.contains(it->second))
       fail(where + what + " column " + shown(name) + " is also the " +
            reserved[it->second] + " column");
@@ -529,7 +546,8 @@ dataset read_csv(const std::string& path, const read_options& opts) {
       continue;
     const std::size_t line_no = in.line_number();
     auto here = [&](std::size_t col) {
-      return at_line(path, line_no) + column_ref(col, names[col]) + ": ";
+      return at_line(path, line_no) +
+             column_ref(col, names[col], opts.redact_values) + ": ";
     };
     if (long bad = split_fields(line, fields, scratch); bad >= 0) {
       auto col = static_cast<std::size_t>(bad);
@@ -539,11 +557,13 @@ dataset read_csv(const std::string& path, const read_options& opts) {
     if (fields.size() < ncols)
       fail(at_line(path, line_no) + "expected " + std::to_string(ncols) +
            " fields, got " + std::to_string(fields.size()) + "; " +
-           column_ref(fields.size(), names[fields.size()]) + " is missing");
+           column_ref(fields.size(), names[fields.size()], opts.redact_values) +
+           " is missing");
     if (fields.size() > ncols)
       fail(at_line(path, line_no) + "expected " + std::to_string(ncols) +
            " fields, got " + std::to_string(fields.size()) +
-           "; the header ends with " + column_ref(ncols - 1, names.back()));
+           "; the header ends with " +
+           column_ref(ncols - 1, names.back(), opts.redact_values));
     for (const auto& u : uses) {
       std::string_view f = fields[u.col];
       if (u.kind >= 0) {

@@ -312,6 +312,23 @@ BOOST_AUTO_TEST_CASE(an_open_node_needs_tls_or_insecure) {
   }
 }
 
+// A party's errors reach the coordinator: a file that is no table never
+// has its content quoted (issue "Nodes that trust no one").
+BOOST_AUTO_TEST_CASE(a_party_error_quotes_no_file_content) {
+  temp_dir dir;
+  auto secret = dir.file("secret.txt", "TOP SECRET first line\nmore\n");
+  auto session = dir.file("s.toml", "[protocol]\nname = \"plain\"\n"
+                                    "[[party]]\nname = \"a\"\ndata = \"" +
+                                        secret +
+                                        "\"\nlabel = \"label\"\n"
+                                        "[[party]]\nname = \"b\"\ndata = \"" +
+                                        secret + "\"\n");
+  auto r = run_veil("train --config " + session);
+  BOOST_TEST(r.status == 2, r.output);
+  BOOST_TEST(contains(r.output, "secret.txt"), r.output); // named
+  BOOST_TEST(!contains(r.output, "SECRET"), r.output);    // not quoted
+}
+
 BOOST_AUTO_TEST_CASE(messages_say_what_happened) {
   temp_dir dir;
   auto g = run_veil("generate --rows 100 --features 3 --informative 2 "
