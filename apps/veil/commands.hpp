@@ -10,6 +10,7 @@
 #include "learners/boost/booster.hpp"
 #include "learners/boost/importance.hpp"
 #include "learners/boost/model.hpp"
+#include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/data/dataset.hpp"
 #include "protocols/session/model_file.hpp"
@@ -87,7 +88,8 @@ int report_federated(const actors::session_outcome& out,
 /// (none without it), under a fresh model id.
 protocols::session::model_parts parts_for(const std::string& model_out);
 
-/// Writes --model-out's file: `fm` (the public model, the protocol, the
+/// Stages --model-out's file in `outputs` (written with the report once
+/// the run succeeded): `fm` (the public model, the protocol, the
 /// parties and their columns, the label and id columns), its note saying it
 /// holds `own` besides the structure, and the model id of `parts`; prints
 /// that `holders` keep their parts (`what`) where they run and how to
@@ -97,7 +99,8 @@ nlohmann::json save_session_model(const train_options& o,
                                   const protocols::session::model_parts& parts,
                                   const std::string& own,
                                   const std::vector<std::string>& holders,
-                                  const std::string& what);
+                                  const std::string& what,
+                                  std::vector<learners::output_file>& outputs);
 
 struct session_config;
 

@@ -234,11 +234,12 @@ json save_session_model(const train_options& o,
                         const protocols::session::model_parts& parts,
                         const std::string& own,
                         const std::vector<std::string>& holders,
-                        const std::string& what) {
+                        const std::string& what,
+                        std::vector<learners::output_file>& outputs) {
   namespace session = protocols::session;
   fm.model.federated = federated_note(fm.protocol, own);
   fm.model_id = parts.id;
-  session::save_federated_model(fm, parts.path);
+  outputs.push_back({parts.path, session::federated_model_text(fm)});
   json out = json::object();
   for (const auto& h : holders)
     out[h] = session::part_path(parts.path, h);

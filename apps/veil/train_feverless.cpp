@@ -119,6 +119,7 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
   // Each client kept its split table where it runs (cfg.parts): this
   // process writes the public model (no split's feature or threshold,
   // spec §8.4) and the session's parties.
+  std::vector<learners::output_file> outputs; // committed together
   if (!info.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
@@ -127,11 +128,11 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
     fm.features = r.features;
     fm.label_column = info.label_column;
     fm.id_column = info.id_column;
-    sum.model_parts =
-        save_session_model(o, std::move(fm), info.parts,
-                           "each split's owner, no feature and no "
-                           "threshold",
-                           sum.names, "each client keeps its split table");
+    sum.model_parts = save_session_model(
+        o, std::move(fm), info.parts,
+        "each split's owner, no feature and no "
+        "threshold",
+        sum.names, "each client keeps its split table", outputs);
   }
   if (!o.report.empty()) {
     sum.params = {{"max_depth", p.max_depth},
@@ -153,8 +154,9 @@ int report_feverless(const actors::feverless_outcome& out, const fv::params& p,
             ? "computed from the exact training labels in this process, "
               "outside the privacy guarantee"
             : "";
-    learners::write_file_atomically(o.report, report.dump(2) + "\n");
+    outputs.push_back({o.report, report.dump(2) + "\n"});
   }
+  learners::write_files_atomically(outputs); // together, after success
   return 0;
 }
 

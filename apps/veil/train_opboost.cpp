@@ -259,6 +259,7 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
   // public constants and its mechanism. This process writes the model
   // (Party A's part: Party B thresholds in desensitized units, which raw
   // values must not meet) and the session's parties.
+  std::vector<learners::output_file> outputs; // committed together
   if (!info.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
@@ -274,7 +275,8 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
         "new rows reach only through their Party B",
         bs,
         "each Party B keeps its part (its columns' public bounds and its "
-        "mechanism)");
+        "mechanism)",
+        outputs);
   }
   if (!o.report.empty()) {
     sum.params = {{"learner", op::to_string(p.learner)},
@@ -295,8 +297,9 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
     report["party_b_splits"] = r.splits;
     report["bounds"] = info.bounds;
     report["prediction"] = info.private_prediction ? "private" : "non-private";
-    learners::write_file_atomically(o.report, report.dump(2) + "\n");
+    outputs.push_back({o.report, report.dump(2) + "\n"});
   }
+  learners::write_files_atomically(outputs); // together, after success
   return 0;
 }
 

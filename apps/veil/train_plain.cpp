@@ -210,6 +210,7 @@ int report_federated(const actors::session_outcome& out,
 
   // Each passive party kept its split table where it runs (cfg.parts):
   // this process writes the public model and the session's plan only.
+  std::vector<learners::output_file> outputs; // committed together
   if (!cfg.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
@@ -224,7 +225,7 @@ int report_federated(const actors::session_outcome& out,
     sum.model_parts = save_session_model(
         o, std::move(fm), cfg.parts, "the active party's splits",
         std::vector<std::string>(r.names.begin() + 1, r.names.end()),
-        "each passive party keeps its split table");
+        "each passive party keeps its split table", outputs);
   }
   if (!o.report.empty()) {
     // Whose split tables reached this process (--model-out only).
@@ -243,8 +244,9 @@ int report_federated(const actors::session_outcome& out,
                                : static_cast<int>(r.model.rounds());
     report["bin_seconds"] = r.bin_seconds;
     report["load_seconds"] = r.load_seconds;
-    learners::write_file_atomically(o.report, report.dump(2) + "\n");
+    outputs.push_back({o.report, report.dump(2) + "\n"});
   }
+  learners::write_files_atomically(outputs); // together, after success
   return 0;
 }
 

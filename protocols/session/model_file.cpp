@@ -16,12 +16,16 @@ namespace veil::protocols::session {
 
 using nlohmann::json;
 
-void save_federated_model(const federated_model& m, const std::string& path) {
+std::string federated_model_text(const federated_model& m) {
   auto j = learners::to_json(m.model);
   j["session"] = {{"protocol", m.protocol},   {"parties", m.parties},
                   {"features", m.features},   {"label_column", m.label_column},
                   {"id_column", m.id_column}, {"model_id", m.model_id}};
-  learners::write_file_atomically(path, j.dump(1) + "\n");
+  return j.dump(1) + "\n";
+}
+
+void save_federated_model(const federated_model& m, const std::string& path) {
+  learners::write_file_atomically(path, federated_model_text(m));
 }
 
 bool is_federated_model(const json& j) {

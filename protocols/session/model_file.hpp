@@ -41,6 +41,8 @@ std::string new_model_id();
 
 /// Writes it atomically; throws input_error naming the file.
 void save_federated_model(const federated_model& m, const std::string& path);
+/// Its file's text (for a caller that writes it with other outputs).
+std::string federated_model_text(const federated_model& m);
 
 /// Reads it; throws input_error naming the file and the field. A model
 /// file that is not a federated session's is refused with a message saying
