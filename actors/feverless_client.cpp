@@ -533,7 +533,8 @@ struct session_hooks<feverless_protocol>
     }
     learners::round_watcher watch(
         learners::objective(learners::objective_kind::binary_logistic), labels,
-        {0.0}, r.early_stopping_rounds, r.params.trees);
+        {0.0}, r.early_stopping_rounds, r.params.trees,
+        learners::margin_sums::as_prediction);
     auto seconds = d.train_by_rounds(r.params.trees, done, watch, store);
     result.history = watch.history();
     result.early_stop = watch.outcome();

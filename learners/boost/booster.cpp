@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <numeric>
+#include <optional>
 
 #include "learners/binning/bin_matrix.hpp"
 #include "learners/binning/quantile_cuts.hpp"
@@ -107,22 +108,17 @@ training_result train(const dataset& train_set, const dataset* valid,
   for (std::size_t c = 0; c < k; ++c)
     std::fill(margins.begin() + c * n, margins.begin() + (c + 1) * n,
               m.base_margin[c]);
-  std::vector<double> valid_margins;
   // Every round is evaluated when there is a validation set, whoever
   // watches: the history is part of the result, not of the terminal.
-  bool evaluate_valid = valid != nullptr && p.eval_rounds;
-  if (evaluate_valid) {
-    valid_margins.resize(valid_aligned.rows() * k);
-    for (std::size_t c = 0; c < k; ++c)
-      std::fill(valid_margins.begin() + c * valid_aligned.rows(),
-                valid_margins.begin() + (c + 1) * valid_aligned.rows(),
-                m.base_margin[c]);
-  }
+  std::optional<round_watcher> watch;
+  if (valid && p.eval_rounds)
+    watch.emplace(obj, valid_aligned.labels(), m.base_margin,
+                  p.early_stopping_rounds, p.rounds, margin_sums::as_training);
+  std::vector<double> round_margins(watch ? valid_aligned.rows() * k : 0);
   std::vector<grad_pair> grads(n * k);
   std::vector<std::uint32_t> all_rows(n);
   std::iota(all_rows.begin(), all_rows.end(), 0u);
   local_split_finder finder(bins, cuts, p.tree, p.threads);
-  early_stopping stopper(obj, valid ? p.early_stopping_rounds : 0);
 
   for (int round = 1; round <= p.rounds; ++round) {
     obj.gradients(train_set.labels(), margins, grads, p.threads);
@@ -146,12 +142,12 @@ training_result train(const dataset& train_set, const dataset* valid,
       }
       auto t = grower.take_tree();
       t.target = static_cast<int>(c);
-      if (evaluate_valid) {
+      if (watch) {
         auto vn = valid_aligned.rows();
 #pragma omp parallel for num_threads(threads_for(vn * 8, p.threads))           \
     schedule(static)
         for (std::size_t i = 0; i < vn; ++i)
-          valid_margins[c * vn + i] += t.predict(valid_aligned, i);
+          round_margins[c * vn + i] = t.predict(valid_aligned, i);
       }
       m.trees.push_back(std::move(t));
     }
@@ -160,19 +156,19 @@ training_result train(const dataset& train_set, const dataset* valid,
     info.rounds = p.rounds;
     if (p.eval_train)
       info.train = evaluate(obj, train_set.labels(), obj.transform(margins, n));
-    if (evaluate_valid)
-      info.valid = evaluate(obj, valid_aligned.labels(),
-                            obj.transform(valid_margins, valid_aligned.rows()));
+    bool stop = watch && watch->add_round(round_margins);
+    if (watch)
+      info.valid = watch->history().back().valid;
     result.history.push_back(info);
-    bool stop = evaluate_valid && stopper.should_stop(round, info.valid);
     if (on_round)
       on_round(info);
     if (stop)
       break;
   }
-  result.early_stop = stopper.outcome();
+  if (watch)
+    result.early_stop = watch->outcome();
   result.best_round = static_cast<int>(result.history.size());
-  if (stopper.enabled()) { // keep the best rounds only
+  if (watch && watch->enabled()) { // keep the best rounds only
     result.best_round = result.early_stop.best_round;
     m.trees.resize(static_cast<std::size_t>(result.best_round) * k);
   }

@@ -51,9 +51,9 @@ bool early_stopping::should_stop(int round,
 }
 
 round_watcher::round_watcher(const objective& obj, std::vector<float> labels,
-                             std::vector<double> base_margin, int patience,
-                             int rounds)
-    : obj_(obj), labels_(std::move(labels)), rounds_(rounds),
+                             const std::vector<double>& base_margin,
+                             int patience, int rounds, margin_sums sums)
+    : obj_(obj), labels_(std::move(labels)), rounds_(rounds), sums_(sums),
       stopper_(obj, patience) {
   auto n = labels_.size();
   auto k = static_cast<std::size_t>(obj_.outputs());
@@ -63,7 +63,9 @@ round_watcher::round_watcher(const objective& obj, std::vector<float> labels,
   for (std::size_t c = 0; c < k; ++c)
     std::fill(margins_.begin() + static_cast<std::ptrdiff_t>(c * n),
               margins_.begin() + static_cast<std::ptrdiff_t>((c + 1) * n),
-              static_cast<float>(base_margin[c]));
+              sums_ == margin_sums::as_prediction
+                  ? static_cast<float>(base_margin[c])
+                  : base_margin[c]);
 }
 
 bool round_watcher::add_round(std::span<const double> margins) {
@@ -72,12 +74,15 @@ bool round_watcher::add_round(std::span<const double> margins) {
                                 " margins for " +
                                 std::to_string(margins_.size()));
   for (std::size_t i = 0; i < margins_.size(); ++i)
-    margins_[i] += static_cast<float>(margins[i]);
-  std::vector<double> wide(margins_.begin(), margins_.end());
+    margins_[i] = sums_ == margin_sums::as_prediction
+                      ? static_cast<float>(static_cast<float>(margins_[i]) +
+                                           static_cast<float>(margins[i]))
+                      : margins_[i] + margins[i];
   round_info info;
   info.round = static_cast<int>(history_.size()) + 1;
   info.rounds = rounds_;
-  info.valid = evaluate(obj_, labels_, obj_.transform(wide, labels_.size()));
+  info.valid =
+      evaluate(obj_, labels_, obj_.transform(margins_, labels_.size()));
   history_.push_back(info);
   return stopper_.should_stop(info.round, info.valid);
 }

@@ -55,17 +55,23 @@ private:
   early_stop_outcome outcome_;
 };
 
-/// What a coordinator that holds the labels of the evaluation rows does
-/// when a federated session evaluates round by round: adds each round's
-/// margins (in float, tree after tree, as model::predict_margin sums them,
-/// so that the best round's metrics are the final model's bit for bit),
+/// How a round_watcher sums the rounds' margins: as training sums the
+/// validation margins (double), or as model::predict_margin sums a
+/// prediction (float, tree after tree), so that the best round's metrics
+/// are those of the final prediction bit for bit.
+enum class margin_sums { as_training, as_prediction };
+
+/// What whoever holds the labels of the evaluation rows does when training
+/// is evaluated round by round (centralized training, the plain protocol's
+/// active party, a FEVERLESS coordinator): adds each round's margins,
 /// evaluates, keeps the history and applies early stopping.
 class round_watcher {
 public:
   /// `labels` of the rows; margins start at `base_margin` (one per output);
   /// `rounds` planned.
   round_watcher(const objective& obj, std::vector<float> labels,
-                std::vector<double> base_margin, int patience, int rounds);
+                const std::vector<double>& base_margin, int patience,
+                int rounds, margin_sums sums);
 
   /// The next round's margins (output-major, rows x outputs, the round's
   /// trees only); true when training should stop after it. Throws
@@ -74,12 +80,14 @@ public:
 
   const std::vector<round_info>& history() const { return history_; }
   const early_stop_outcome& outcome() const { return stopper_.outcome(); }
+  bool enabled() const { return stopper_.enabled(); }
 
 private:
   objective obj_;
   std::vector<float> labels_;
-  std::vector<float> margins_;
+  std::vector<double> margins_;
   int rounds_;
+  margin_sums sums_;
   std::vector<round_info> history_;
   early_stopping stopper_;
 };

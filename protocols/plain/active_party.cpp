@@ -30,8 +30,7 @@ active_party::active_party(const learners::booster_params& p,
                            learners::dataset own,
                            std::vector<party_id> passives)
     : params_(p), objective_(p.objective, p.num_class), own_(std::move(own)),
-      own_features_(own_.features()), passives_(std::move(passives)),
-      stopper_(objective_, 0) {
+      own_features_(own_.features()), passives_(std::move(passives)) {
   params_.validate();
   if (!own_.has_labels())
     throw input_error("the active party holds no labels");
@@ -123,15 +122,19 @@ void active_party::evaluate_rounds_on(learners::dataset own_valid) {
                       "labels");
   objective_.check_labels(own_valid.labels());
   valid_ = std::move(own_valid);
-  evaluating_ = true;
-  stopper_ =
-      learners::early_stopping(objective_, params_.early_stopping_rounds);
-  auto k = static_cast<std::size_t>(objective_.outputs());
-  auto n = valid_.rows();
-  valid_margins_.resize(n * k);
-  for (std::size_t c = 0; c < k; ++c)
-    std::fill(valid_margins_.begin() + c * n,
-              valid_margins_.begin() + (c + 1) * n, model_.base_margin[c]);
+  // As centralized training sums them: the same history and stop.
+  watch_.emplace(objective_, valid_.labels(), model_.base_margin,
+                 params_.early_stopping_rounds, params_.rounds,
+                 learners::margin_sums::as_training);
+}
+
+const std::vector<learners::round_info>& active_party::history() const {
+  static const std::vector<learners::round_info> none;
+  return watch_ ? watch_->history() : none;
+}
+
+learners::early_stop_outcome active_party::early_stop() const {
+  return watch_ ? watch_->outcome() : learners::early_stop_outcome{};
 }
 
 outbox active_party::start() {
@@ -463,16 +466,16 @@ outbox active_party::finish_tree() {
   if (++class_ < objective_.outputs())
     return begin_tree();
   ++round_;
-  return evaluating_ ? start_round_evaluation() : next_round();
+  return watch_ ? start_round_evaluation() : next_round();
 }
 
 outbox active_party::next_round() {
-  if (round_ < params_.rounds && !stopper_.outcome().stopped)
+  bool stopped = watch_ && watch_->outcome().stopped;
+  if (round_ < params_.rounds && !stopped)
     return begin_round();
-  if (stopper_.enabled()) // keep the best rounds, as centralized training
-    model_.trees.resize(
-        static_cast<std::size_t>(stopper_.outcome().best_round) *
-        static_cast<std::size_t>(objective_.outputs()));
+  if (watch_ && watch_->enabled()) // the best rounds, as centralized training
+    model_.trees.resize(static_cast<std::size_t>(watch_->outcome().best_round) *
+                        static_cast<std::size_t>(objective_.outputs()));
   phase_ = phase::trained;
   std::fill(waiting_.begin(), waiting_.end(), false);
   return outbox{};
@@ -488,23 +491,17 @@ outbox active_party::start_round_evaluation() {
 }
 
 outbox active_party::finish_round_evaluation() {
-  // As centralized training: each tree's leaf value added in double.
+  // The round's trees' leaf values, one tree per output.
   auto n = valid_.rows();
+  std::vector<double> round(n * static_cast<std::size_t>(objective_.outputs()));
   for (std::size_t t = first_tree_; t < model_.trees.size(); ++t) {
     const auto& tree = model_.trees[t];
-    auto* margins =
-        valid_margins_.data() + static_cast<std::size_t>(tree.target) * n;
+    auto* margins = round.data() + static_cast<std::size_t>(tree.target) * n;
     const auto* pos = positions_.data() + (t - first_tree_) * n;
     for (std::size_t i = 0; i < n; ++i)
       margins[i] += tree.nodes[pos[i]].value;
   }
-  learners::round_info info;
-  info.round = round_;
-  info.rounds = params_.rounds;
-  info.valid = learners::evaluate(objective_, valid_.labels(),
-                                  objective_.transform(valid_margins_, n));
-  history_.push_back(info);
-  stopper_.should_stop(round_, info.valid);
+  watch_->add_round(round);
   return next_round();
 }
 

@@ -59,13 +59,11 @@ public:
   bool training_done() const { return phase_ == phase::trained; }
 
   /// Whether rounds are evaluated (evaluate_rounds_on).
-  bool evaluating() const { return evaluating_; }
+  bool evaluating() const { return watch_.has_value(); }
   /// One entry per round evaluated (evaluate_rounds_on), with its
-  /// validation metrics; and what early stopping did.
-  const std::vector<learners::round_info>& history() const { return history_; }
-  const learners::early_stop_outcome& early_stop() const {
-    return stopper_.outcome();
-  }
+  /// validation metrics; and what early stopping did (off: patience 0).
+  const std::vector<learners::round_info>& history() const;
+  learners::early_stop_outcome early_stop() const;
 
   /// The federated model: structure and leaf values. A passive party's
   /// split has owner = its id, feature = its global index, and a NaN
@@ -90,7 +88,7 @@ public:
 
 private:
   explicit active_party(learners::objective objective)
-      : objective_(std::move(objective)), stopper_(objective_, 0) {}
+      : objective_(std::move(objective)) {}
 
   enum class phase {
     idle,
@@ -152,10 +150,7 @@ private:
 
   // Per-round evaluation.
   learners::dataset valid_;
-  bool evaluating_ = false;
-  std::vector<double> valid_margins_; // output-major
-  std::vector<learners::round_info> history_;
-  learners::early_stopping stopper_;
+  std::optional<learners::round_watcher> watch_;
 
   // Prediction (of eval_, or of valid_ while validating): the trees from
   // first_tree_ on.

@@ -195,7 +195,8 @@ BOOST_AUTO_TEST_CASE(round_watcher_reproduces_the_history) {
   all.rounds = r.early_stop.last_round;
   auto full = train(tr, &va, all);
   auto obj = full.model.make_objective();
-  round_watcher watch(obj, va.labels(), full.model.base_margin, 3, all.rounds);
+  round_watcher watch(obj, va.labels(), full.model.base_margin, 3, all.rounds,
+                      margin_sums::as_prediction);
   bool stopped = false;
   for (std::size_t t = 0; t < full.model.trees.size() && !stopped; ++t) {
     std::vector<double> round(va.rows());
@@ -213,6 +214,10 @@ BOOST_AUTO_TEST_CASE(round_watcher_reproduces_the_history) {
     BOOST_TEST(watch.history()[k].valid.at("logloss") ==
                    r.history[k].valid.at("logloss"),
                boost::test_tools::tolerance(1e-5));
+  // Summed as a prediction: the last round's metrics are those of the
+  // model's own prediction, bit for bit.
+  BOOST_TEST(watch.history().back().valid ==
+             evaluate(obj, va.labels(), full.model.predict(va)));
   BOOST_CHECK_THROW(watch.add_round(std::vector<double>(3)),
                     std::invalid_argument);
 }
