@@ -52,8 +52,7 @@ struct client_state : data_party_state<feverless_client_spec> {
   /// Round by round (params::rounds_evaluated): this pause between trees
   /// was reported to the coordinator.
   bool pause_reported = false;
-  bool trees_paused = false; ///< the roster's params::rounds_evaluated
-  bool staged_sent = false;  ///< see add_staged
+  bool staged_sent = false; ///< see add_staged
 
   bool has_role() const { return role != nullptr; }
 };
@@ -85,7 +84,8 @@ caf::result<fvl::eval_labels> on_labels(client_actor* self) {
   if (!st.coordinator ||
       caf::actor_cast<caf::actor_addr>(self->current_sender()) !=
           st.coordinator.address() ||
-      !st.role || !(st.role->training_done() || st.trees_paused))
+      !st.role ||
+      !(st.role->training_done() || st.role->pauses_between_trees()))
     return session_error(errc::bad_request,
                          st.me + ": test labels go to the session's "
                                  "coordinator after training only (or "
@@ -171,7 +171,6 @@ struct client_hooks {
     if (st.eval.rows() > 0)
       st.role->set_predict_data(st.eval);
     st.role->pause_between_trees(p.rounds_evaluated);
-    st.trees_paused = p.rounds_evaluated;
     return caf::ok_atom::value;
   }
   static void train(client_actor* self) {
@@ -222,10 +221,10 @@ struct client_hooks {
       st.pause_reported = true;
       session::round_done r;
       r.trees = static_cast<std::int32_t>(st.role->trees_done());
-      for (const auto& [type, count] : st.bytes)
-        r.bytes += count.sent + count.received;
+      r.bytes = bytes_so_far(st.bytes);
       self->send(st.coordinator, r);
-    } else if (st.training && st.index == 0 && !st.trees_paused) {
+    } else if (st.training && st.index == 0 &&
+               !st.role->pauses_between_trees()) {
       // The clients train in lockstep: client 0 speaks for them.
       report_progress(self, st.role->model().trees.size(),
                       static_cast<std::size_t>(st.trees));

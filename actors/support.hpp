@@ -555,6 +555,14 @@ void route(Actor* self, Outbox out) {
   }
 }
 
+/// Every byte a party sent and received so far (its progress reports).
+inline std::uint64_t bytes_so_far(const byte_counts& bytes) {
+  std::uint64_t n = 0;
+  for (const auto& [type, count] : bytes)
+    n += count.sent + count.received;
+  return n;
+}
+
 /// Tells the session's coordinator how far the actor's work (`phase`,
 /// "train" or "predict") got (`done` of `total` trees; 0 of 0: working),
 /// when that changed or a quarter of the timeout passed since the last
@@ -580,8 +588,7 @@ void report_progress(Actor* self, std::size_t done, std::size_t total,
   r.done = static_cast<std::int32_t>(done);
   r.total = static_cast<std::int32_t>(total);
   protocols::session::put_metrics(metrics, r.metric_names, r.metric_values);
-  for (const auto& [type, count] : st.bytes)
-    r.bytes += count.sent + count.received;
+  r.bytes = bytes_so_far(st.bytes);
   self->send(st.coordinator, std::move(r));
 }
 
@@ -1428,6 +1435,16 @@ struct session_driver {
     reports.resize(size());
     for (auto c : to)
       self->send(parties[c], messages::train_atom::value);
+    await_trained(from, reports, store);
+    return seconds_since(t0);
+  }
+
+  /// Each session::trained of the parties in `from` to `store(c, trained)`,
+  /// its protocol report unpacked into `reports[c]` (one that does not
+  /// decode fails the step, naming its party).
+  template <class Report, class Store>
+  void await_trained(const std::vector<std::size_t>& from,
+                     std::vector<Report>& reports, Store& store) {
     await_each<protocols::session::trained>(
         from, [&](std::size_t c, protocols::session::trained& t) {
           if (!messages::unpack(t.report, reports[c]))
@@ -1435,7 +1452,6 @@ struct session_driver {
                  name(c) + " sent a training report that does not decode");
           store(c, t);
         });
-    return seconds_since(t0);
   }
 
   /// Training evaluated round by round at the coordinator (early stopping
@@ -1501,13 +1517,7 @@ struct session_driver {
         self->send(c, messages::stop_atom::value,
                    static_cast<std::int32_t>(watch.outcome().best_round));
       step = "train";
-      await_each<protocols::session::trained>(
-          all(), [&](std::size_t c, protocols::session::trained& t) {
-            if (!messages::unpack(t.report, reports[c]))
-              fail(protocols::session::errc::protocol_error,
-                   name(c) + " sent a training report that does not decode");
-            store(c, t);
-          });
+      await_trained(all(), reports, store);
       break;
     }
     return seconds_since(t0);

@@ -220,6 +220,7 @@ struct federated_summary {
   /// Bytes by message type for each direction apart (else their sum).
   bool bytes_by_direction = true;
   std::size_t trees = 0;
+  std::size_t rounds = 0; ///< trees per output
   std::map<std::string, double> metrics;
   std::string metrics_on; ///< "test", "train", or empty: none
   double train_seconds = 0;
@@ -256,6 +257,7 @@ federated_summary summary_of(const Result& r, const Parties& parties) {
   }
   s.features = r.features;
   s.trees = r.model.trees.size();
+  s.rounds = r.model.rounds();
   s.train_seconds = r.train_seconds;
   s.predict_seconds = r.predict_seconds;
   return s;

@@ -207,8 +207,11 @@ json federated_report(const federated_summary& s, const train_options& o) {
           {"privacy", s.privacy},
           {"history", history_json(s.history)},
           {"early_stopping", early_stopping_json(s.early_stop)},
-          {"best_round", s.early_stop.patience > 0 ? s.early_stop.best_round
-                                                   : static_cast<int>(s.trees)},
+          {"rounds", s.rounds},
+          // The model keeps its best round with early stopping, else all.
+          {"best_round", s.early_stop.patience > 0
+                             ? static_cast<std::size_t>(s.early_stop.best_round)
+                             : s.rounds},
           {"importance", s.importance},
           {"importance_note", s.importance_note}};
 }
@@ -356,12 +359,12 @@ json importance_json(const std::vector<learners::feature_importance>& fs) {
 }
 
 int run_train(train_options o) {
+  if (!o.config.empty())
+    return run_config_train(o); // checks its files with the parties'
   // Federated parts go beside --model-out (MODEL.PARTY), checked by the
   // parties where they run.
-  check_files({{"--data", o.data}, {"--test", o.test}, {"--config", o.config}},
+  check_files({{"--data", o.data}, {"--test", o.test}},
               {{"--model-out", o.model_out}, {"--report", o.report}});
-  if (!o.config.empty())
-    return run_config_train(o);
   auto& p = o.params;
   p.objective = learners::parse_objective(o.objective);
   p.num_class = 0; // 0 = infer from the labels unless --set num_class

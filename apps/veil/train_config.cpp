@@ -78,7 +78,7 @@ int run_config_train(const train_options& o) {
                       "\": veil train --config runs the " +
                       federated_protocol_names() + " protocols in this build");
   check_local_files(c);
-  std::vector<named_file> inputs;
+  std::vector<named_file> inputs = {{"--config", o.config}};
   for (const auto& q : c.parties)
     if (q.is_local()) {
       inputs.push_back({"party " + q.name + "'s data", q.data});

@@ -247,10 +247,9 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
       learners::importance(with_column_names(r.model, r.features)));
   sum.importance_note = "every party's features: Party A trains on every "
                         "column's ranks and knows each split's feature";
-  std::vector<std::string> fitted;
-  for (const auto& f : info.bounds.value("fitted", json::array()))
-    fitted.push_back(f.get<std::string>());
-  std::cout << "privacy: " << op::privacy_headline(p, r.spent, fitted) << "\n";
+  std::cout << "privacy: "
+            << op::privacy_headline(p, r.spent, op::fitted_columns(info.bounds))
+            << "\n";
   if (p.mechanism.kind == op::mechanism_kind::identity)
     std::cerr << "veil: warning: the identity mechanism gives no protection "
                  "(tests and baselines only)\n";
@@ -293,7 +292,6 @@ int report_opboost(const actors::opboost_outcome& out, const op::params& p,
         p, r.spent, r.privacy_report,
         info.private_prediction && !info.metrics_on.empty(), info.bounds);
     auto report = federated_report(sum, o);
-    report["best_round"] = r.model.rounds(); // no early stopping
     report["party_b_splits"] = r.splits;
     report["bounds"] = info.bounds;
     report["prediction"] = info.private_prediction ? "private" : "non-private";

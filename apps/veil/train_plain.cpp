@@ -182,6 +182,7 @@ int report_federated(const actors::session_outcome& out,
   sum.bytes = r.bytes;
   sum.bytes_by_direction = false;
   sum.trees = r.model.trees.size();
+  sum.rounds = r.model.rounds();
   sum.metrics = session::metrics_of(r.metric_names, r.metric_values);
   sum.metrics_on = r.metrics_on;
   sum.train_seconds = r.train_seconds;
@@ -238,10 +239,6 @@ int report_federated(const actors::session_outcome& out,
         {"note", "plaintext gradients and histograms are exchanged"}};
     auto report = federated_report(sum, o);
     report["weak_learner"] = r.model.weak_learner;
-    report["rounds"] = r.model.rounds();
-    report["best_round"] = r.early_stop.patience > 0
-                               ? r.early_stop.best_round
-                               : static_cast<int>(r.model.rounds());
     report["bin_seconds"] = r.bin_seconds;
     report["load_seconds"] = r.load_seconds;
     outputs.push_back({o.report, report.dump(2) + "\n"});

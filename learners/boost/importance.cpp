@@ -30,15 +30,11 @@ by_total_gain(std::map<std::string, feature_importance> named) {
 
 } // namespace
 
-std::vector<feature_importance>
-importance(const model& m, const std::vector<std::int32_t>& owners) {
+std::vector<feature_importance> importance(const model& m) {
   std::map<std::string, feature_importance> named;
   for (const auto& t : m.trees)
     for (const auto& n : t.nodes) {
       if (n.is_leaf() || n.feature < 0)
-        continue;
-      if (!owners.empty() &&
-          std::find(owners.begin(), owners.end(), n.owner) == owners.end())
         continue;
       auto i = static_cast<std::size_t>(n.feature);
       add(named[i < m.feature_names.size() ? m.feature_names[i]

@@ -23,10 +23,8 @@ struct feature_importance {
 };
 
 /// The importance of every feature of `m` that some split uses, by
-/// descending total gain (ties by name). `owners`: count only splits whose
-/// owner is listed (a federated party's own features); empty = every split.
-std::vector<feature_importance>
-importance(const model& m, const std::vector<std::int32_t>& owners = {});
+/// descending total gain (ties by name).
+std::vector<feature_importance> importance(const model& m);
 
 /// A split some party owns, by position in a model whose own copy of the
 /// split does not name its feature (a federated model's public part).

@@ -176,17 +176,10 @@ std::string write_error(const std::string& path) {
 
 /// A fresh temporary file beside `path`, opened exclusively (O_EXCL: a
 /// planted file or symlink of that name is never followed), with the mode
-/// `path` has or, new, `mode`; its name.
+/// `path` has or, new, `mode` less the umask (as any new file); its name.
 std::string open_temporary(const std::string& path, mode_t mode, int& fd) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0)
-    mode = st.st_mode & 07777;
-  else
-    mode &= ~[] { // the umask, as a plain creat would apply it
-      auto m = ::umask(0);
-      ::umask(m);
-      return m;
-    }();
+  bool exists = ::stat(path.c_str(), &st) == 0;
   for (int attempt = 0; attempt < 16; ++attempt) {
     std::random_device rd;
     std::ostringstream name;
@@ -195,7 +188,8 @@ std::string open_temporary(const std::string& path, mode_t mode, int& fd) {
     fd = ::open(tmp.c_str(),
                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd >= 0) {
-      ::fchmod(fd, mode); // exactly, whatever the umask did
+      if (exists) // the file it replaces keeps its mode
+        ::fchmod(fd, st.st_mode & 07777);
       return tmp;
     }
     if (errno != EEXIST)

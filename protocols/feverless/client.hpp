@@ -145,6 +145,7 @@ public:
   /// (messages for the next tree queue) until next_tree() or
   /// stop_training(). Before start().
   void pause_between_trees(bool on) { pause_between_trees_ = on; }
+  bool pauses_between_trees() const { return pause_between_trees_; }
   bool between_trees() const { return phase_ == phase::between_trees; }
   /// Trees finished so far.
   std::size_t trees_done() const { return model_.trees.size(); }

@@ -269,13 +269,18 @@ nlohmann::json cost_json(const dp::privacy_cost& c) {
 
 } // namespace
 
+std::vector<std::string> fitted_columns(const nlohmann::json& bounds) {
+  std::vector<std::string> out;
+  for (const auto& f : bounds.value("fitted", nlohmann::json::array()))
+    out.push_back(f.get<std::string>());
+  return out;
+}
+
 nlohmann::json privacy_json(const params& p, const dp::accountant& spent,
                             const std::string& report, bool predicted,
                             const nlohmann::json& bounds) {
   nlohmann::json j;
-  std::vector<std::string> fitted;
-  for (const auto& f : bounds.value("fitted", nlohmann::json::array()))
-    fitted.push_back(f.get<std::string>());
+  auto fitted = fitted_columns(bounds);
   j["headline"] = privacy_headline(p, spent, fitted);
   j["mechanism"] = to_string(p.mechanism.kind);
   j["sampler"] = to_string(p.mechanism.sampler);

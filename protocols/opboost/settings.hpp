@@ -67,6 +67,10 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
 /// from their data; empty for none.
 std::string fitted_bounds_warning(const std::vector<std::string>& fitted);
 
+/// The columns of `bounds` ("fitted") whose bounds were fitted to the data:
+/// the guarantee is conditional for them.
+std::vector<std::string> fitted_columns(const nlohmann::json& bounds);
+
 /// The report's privacy section: the mechanism and its settings, which
 /// columns had public bounds (`bounds`: "public_columns", "fitted"), what
 /// each Party B feature spent and the total per record (`spent`, Party
