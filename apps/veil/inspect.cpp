@@ -77,22 +77,10 @@ std::size_t trees_to_show(const inspect_options& o, std::size_t trees) {
   throw input_error("--trees " + o.trees + ": expected a count or \"all\"");
 }
 
-int max_depth(const learners::regression_tree& t) {
-  std::vector<int> depth(t.nodes.size(), 0);
-  int top = 0;
-  for (std::size_t i = 0; i < t.nodes.size(); ++i)
-    if (!t.nodes[i].is_leaf())
-      for (auto c : {t.nodes[i].left, t.nodes[i].right}) {
-        depth[static_cast<std::size_t>(c)] = depth[i] + 1;
-        top = std::max(top, depth[i] + 1);
-      }
-  return top;
-}
-
 void print_summary(const learners::model& m, const std::string& path) {
   int depth = 0;
   for (const auto& t : m.trees)
-    depth = std::max(depth, max_depth(t));
+    depth = std::max(depth, t.depth());
   std::cout << path << ": " << learners::to_string(m.objective);
   if (m.outputs() > 1)
     std::cout << " (" << m.num_class << " classes)";
