@@ -119,7 +119,8 @@ struct client_hooks {
   static caf::result<session::data_summary> load(client_actor* self,
                                                  session::load_request& r) {
     auto& st = self->state;
-    auto s = load_party_data(st.me, r, st.loaded, fv::read_client_rows);
+    auto s =
+        load_party_data(st.me, st.host, r, st.loaded, fv::read_client_rows);
     if (!s)
       return std::move(s.error());
     s->has_labels = s->labels > 0; // an empty label column holds none

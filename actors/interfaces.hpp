@@ -24,11 +24,13 @@ namespace veil::actors {
 /// the kinds its program lists, actors/node.hpp)
 /// on its node and returns its handle, sent untyped. The request carries
 /// the coordinator's messages::handshake() (Veil version and wire
-/// fingerprint); another build's is refused, naming both, and so is an
-/// unknown kind. It monitors the requester and ends the parties it spawned
+/// fingerprint) and the names of the datasets the party will load (the
+/// node's, actors/hosting.hpp); another build's is refused, naming both,
+/// and so are an unknown kind, a bad party name and a dataset the node does
+/// not serve. It monitors the requester and ends the parties it spawned
 /// for it when the requester goes away.
 using node_actor = caf::typed_actor<
-    caf::replies_to<messages::spawn_atom, std::string, std::string,
-                    std::string>::with<caf::actor>>;
+    caf::replies_to<messages::spawn_atom, std::string, std::string, std::string,
+                    std::vector<std::string>>::with<caf::actor>>;
 
 } // namespace veil::actors

@@ -21,6 +21,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/hosting.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/remote.hpp"
 #include "learners/input_error.hpp"
@@ -67,6 +68,7 @@ struct node_state {
   bool once = false;
   bool served = false;
   std::vector<party_kind> kinds;
+  std::shared_ptr<const node_catalog> catalog;
   /// The parties spawned for each requester (a session's coordinator side).
   std::map<caf::actor_addr, std::vector<caf::actor>> sessions;
   /// Each party's name, for the log.
@@ -108,11 +110,11 @@ void forget_party(node_pointer self, const caf::actor_addr& addr) {
 caf::expected<caf::actor> spawn_hosted(caf::actor_system& sys,
                                        const std::vector<party_kind>& kinds,
                                        const std::string& kind,
-                                       std::string name) {
+                                       std::string name, const hosting& host) {
   std::string known;
   for (const auto& k : kinds) {
     if (kind == k.name)
-      return k.spawn(sys, std::move(name));
+      return k.spawn(sys, std::move(name), host);
     known += (known.empty() ? "" : ", ") + std::string(k.name);
   }
   return session_error(errc::bad_request, "cannot start party " + name +
@@ -123,9 +125,12 @@ caf::expected<caf::actor> spawn_hosted(caf::actor_system& sys,
 }
 
 node_actor::behavior_type node_impl(node_pointer self, bool once,
-                                    std::vector<party_kind> kinds) {
+                                    std::vector<party_kind> kinds,
+                                    node_catalog catalog) {
   self->state.once = once;
   self->state.kinds = std::move(kinds);
+  self->state.catalog =
+      std::make_shared<const node_catalog>(std::move(catalog));
   self->set_down_handler([=](caf::down_msg& dm) {
     auto& st = self->state;
     auto i = st.sessions.find(dm.source);
@@ -183,12 +188,24 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
       });
   return {
       [=](messages::spawn_atom, std::string& name, std::string& kind,
-          std::string& handshake) -> caf::result<caf::actor> {
+          std::string& handshake,
+          std::vector<std::string>& datasets) -> caf::result<caf::actor> {
         auto& st = self->state;
         auto requester = self->current_sender();
         if (!requester)
           return session_error(errc::bad_request,
                                "node: a spawn request needs a sender");
+        auto refuse = [&](std::string why) {
+          std::cout << "refused a party for " << sender_text(requester) << ": "
+                    << why << std::endl;
+          return session_error(errc::bad_request, std::move(why));
+        };
+        if (!protocols::session::valid_name(name))
+          return refuse("cannot start party \"" + name +
+                        "\": a party name is made of letters, digits, '_', "
+                        "'-' and '.'");
+        if (auto why = refuse_datasets(*st.catalog, datasets); !why.empty())
+          return refuse("cannot start party " + name + ": " + why);
         if (handshake != messages::handshake())
           return session_error(errc::bad_request,
                                "cannot start party " + name +
@@ -203,7 +220,10 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
           return session_error(errc::bad_request,
                                "node: started with --once, it has served "
                                "its session already");
-        auto party = spawn_hosted(self->system(), st.kinds, kind, name);
+        hosting host{st.catalog, datasets,
+                     caf::actor_cast<caf::actor_addr>(requester)};
+        auto party =
+            spawn_hosted(self->system(), st.kinds, kind, name, std::move(host));
         if (!party)
           return party.error();
         auto handle = *party;
@@ -213,8 +233,12 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
         st.sessions[addr].push_back(handle);
         st.names[handle.address()] = name;
         st.served = true;
-        std::cout << "party " << name << " started (" << kind << ")"
-                  << std::endl;
+        std::string loads;
+        for (const auto& d : datasets)
+          loads += (loads.empty() ? "" : ", ") + d;
+        std::cout << "party " << name << " started (" << kind << ") for "
+                  << sender_text(requester) << ", datasets "
+                  << (loads.empty() ? "none" : loads) << std::endl;
         return handle;
       },
   };
@@ -237,15 +261,15 @@ std::pair<std::string, std::uint16_t> split_address(const std::string& host,
 } // namespace
 
 caf::actor spawn_node(caf::actor_system& sys, bool once,
-                      std::vector<party_kind> kinds) {
+                      std::vector<party_kind> kinds, node_catalog catalog) {
   return caf::actor_cast<caf::actor>(
-      sys.spawn(node_impl, once, std::move(kinds)));
+      sys.spawn(node_impl, once, std::move(kinds), std::move(catalog)));
 }
 
 int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
   net_config cfg(opts.threads, opts.tls);
   caf::actor_system sys{cfg};
-  auto node = sys.spawn(node_impl, opts.once, opts.kinds);
+  auto node = sys.spawn(node_impl, opts.once, opts.kinds, opts.catalog);
   auto [host, port] = split_address(opts.host, opts.port);
   auto published =
       opts.tls.enabled()
@@ -296,7 +320,7 @@ spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
   std::map<std::string, node_actor> nodes;
   for (const auto& p : specs) {
     if (!p.is_remote()) {
-      out.push_back(kind.spawn(sys, p.name));
+      out.push_back(kind.spawn(sys, p.name, hosting{}));
       continue;
     }
     auto [host, port] = split_address(p.host, p.port);
@@ -322,8 +346,13 @@ spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
       it = nodes.emplace(where, *node).first;
     }
     std::optional<spawn_failure> failure;
+    // The node's names of the datasets it will load (never paths).
+    std::vector<std::string> datasets{p.data.path};
+    if (!p.test_path.empty() && p.test_path != p.data.path)
+      datasets.push_back(p.test_path);
     self->request(it->second, timeout, messages::spawn_atom::value, p.name,
-                  std::string(kind.name), messages::handshake())
+                  std::string(kind.name), messages::handshake(),
+                  std::move(datasets))
         .receive([&](caf::actor& a) { out.push_back(std::move(a)); },
                  [&](caf::error& e) {
                    failure = fail(code_of(e), "the node at " + where +

@@ -28,6 +28,9 @@ struct node_options {
   /// The kinds of party it hosts (a spawn request for another is refused,
   /// naming these).
   std::vector<party_kind> kinds;
+  /// The datasets its parties may load and the folder they keep model
+  /// parts in.
+  node_catalog catalog;
 };
 
 /// Publishes the node and serves sessions until --once is done or the

@@ -268,7 +268,7 @@ caf::actor spawn_party(caf::actor_system& sys, std::string name) {
 }
 
 party_kind plain_party_kind() {
-  return {"plain", spawn_party};
+  return kind_of<party_hooks>("plain");
 }
 
 } // namespace veil::actors

@@ -27,9 +27,10 @@ struct net_config : caf::actor_system_config {
 };
 
 /// The node actor `veil node` publishes (serve_node), spawned in `sys`,
-/// hosting parties of `kinds`; `once`: it ends after its first session.
+/// hosting parties of `kinds` that load the datasets of `catalog`; `once`:
+/// it ends after its first session.
 caf::actor spawn_node(caf::actor_system& sys, bool once,
-                      std::vector<party_kind> kinds);
+                      std::vector<party_kind> kinds, node_catalog catalog);
 
 /// Why starting the parties failed.
 struct spawn_failure {

@@ -64,7 +64,7 @@ struct loading_party_hooks {
   static caf::result<protocols::session::data_summary>
   load(actor* self, protocols::session::load_request& r) {
     auto& st = self->state;
-    auto s = load_party_data(st.me, r, st.loaded);
+    auto s = load_party_data(st.me, st.host, r, st.loaded);
     if (!s)
       return std::move(s.error());
     return std::move(*s);
@@ -138,10 +138,17 @@ caf::result<std::uint64_t> host_part(host_actor<Hooks>* self,
   if (auto refused = refuse_part_request(self))
     return std::move(*refused);
   try {
+    // On a node, its own store, whatever path the coordinator asked for.
+    if (st.host.hosted())
+      r.path = stored_part_path(st.host, st.me, r.model_id);
     return r.save ? Hooks::save_part(self, r) : Hooks::restore_part(self, r);
   } catch (const std::exception& e) {
+    if (st.host.hosted())
+      std::cerr << "veil: " << st.me << " could not "
+                << (r.save ? "save" : "restore")
+                << " its model part: " << e.what() << std::endl;
     return session_error(protocols::session::errc::bad_input,
-                         st.me + ": " + e.what());
+                         st.me + ": " + without_paths(st.host, e.what()));
   }
 }
 
@@ -149,9 +156,10 @@ template <class Hooks>
 caf::behavior host_impl(host_actor<Hooks>* self, std::string name,
                         std::optional<typename Hooks::spec> given,
                         std::optional<std::uint64_t> test_seed,
-                        std::int32_t seed_index) {
+                        std::int32_t seed_index, hosting host) {
   auto& st = self->state;
   st.me = std::move(name);
+  st.host = std::move(host);
   st.given = std::move(given);
   st.test_seed = test_seed;
   st.seed_index = seed_index;
@@ -160,15 +168,22 @@ caf::behavior host_impl(host_actor<Hooks>* self, std::string name,
   caf::message_handler steps{
       [=](messages::load_atom, protocols::session::load_request& r)
           -> decltype(Hooks::load(self, r)) {
+        if (!obeys(self, "load"))
+          return refused_request();
         if (auto refused = refuse_load(self))
           return std::move(*refused);
         return Hooks::load(self, r);
       },
-      [=](messages::align_atom, protocols::session::align_request& r) {
+      [=](messages::align_atom,
+          protocols::session::align_request& r) -> caf::result<std::uint64_t> {
+        if (!obeys(self, "align"))
+          return refused_request();
         return align_loaded(self, r);
       },
       [=](messages::peers_atom, const protocols::session::roster& r,
-          const std::vector<caf::actor>& peers) {
+          const std::vector<caf::actor>& peers) -> caf::result<caf::ok_atom> {
+        if (!obeys(self, "roster"))
+          return refused_request();
         return host_roster<Hooks>(self, r, peers);
       },
       [=](messages::train_atom) {
@@ -200,15 +215,16 @@ caf::behavior host_impl(host_actor<Hooks>* self, std::string name,
 }
 
 /// A party of the protocol of `Hooks` called `name`: given its data
-/// (`given`) or loading it from its own files. `test_seed` (tests only):
-/// seeded randomness, with `index` its roster index.
+/// (`given`) or loading it from its own files, started as `host` says.
+/// `test_seed` (tests only): seeded randomness, with `index` its roster
+/// index.
 template <class Hooks>
 caf::actor spawn_host(caf::actor_system& sys, std::string name,
                       std::optional<typename Hooks::spec> given = {},
                       std::optional<std::uint64_t> test_seed = {},
-                      std::int32_t index = 0) {
+                      std::int32_t index = 0, hosting host = {}) {
   return sys.spawn(host_impl<Hooks>, std::move(name), std::move(given),
-                   test_seed, index);
+                   test_seed, index, std::move(host));
 }
 
 /// A party of the protocol of `Hooks` given its data `spec` (named by its
@@ -226,8 +242,9 @@ caf::actor spawn_given(caf::actor_system& sys, typename Hooks::spec spec,
 /// protocol of `Hooks` that loads its own data.
 template <class Hooks>
 party_kind kind_of(const char* name) {
-  return {name, [](caf::actor_system& sys, std::string party) {
-            return spawn_host<Hooks>(sys, std::move(party));
+  return {name,
+          [](caf::actor_system& sys, std::string party, const hosting& host) {
+            return spawn_host<Hooks>(sys, std::move(party), {}, {}, 0, host);
           }};
 }
 

@@ -8,19 +8,12 @@
 
 namespace veil::actors {
 
-namespace {
-
-bool valid_name(const std::string& s) {
-  if (s.empty() || s == "." || s == "..")
-    return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
-          c == '.'))
-      return false;
-  return true;
+std::string node_catalog::names() const {
+  std::string s;
+  for (const auto& [name, d] : datasets)
+    s += (s.empty() ? "" : ", ") + name;
+  return s.empty() ? "none" : s;
 }
-
-} // namespace
 
 void validate(const session_config& cfg) {
   const auto& ps = cfg.parties;
@@ -33,7 +26,7 @@ void validate(const session_config& cfg) {
   for (std::size_t i = 0; i < ps.size(); ++i) {
     const auto& p = ps[i];
     auto where = "party " + std::to_string(i + 1) + " (\"" + p.name + "\")";
-    if (!valid_name(p.name))
+    if (!protocols::session::valid_name(p.name))
       throw input_error(where + ": a party name is made of letters, digits, "
                                 "'_', '-' and '.'");
     if (!names.insert(p.name).second)

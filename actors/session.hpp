@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,13 +26,36 @@ class actor_system;
 
 namespace veil::actors {
 
+struct hosting;
+
+/// One dataset a node serves (`veil node --data NAME=PATH`, or a
+/// [datasets.NAME] table of its --config file).
+struct served_dataset {
+  std::string path;
+  /// The columns a session may use as id, features or label; empty = all.
+  std::vector<std::string> columns;
+};
+
+/// What a node lets the parties it hosts touch.
+struct node_catalog {
+  std::map<std::string, served_dataset> datasets;
+  /// The folder its parties keep their parts of trained models in; empty:
+  /// it keeps none (a session that saves or restores parts is refused).
+  std::string store;
+
+  /// "a, b, c", or "none".
+  std::string names() const;
+};
+
 /// A kind of party: the name a spawn request gives it (`veil node` hosts
 /// the kinds its program lists) and what spawns one that loads its own
 /// data, in this process or on a node. Each protocol names its own
 /// (plain_party_kind(), feverless_party_kind(), opboost_party_kind()).
 struct party_kind {
   const char* name;
-  caf::actor (*spawn)(caf::actor_system&, std::string);
+  /// Spawns one called by the string, started as `hosting` says (in the
+  /// coordinator's process, or by a node: actors/hosting.hpp).
+  caf::actor (*spawn)(caf::actor_system&, std::string, const hosting&);
 };
 
 /// The plain protocol's parties.

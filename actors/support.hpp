@@ -32,6 +32,7 @@
 
 #include "actors/alignment.hpp"
 #include "actors/errors.hpp"
+#include "actors/hosting.hpp"
 #include "actors/local_system.hpp"
 #include "actors/remote.hpp"
 #include "learners/boost/early_stopping.hpp"
@@ -310,6 +311,9 @@ struct neighbour {
 /// thousands of parties costs each of them a few hundred bytes.
 struct peer_state {
   std::string me;
+  /// In the coordinator's process, or on a node (what it may touch, whom
+  /// it obeys before its roster).
+  hosting host;
   std::int32_t index = -1;
   /// In roster order (so sorted by index); link k of `links` is
   /// neighbours[k]'s.
@@ -432,6 +436,16 @@ bool from_coordinator(Actor* self) {
              st.coordinator.address();
 }
 
+/// Whether the current message may come before the roster: from anyone
+/// for a party in the coordinator's process, only from the actor that
+/// asked its node for it otherwise.
+template <class Actor>
+bool from_owner(Actor* self) {
+  const auto& owner = self->state.host.owner;
+  return !owner ||
+         caf::actor_cast<caf::actor_addr>(self->current_sender()) == owner;
+}
+
 /// The sender of the actor's current message, in words, for logs.
 template <class Actor>
 std::string sender_text(Actor* self) {
@@ -448,7 +462,7 @@ std::string sender_text(Actor* self) {
 template <class Actor>
 bool obeys(Actor* self, const char* what) {
   const auto& st = self->state;
-  if (!st.coordinator || from_coordinator(self))
+  if (st.coordinator ? from_coordinator(self) : from_owner(self))
     return true;
   std::cerr << "veil: warning: " << st.me << " dropped a " << what
             << " request from " << sender_text(self)
@@ -499,7 +513,8 @@ void watch_peers(Actor* self) {
     auto q =
         sender ? st.peer_index(caf::actor_cast<caf::actor_addr>(sender)) : -1;
     auto what = unexpected_text(x.copy_content_to_message());
-    if (q < 0 && st.coordinator && !from_coordinator(self)) {
+    if (q < 0 &&
+        (st.coordinator ? !from_coordinator(self) : !from_owner(self))) {
       // A stranger's: dropped and logged, not a reason to end the session.
       std::cerr << "veil: warning: " << st.me << " dropped an unexpected "
                 << "message " << what << " from " << sender_text(self)
@@ -921,12 +936,28 @@ read_party_file(const protocols::session::data_spec& spec) {
 /// them by (the ids, the columns). Errors name `me` and the file.
 template <class Read>
 caf::expected<protocols::session::data_summary>
-load_party_data(const std::string& me,
+load_party_data(const std::string& me, const hosting& host,
                 const protocols::session::load_request& r, party_data& d,
                 Read read) {
   using protocols::session::errc;
   learners::dataset rows;
   auto spec = r.data;
+  if (host.hosted() && !(r.test && r.same_as_train)) {
+    try {
+      spec = served_spec(host, spec);
+    } catch (const input_error& e) {
+      return session_error(errc::bad_input, me + ": " + e.what());
+    }
+  }
+  // A hosted party's errors reach another organisation's coordinator: they
+  // name its datasets, not their paths; the node's log has them in full.
+  auto bad_input = [&](const std::string& what) {
+    if (host.hosted())
+      std::cerr << "veil: " << me << " could not load data \"" << r.data.path
+                << "\": " << what << std::endl;
+    return session_error(errc::bad_input,
+                         me + ": " + without_paths(host, what));
+  };
   try {
     // Rows to predict without their label column: no labels, no metrics.
     if (r.labels_optional && !spec.label_column.empty() &&
@@ -949,10 +980,9 @@ load_party_data(const std::string& me,
     try {
       rows = read(spec);
     } catch (const input_error& e) {
-      return session_error(errc::bad_input, me + ": " + e.what());
+      return bad_input(e.what());
     } catch (const std::exception& e) {
-      return session_error(errc::bad_input, me + ": cannot read " +
-                                                r.data.path + ": " + e.what());
+      return bad_input("cannot read " + spec.path + ": " + e.what());
     }
   }
   if (spec.label_column.empty())
@@ -974,9 +1004,9 @@ load_party_data(const std::string& me,
 
 /// The same, reading the file with read_party_file.
 inline caf::expected<protocols::session::data_summary>
-load_party_data(const std::string& me,
+load_party_data(const std::string& me, const hosting& host,
                 const protocols::session::load_request& r, party_data& d) {
-  return load_party_data(me, r, d, read_party_file);
+  return load_party_data(me, host, r, d, read_party_file);
 }
 
 /// An align request at party `me`: reorders the loaded rows; their count.

@@ -119,6 +119,11 @@ struct node_command_options {
   bool insecure = false;
   std::string tls_cert, tls_key, tls_ca;
   int threads = 0;
+  /// NAME=PATH, one per dataset it serves.
+  std::vector<std::string> data;
+  std::string store;
+  /// A node file (TOML): datasets with allowed columns, store.
+  std::string config;
 };
 
 int run_node(const node_command_options& opts);

@@ -166,6 +166,18 @@ int main(int argc, char** argv) {
   node->add_option("--threads", nd.threads,
                    "Scheduler threads (0: one per core)")
       ->capture_default_str();
+  node->add_option("--data", nd.data,
+                   "NAME=PATH: a dataset its parties may load, by NAME "
+                   "(repeat for each); a session file names it as the data "
+                   "of a party at this node. Nothing else is ever opened");
+  node->add_option("--store", nd.store,
+                   "The folder its parties keep their parts of trained "
+                   "models in (created, mode 0700, if missing)");
+  node->add_option("--config", nd.config,
+                   "A node file (TOML): store = \"FOLDER\" and one "
+                   "[datasets.NAME] table per dataset with path = \"FILE\" "
+                   "and optionally columns = [...], the only columns a "
+                   "session may use (see docs/session.md)");
 
   predict_options p;
   p.threads = default_threads();

@@ -1,12 +1,16 @@
 // `veil node --listen HOST:PORT`: a party daemon for sessions whose parties
 // run on several machines (actors/node.hpp).
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
+#include <unistd.h>
 
 #include "actors/node.hpp"
 #include "apps/veil/commands.hpp"
 #include "apps/veil/protocols.hpp"
+#include "apps/veil/session_config.hpp"
 #include "learners/input_error.hpp"
 
 namespace veil::apps {
@@ -19,6 +23,58 @@ bool is_loopback(const std::string& host) {
   if (h.size() > 1 && h.front() == '[' && h.back() == ']')
     h = h.substr(1, h.size() - 2);
   return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
+}
+
+namespace fs = std::filesystem;
+
+/// The datasets and the store of --config, --data and --store (the flags
+/// add to and override the file), each dataset's file readable and the
+/// store a folder only its owner reads.
+actors::node_catalog node_catalog_of(const node_command_options& o) {
+  actors::node_catalog c;
+  if (!o.config.empty())
+    c = load_node_file(o.config);
+  std::set<std::string> flagged;
+  for (const auto& d : o.data) {
+    auto eq = d.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == d.size())
+      throw input_error("--data " + d + ": expected NAME=PATH");
+    auto name = d.substr(0, eq);
+    if (!protocols::session::valid_name(name))
+      throw input_error("--data " + d + ": the name \"" + name +
+                        "\" may only hold letters, digits, '_', '-' and '.'");
+    if (!flagged.insert(name).second)
+      throw input_error("--data " + d + ": the name \"" + name +
+                        "\" is given twice");
+    c.datasets[name] = {fs::absolute(d.substr(eq + 1)).lexically_normal(), {}};
+  }
+  if (c.datasets.empty())
+    throw input_error("the node serves no data: give --data NAME=PATH for "
+                      "each dataset its parties may load (or a --config "
+                      "file with [datasets.NAME] tables)");
+  for (auto& [name, d] : c.datasets) {
+    std::error_code ec;
+    if (fs::is_directory(d.path, ec) || ::access(d.path.c_str(), R_OK) != 0)
+      throw input_error("dataset \"" + name + "\": cannot read " + d.path);
+  }
+  if (!o.store.empty())
+    c.store = o.store;
+  if (!c.store.empty()) {
+    c.store = fs::absolute(c.store).lexically_normal().string();
+    std::error_code ec;
+    if (!fs::exists(c.store, ec)) {
+      fs::create_directories(c.store, ec);
+      if (ec)
+        throw input_error("--store " + c.store +
+                          ": cannot create it: " + ec.message());
+      fs::permissions(c.store, fs::perms::owner_all, ec);
+    }
+    if (!fs::is_directory(c.store, ec))
+      throw input_error("--store " + c.store + ": not a folder");
+    if (::access(c.store.c_str(), W_OK) != 0)
+      throw input_error("--store " + c.store + ": not writable");
+  }
+  return c;
 }
 
 } // namespace
@@ -60,6 +116,12 @@ int run_node(const node_command_options& o) {
   for (const auto& f : {o.tls_cert, o.tls_key, o.tls_ca})
     if (!f.empty() && !std::ifstream(f))
       throw input_error("cannot read the TLS file " + f);
+  n.catalog = node_catalog_of(o);
+  std::cout << "serving datasets " << n.catalog.names() << "; "
+            << (n.catalog.store.empty()
+                    ? std::string("keeping no model parts (no --store)")
+                    : "model parts in " + n.catalog.store)
+            << std::endl;
   return actors::serve_node(n, std::cout, std::cerr);
 }
 

@@ -81,7 +81,7 @@ Config prediction_config(const prediction_plan& plan, const predict_options& o,
   cfg.parties = plan.parties;
   cfg.timeout = plan.timeout;
   cfg.link = plan.link;
-  cfg.parts = {o.model, fm.model_id};
+  cfg.parts = {o.model, fm.model_id, {}};
   cfg.restore = fm.model;
   return cfg;
 }

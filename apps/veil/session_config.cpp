@@ -16,6 +16,7 @@
 
 #include <toml.hpp>
 
+#include "actors/session.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/input_error.hpp"
 #include "protocols/descriptor.hpp"
@@ -579,6 +580,18 @@ party_config read_party(const reader& r, const toml::value& v,
                               " is neither \"local\" nor HOST:PORT with a port "
                               "from 1 to 65535 (IPv6: [ADDRESS]:PORT)");
   }
+  // A party on a node loads what the node serves, by its name there.
+  if (!p.is_local())
+    for (auto key : {"data", "test"})
+      if (auto it = t.find(key);
+          it != t.end() &&
+          !protocols::session::valid_name(it->second.as_string().str))
+        r.fail(&it->second,
+               context + " " + key + " " +
+                   in_quotes(it->second.as_string().str) +
+                   ": a party on a node names the dataset the node serves "
+                   "(veil node --data NAME=PATH), not a file: letters, "
+                   "digits, '_', '-' and '.'");
   return p;
 }
 
@@ -681,16 +694,18 @@ std::chrono::milliseconds session_config::timeout() const {
   return checked_timeout(timeout_seconds, "timeout_seconds");
 }
 
-session_config load_session(const std::string& path) {
-  session_config c;
-  c.source = path;
-  reader r{path};
+namespace {
+
+/// The TOML file `path` (a `what`: "session file"), or input_error naming
+/// the file and line.
+toml::value parse_toml_file(const reader& r, const std::string& path,
+                            const std::string& what) {
   std::error_code ec;
   auto status = fs::status(path, ec);
   if (!fs::exists(status))
-    r.fail(nullptr, "session file not found");
+    r.fail(nullptr, what + " not found");
   if (fs::is_directory(status))
-    r.fail(nullptr, "is a folder, not a session file");
+    r.fail(nullptr, "is a folder, not a " + what);
 
   toml::value root;
   try {
@@ -716,6 +731,16 @@ session_config load_session(const std::string& path) {
     r.fail(nullptr, std::string("cannot be read: ") + e.what());
   }
 
+  return root;
+}
+
+} // namespace
+
+session_config load_session(const std::string& path) {
+  session_config c;
+  c.source = path;
+  reader r{path};
+  auto root = parse_toml_file(r, path, "session file");
   auto& t = root.as_table();
   std::vector<std::string> top = {
       "protocol", "timeout_seconds", "learner", "party", "tls", "net"};
@@ -758,6 +783,8 @@ session_config load_session(const std::string& path) {
   check_protocol(c, protocol_at, "", at);
 
   for (auto& p : c.parties) {
+    if (!p.is_local())
+      continue; // a dataset name at its node
     p.data = resolve(path, p.data);
     if (!p.test.empty())
       p.test = resolve(path, p.test);
@@ -853,6 +880,46 @@ void check_local_files(const session_config& c) {
     check("[tls] key", c.tls.key);
     check("[tls] ca", c.tls.ca);
   }
+}
+
+actors::node_catalog load_node_file(const std::string& path) {
+  reader r{path};
+  auto root = parse_toml_file(r, path, "node file");
+  r.only_keys(root, "the node file", {"store", "datasets"});
+  actors::node_catalog c;
+  auto& t = root.as_table();
+  if (auto it = t.find("store"); it != t.end())
+    c.store = resolve(path, r.text(it->second, "store"));
+  auto ds = t.find("datasets");
+  if (ds == t.end())
+    r.fail(nullptr, "no [datasets.NAME] table: a node serves at least one "
+                    "dataset");
+  r.table(ds->second, "datasets");
+  for (auto& [name, v] : in_file_order(ds->second)) {
+    auto context = "dataset " + in_quotes(name);
+    if (!protocols::session::valid_name(name))
+      r.fail(v, context + ": a dataset name is made of letters, digits, "
+                          "'_', '-' and '.'");
+    r.table(*v, context);
+    r.only_keys(*v, context, {"path", "columns"});
+    auto& d = v->as_table();
+    actors::served_dataset served;
+    auto at = d.find("path");
+    if (at == d.end())
+      r.fail(v, context + " has no path");
+    served.path = resolve(path, r.text(at->second, context + " path"));
+    if (auto it = d.find("columns"); it != d.end()) {
+      r.expect(it->second, it->second.is_array(), context + " columns",
+               "an array of column names");
+      for (auto& x : it->second.as_array())
+        served.columns.push_back(r.text(x, context + " columns"));
+      if (served.columns.empty())
+        r.fail(&it->second, context + ": columns = [] allows no column; "
+                                      "leave the key out to allow them all");
+    }
+    c.datasets.emplace(name, std::move(served));
+  }
+  return c;
 }
 
 } // namespace veil::apps

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actors/session.hpp"
 #include "learners/boost/booster.hpp"
 #include "protocols/session/wire.hpp"
 
@@ -23,10 +24,10 @@ struct party_config {
   /// Unique within the session; letters, digits, '_' and '-'.
   std::string name;
   /// Training data file. A relative path is resolved against the session
-  /// file's folder and made absolute. A remote party opens it on its own
-  /// node: for a party on another machine, write the path as it is there.
+  /// file's folder and made absolute. A party on a node loads a dataset the
+  /// node serves: this is its name there (veil node --data NAME=PATH).
   std::string data;
-  /// Test data file with the same columns (optional; same resolution).
+  /// Test data file with the same columns (optional; the same rules).
   std::string test;
   /// Id column to join the parties' rows on; empty = rows aligned by
   /// position. Either every party names one or none does.
@@ -126,6 +127,13 @@ struct session_config {
 /// and a [tls] table without all of certificate, key and ca. Does not touch
 /// the data files: see check_local_files.
 session_config load_session(const std::string& path);
+
+/// A node file (`veil node --config`): `store = "FOLDER"` and one
+/// [datasets.NAME] table per dataset it serves, with `path` and optionally
+/// `columns` (the only ones a session may use). Relative paths are
+/// resolved against the file's folder. Throws input_error naming the file,
+/// line and key.
+actors::node_catalog load_node_file(const std::string& path);
 
 /// Applies one command-line override after loading: any `--set` key
 /// (apply_setting), `timeout` (or `timeout_seconds`) in seconds, a net.*

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -229,7 +230,7 @@ std::string federated_note(const std::string& protocol,
 protocols::session::model_parts parts_for(const std::string& model_out) {
   if (model_out.empty())
     return {};
-  return {model_out, protocols::session::new_model_id()};
+  return {model_out, protocols::session::new_model_id(), {}};
 }
 
 json save_session_model(const train_options& o,
@@ -244,10 +245,16 @@ json save_session_model(const train_options& o,
   fm.model_id = parts.id;
   outputs.push_back({parts.path, session::federated_model_text(fm)});
   json out = json::object();
-  for (const auto& h : holders)
-    out[h] = session::part_path(parts.path, h);
+  bool on_nodes = false;
+  for (const auto& h : holders) {
+    bool node = std::find(parts.on_nodes.begin(), parts.on_nodes.end(), h) !=
+                parts.on_nodes.end();
+    out[h] = node ? "its node's store" : session::part_path(parts.path, h);
+    on_nodes = on_nodes || node;
+  }
   std::cerr << "veil: note: " << what << " where it runs ("
             << session::part_path(parts.path, "<party>")
+            << (on_nodes ? "; on a node, in the node's --store" : "")
             << "); predict with veil predict --model " << parts.path
             << (o.config.empty() ? " --data FILE" : " --config " + o.config)
             << "\n";

@@ -56,6 +56,9 @@ file_session session_file(const session_config& c, const train_options& o) {
   s.parties = party_specs(c, s.remote, s.have_test);
   s.tls = {c.tls.certificate, c.tls.key, c.tls.ca};
   s.parts = parts_for(o.model_out);
+  for (const auto& p : c.parties)
+    if (!p.is_local())
+      s.parts.on_nodes.push_back(p.name);
   return s;
 }
 

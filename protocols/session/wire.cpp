@@ -1,8 +1,19 @@
 #include "protocols/session/wire.hpp"
 
+#include <cctype>
 #include <numeric>
 
 namespace veil::protocols::session {
+
+bool valid_name(const std::string& s) {
+  if (s.empty() || s == "." || s == "..")
+    return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
+          c == '.'))
+      return false;
+  return true;
+}
 
 const char* to_string(errc code) {
   switch (code) {

@@ -39,6 +39,10 @@ enum class errc : std::uint8_t {
 /// "bad_input", "party_down", ...
 const char* to_string(errc code);
 
+/// A session name: letters, digits, '_', '-' and '.', not "." or ".." (a
+/// party's, or a dataset's a node serves; both may name files).
+bool valid_name(const std::string& s);
+
 /// Where one party's rows come from.
 struct data_spec {
   /// CSV (optionally gzipped) or LibSVM file, read by the party itself.
@@ -212,6 +216,9 @@ struct split_export {
 struct model_parts {
   std::string path; ///< the coordinator's model file; empty: none kept
   std::string id;
+  /// The parties on `veil node`s: they keep their parts in their node's
+  /// store (actors/hosting.hpp), not at part_path.
+  std::vector<std::string> on_nodes;
 
   bool empty() const { return path.empty(); }
 };

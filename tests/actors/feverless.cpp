@@ -22,6 +22,7 @@
 #include "actors/errors.hpp"
 #include "actors/feverless_client.hpp"
 #include "actors/feverless_session.hpp"
+#include "actors/hosting.hpp"
 #include "actors/live_session.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "messages/feverless.hpp"
@@ -346,7 +347,7 @@ BOOST_AUTO_TEST_CASE(test_labels_go_to_the_coordinator_only) {
   // after training; before a roster, anyone asking gets an error.
   veil::test::actor_config cfg;
   caf::actor_system sys{cfg};
-  auto client = actors::feverless_party_kind().spawn(sys, "c0");
+  auto client = actors::feverless_party_kind().spawn(sys, "c0", {});
   caf::scoped_actor stranger{sys};
   bool refused = false;
   stranger

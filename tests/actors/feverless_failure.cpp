@@ -241,12 +241,13 @@ BOOST_AUTO_TEST_CASE(a_node_refuses_an_unknown_party_kind) {
   auto node = actors::spawn_node(sys, false,
                                  {actors::plain_party_kind(),
                                   actors::feverless_party_kind(),
-                                  actors::opboost_party_kind()});
+                                  actors::opboost_party_kind()},
+                                 {});
   caf::scoped_actor self{sys};
   auto ask = [&](const std::string& kind, const std::string& name) {
     caf::expected<caf::actor> out{caf::actor{}};
     self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,
-                  name, kind, messages::handshake())
+                  name, kind, messages::handshake(), std::vector<std::string>{})
         .receive([&](caf::actor& a) { out = std::move(a); },
                  [&](caf::error& e) { out = std::move(e); });
     return out;
@@ -365,7 +366,7 @@ BOOST_AUTO_TEST_CASE(restored_clients_predict_the_margins_of_their_session) {
   cfg.params.noise = true;
   for (auto& p : cfg.parties)
     p.test_path = p.data.path;
-  cfg.parts = {dir / "m.json", "model-1"};
+  cfg.parts = {dir / "m.json", "model-1", {}};
   auto trained = actors::feverless_session::run(cfg, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(trained.ok(), trained.error);
   BOOST_REQUIRE_EQUAL(trained.result->margins.size(), 400u);

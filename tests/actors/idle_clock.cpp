@@ -4,6 +4,7 @@
 // naming it, once the bound has passed on the test clock. Its role host
 // refuses rosters it cannot join, naming the party.
 #include <boost/test/unit_test.hpp>
+#include <functional>
 
 #include <chrono>
 #include <fstream>
@@ -15,6 +16,7 @@
 
 #include "actors/errors.hpp"
 #include "actors/feverless_client.hpp"
+#include "actors/hosting.hpp"
 #include "actors/party.hpp"
 #include "messages/feverless.hpp"
 #include "messages/plain.hpp"
@@ -53,8 +55,9 @@ struct loaded_party {
   caf::scoped_actor active{sys}; // stands in for the active party
   caf::actor party;
 
-  explicit loaded_party(caf::actor (*spawn)(caf::actor_system&,
-                                            std::string) = actors::spawn_party)
+  explicit loaded_party(
+      std::function<caf::actor(caf::actor_system&, std::string)> spawn =
+          actors::spawn_party)
       : party(spawn(sys, "p1")) {
     auto file = dir / "p1.csv";
     {
@@ -152,7 +155,9 @@ BOOST_AUTO_TEST_CASE(a_roster_with_another_protocols_settings_is_refused) {
 // What a protocol's join throws (its settings cannot make a role) is the
 // party's bad input, named, whatever the protocol: the role host says so.
 BOOST_AUTO_TEST_CASE(a_roster_whose_params_do_not_validate_is_bad_input) {
-  loaded_party p(actors::feverless_party_kind().spawn);
+  loaded_party p([](caf::actor_system& sys, std::string name) {
+    return actors::feverless_party_kind().spawn(sys, std::move(name), {});
+  });
   messages::fvl::roster_settings settings;
   settings.keys.assign(64, 1); // two clients' identity keys
   settings.params.trees = 0;   // out of range

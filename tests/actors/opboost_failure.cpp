@@ -18,6 +18,7 @@
 #include <caf/skip.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/hosting.hpp"
 #include "actors/opboost_party.hpp"
 #include "actors/support.hpp"
 #include "learners/data/synthetic.hpp"
@@ -351,7 +352,7 @@ BOOST_AUTO_TEST_CASE(restored_parties_predict_the_margins_of_their_session) {
   auto d = as_written(dir, synthetic(400));
   auto cfg = loading_config(dir, d);
   cfg.params.mechanism.kind = op::mechanism_kind::identity;
-  cfg.parts = {dir / "m.json", "model-1"};
+  cfg.parts = {dir / "m.json", "model-1", {}};
   auto trained = actors::opboost_session::run(cfg, actors::tls_files{});
   BOOST_REQUIRE_MESSAGE(trained.ok(), trained.error);
   BOOST_REQUIRE_EQUAL(trained.result->margins.size(), 400u);
@@ -422,7 +423,8 @@ BOOST_AUTO_TEST_CASE(a_party_that_ends_during_load_is_named_at_once) {
   std::vector<caf::actor> parties;
   for (std::size_t q = 0; q < 2; ++q) {
     run.names.push_back(party_names[q]);
-    parties.push_back(actors::opboost_party_kind().spawn(sys, party_names[q]));
+    parties.push_back(
+        actors::opboost_party_kind().spawn(sys, party_names[q], {}));
   }
   run.names.push_back("B2");
   parties.push_back(sys.spawn(dies_on_load));

@@ -106,12 +106,14 @@ BOOST_AUTO_TEST_CASE(a_node_refuses_another_builds_coordinator) {
   BOOST_TEST(messages::wire_fingerprint().size() == 16u);
   node_config cfg;
   caf::actor_system sys{cfg};
-  auto node = actors::spawn_node(sys, false, {actors::feverless_party_kind()});
+  auto node =
+      actors::spawn_node(sys, false, {actors::feverless_party_kind()}, {});
   caf::scoped_actor self{sys};
   std::string refusal;
   self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,
                 std::string("shop"), std::string("feverless"),
-                std::string("veil 0.0.9, wire 0000000000000000"))
+                std::string("veil 0.0.9, wire 0000000000000000"),
+                std::vector<std::string>{})
       .receive([&](caf::actor&) { refusal = "started"; },
                [&](caf::error& e) { refusal = actors::describe(e); });
   BOOST_TEST(refusal.find("this node runs " + hs) != std::string::npos,
@@ -121,7 +123,8 @@ BOOST_AUTO_TEST_CASE(a_node_refuses_another_builds_coordinator) {
              refusal);
   caf::actor party;
   self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,
-                std::string("shop"), std::string("feverless"), hs)
+                std::string("shop"), std::string("feverless"), hs,
+                std::vector<std::string>{})
       .receive([&](caf::actor& a) { party = a; },
                [&](caf::error& e) { BOOST_FAIL(actors::describe(e)); });
   BOOST_TEST(static_cast<bool>(party));

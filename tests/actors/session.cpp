@@ -194,7 +194,7 @@ BOOST_AUTO_TEST_CASE(a_prediction_session_restores_the_parts_bit_for_bit) {
   temp_dir dir;
   auto c = small_session(dir, 900, 21);
   c.export_splits = false;
-  c.parts = {dir / "m.json", "model-1"};
+  c.parts = {dir / "m.json", "model-1", {}};
   c.params.objective = learners::objective_kind::multi_softmax;
   c.params.num_class = 3;
   {
@@ -274,14 +274,14 @@ BOOST_AUTO_TEST_CASE(a_live_session_keeps_its_parties_between_calls) {
              boost::test_tools::per_element());
   BOOST_TEST(s.result().bytes[1].total_received() > received);
   BOOST_TEST(s.result().predictions == 2u);
-  BOOST_REQUIRE(s.save_parts({dir / "live.json", "live-1"}));
+  BOOST_REQUIRE(s.save_parts({dir / "live.json", "live-1", {}}));
   auto out = s.close();
   BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
   BOOST_TEST(std::filesystem::exists(dir / "live.json.p1"));
 
   auto p = c;
   p.restore = once.result->model;
-  p.parts = {dir / "live.json", "live-1"};
+  p.parts = {dir / "live.json", "live-1", {}};
   actors::live_session<actors::plain_protocol> again;
   BOOST_REQUIRE(again.open(p, {}));
   BOOST_TEST(!again.train()); // a prediction session does not train
@@ -336,7 +336,7 @@ BOOST_AUTO_TEST_CASE(a_party_writes_its_part_only_over_an_earlier_part) {
   // another file.
   temp_dir dir;
   auto c = small_session(dir, 300, 22);
-  c.parts = {dir / "m.json", "model-1"};
+  c.parts = {dir / "m.json", "model-1", {}};
   auto first = run(c);
   BOOST_REQUIRE_MESSAGE(first.ok(), first.error);
   auto again = run(c); // over its own parts

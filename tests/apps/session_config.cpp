@@ -117,8 +117,8 @@ location = "local"
 
 [[party]]
 name = "shop-2_b"
-data = "/abs/shop.csv"
-test = "../shop_test.csv"
+data = "shop_train"
+test = "shop_test.csv"
 id = "customer_id"
 location = "10.0.0.5:4242"
 
@@ -163,8 +163,9 @@ ca = "ca.pem"
 
   auto& shop = c.parties[1];
   BOOST_TEST(shop.name == "shop-2_b");
-  BOOST_TEST(shop.data == "/abs/shop.csv");
-  BOOST_TEST(shop.test == (dir.parent_path() / "shop_test.csv").string());
+  // At a node: the names of datasets it serves, not paths.
+  BOOST_TEST(shop.data == "shop_train");
+  BOOST_TEST(shop.test == "shop_test.csv");
   BOOST_TEST(shop.label.empty());
   BOOST_TEST(shop.features.empty());
   BOOST_TEST(!shop.is_local());
@@ -555,6 +556,48 @@ BOOST_AUTO_TEST_CASE(overrides) {
   BOOST_TEST(contains(msg, "needs at least 2 parties"));
 }
 
+BOOST_AUTO_TEST_CASE(a_party_at_a_node_names_a_dataset_not_a_file) {
+  for (auto data : {"/etc/passwd", "../shop.csv", "data/shop.csv"}) {
+    session_file f(edit(two_parties, "data = \"shop.csv\"",
+                        std::string("data = \"") + data +
+                            "\"\nlocation = \"127.0.0.1:4242\""));
+    auto msg = error_of([&] { load_session(f.path); });
+    BOOST_TEST(contains(msg, std::string("party \"shop\" data \"") + data +
+                                 "\": a party on a node names the dataset"),
+               msg);
+    BOOST_TEST(contains(msg, "veil node --data NAME=PATH"), msg);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_node_file_lists_datasets_columns_and_store) {
+  session_file f(R"(store = "parts"
+[datasets.adult_train]
+path = "adult_train.csv.gz"
+columns = ["age", "workclass"]
+[datasets.bank]
+path = "/srv/bank.csv"
+)");
+  auto c = veil::apps::load_node_file(f.path);
+  BOOST_TEST(c.store == (f.tmp / "parts"));
+  BOOST_REQUIRE(c.datasets.size() == 2u);
+  BOOST_TEST(c.datasets["adult_train"].path == (f.tmp / "adult_train.csv.gz"));
+  BOOST_TEST((c.datasets["adult_train"].columns ==
+              std::vector<std::string>{"age", "workclass"}));
+  BOOST_TEST(c.datasets["bank"].path == "/srv/bank.csv");
+  BOOST_TEST(c.datasets["bank"].columns.empty());
+  for (auto [text, expected] :
+       {std::pair{"[datasets.x]\npath = \"a\"\nsecret = 1\n", "unknown key"},
+        {"[datasets.x]\ncolumns = [\"a\"]\n", "dataset \"x\" has no path"},
+        {"[datasets.x]\npath = \"a\"\ncolumns = []\n", "allows no column"},
+        {"[datasets.\"a/b\"]\npath = \"a\"\n", "a dataset name is made of"},
+        {"store = \"s\"\n", "no [datasets.NAME] table"}}) {
+    session_file g(text);
+    auto msg = error_of([&] { veil::apps::load_node_file(g.path); });
+    BOOST_TEST(contains(msg, g.path), msg);
+    BOOST_TEST(contains(msg, expected), msg);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(check_local_files_names_party_and_file) {
   session_file f(edit(two_parties, "data = \"shop.csv\"",
                       "data = \"shop.csv\"\nlocation = \"127.0.0.1:4242\""));
@@ -611,10 +654,13 @@ BOOST_AUTO_TEST_CASE(the_adult_examples_parse) {
       std::multiset<std::string> columns;
       for (auto& p : c.parties) {
         BOOST_TEST(p.id.empty());
-        BOOST_TEST(fs::path(p.data) ==
-                   fs::path(std::string(VEIL_SOURCE_DIR) +
-                            "/../shared/datasets/adult_train.csv.gz")
-                       .lexically_normal());
+        if (p.is_local())
+          BOOST_TEST(fs::path(p.data) ==
+                     fs::path(std::string(VEIL_SOURCE_DIR) +
+                              "/../shared/datasets/adult_train.csv.gz")
+                         .lexically_normal());
+        else // the name its node serves the file under
+          BOOST_TEST(p.data == "adult_train");
         columns.insert(p.features.begin(), p.features.end());
       }
       std::multiset<std::string> adult = {"age",
@@ -654,7 +700,7 @@ BOOST_AUTO_TEST_CASE(the_documented_example_parses) {
   BOOST_REQUIRE(c.parties.size() == 2u);
   BOOST_TEST(c.parties[0].features.size() == 2u);
   BOOST_TEST(c.parties[1].host == "10.0.0.5");
-  BOOST_TEST(c.parties[1].data == "/srv/veil/shop.csv");
+  BOOST_TEST(c.parties[1].data == "shop");
   BOOST_TEST(c.tls.enabled());
 }
 

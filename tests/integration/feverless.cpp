@@ -55,6 +55,13 @@ struct spread_data {
     }
   }
 
+  /// A node serving the train and test files of the parties `names`
+  /// under their file names ("shop_train.csv", as session() names them).
+  std::vector<std::string> node(const std::vector<std::string>& names,
+                                const std::string& store = "") const {
+    return node_serving_parties(dir.dir().string(), names, store);
+  }
+
   /// A session file; `where[c]` is "local" or "127.0.0.1:PORT".
   std::string session(const std::string& protocol, int trees, double timeout,
                       const std::vector<std::string>& where,
@@ -84,8 +91,8 @@ BOOST_AUTO_TEST_SUITE(feverless)
 
 BOOST_AUTO_TEST_CASE(two_clients_on_nodes_train_the_model_of_one_process) {
   spread_data d;
-  process shop(once_node);
-  process telco(once_node);
+  process shop(d.node({"shop"}, d.dir / "shop-store"));
+  process telco(d.node({"telco"}, d.dir / "telco-store"));
   auto shop_at = node_address(shop), telco_at = node_address(telco);
   auto remote = d.session("feverless-plain", 4, 20,
                           {"local", shop_at, "local", telco_at}, "remote.toml");
@@ -111,12 +118,16 @@ BOOST_AUTO_TEST_CASE(two_clients_on_nodes_train_the_model_of_one_process) {
   // its model a fresh id).
   BOOST_TEST(without_model_id(read_json(d.dir / "remote-model.json")) ==
              without_model_id(read_json(d.dir / "local-model.json")));
-  for (auto c : clients) {
-    auto table = d.dir / (std::string("remote-model.json.") + c);
+  // The clients on nodes keep their tables in their nodes' stores.
+  auto id = read_json(d.dir / "remote-model.json")["session"]["model_id"]
+                .get<std::string>();
+  for (std::string c : clients) {
+    auto table = c == "shop" || c == "telco"
+                     ? d.dir / (c + "-store/" + id + "." + c + ".part")
+                     : d.dir / ("remote-model.json." + c);
     BOOST_REQUIRE_MESSAGE(std::filesystem::exists(table), table);
     BOOST_TEST(without_model_id(read_json(table)) ==
-               without_model_id(
-                   read_json(d.dir / (std::string("local-model.json.") + c))));
+               without_model_id(read_json(d.dir / ("local-model.json." + c))));
   }
   auto r = read_json(d.dir / "remote.json");
   auto l = read_json(d.dir / "local.json");
@@ -138,7 +149,7 @@ BOOST_AUTO_TEST_CASE(two_clients_on_nodes_train_the_model_of_one_process) {
 // best trees: the same stop, model and history as in one process.
 BOOST_AUTO_TEST_CASE(early_stopping_with_clients_on_nodes) {
   spread_data d;
-  process shop(once_node);
+  process shop(d.node({"shop"}));
   auto shop_at = node_address(shop);
   auto remote = d.session("feverless-plain", 60, 20,
                           {"local", shop_at, "local", "local"}, "remote.toml");
@@ -173,8 +184,8 @@ BOOST_AUTO_TEST_CASE(a_noisy_model_predicts_later_through_clients_on_nodes) {
   spread_data d;
   auto model = d.dir / "model.json";
   {
-    process shop(once_node);
-    process telco(once_node);
+    process shop(d.node({"shop"}, d.dir / "shop-store"));
+    process telco(d.node({"telco"}, d.dir / "telco-store"));
     auto file =
         d.session("feverless", 3, 20,
                   {"local", node_address(shop), "local", node_address(telco)},
@@ -189,8 +200,8 @@ BOOST_AUTO_TEST_CASE(a_noisy_model_predicts_later_through_clients_on_nodes) {
   auto t = read_json(d.dir / "train.json");
   BOOST_TEST(t["split_tables_exported"].empty());
   BOOST_TEST(t["model_parts"].size() == 4u);
-  process shop(once_node);
-  process telco(once_node);
+  process shop(d.node({"shop"}, d.dir / "shop-store"));
+  process telco(d.node({"telco"}, d.dir / "telco-store"));
   auto file =
       d.session("feverless", 3, 20,
                 {"local", node_address(shop), "local", node_address(telco)},
@@ -213,7 +224,7 @@ BOOST_AUTO_TEST_CASE(a_noisy_model_predicts_later_through_clients_on_nodes) {
 
 BOOST_AUTO_TEST_CASE(feverless_with_noise_runs_across_processes) {
   spread_data d;
-  process shop(once_node);
+  process shop(d.node({"shop", "telco"}));
   auto shop_at = node_address(shop);
   auto file = d.session("feverless", 2, 20,
                         {"local", shop_at, "local", shop_at}, "noisy.toml");
@@ -242,8 +253,8 @@ BOOST_AUTO_TEST_CASE(feverless_with_noise_runs_across_processes) {
 
 BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
   spread_data d;
-  process shop(once_node);
-  process telco(once_node);
+  process shop(d.node({"shop"}));
+  process telco(d.node({"telco"}));
   auto shop_at = node_address(shop), telco_at = node_address(telco);
   // Far more trees than can finish before the node dies.
   auto file = d.session("feverless-plain", 60000, 3,

@@ -73,6 +73,13 @@ struct op_data {
     }
     return dir.file(name, t);
   }
+
+  /// A node serving the train and test files of the parties `names`
+  /// under their file names ("shop_train.csv", as session() names them).
+  std::vector<std::string> node(const std::vector<std::string>& names,
+                                const std::string& store = "") const {
+    return node_serving_parties(dir.dir().string(), names, store);
+  }
 };
 
 } // namespace
@@ -81,8 +88,8 @@ BOOST_AUTO_TEST_SUITE(opboost)
 
 BOOST_AUTO_TEST_CASE(party_bs_on_nodes_train_the_model_of_one_process) {
   op_data d;
-  process shop(once_node);
-  process insurer(once_node);
+  process shop(d.node({"shop"}, d.dir / "shop-store"));
+  process insurer(d.node({"insurer"}, d.dir / "insurer-store"));
   auto shop_at = node_address(shop), insurer_at = node_address(insurer);
   auto remote =
       d.session("identity", 20, {"local", shop_at, insurer_at}, "remote.toml");
@@ -133,8 +140,8 @@ BOOST_AUTO_TEST_CASE(party_bs_on_nodes_train_the_model_of_one_process) {
   // Later, the model predicts through Party B users on fresh nodes, each
   // restoring its part (bounds and mechanism) from the file it kept; with
   // the identity mechanism, the training session's metrics exactly.
-  process shop2(once_node);
-  process insurer2(once_node);
+  process shop2(d.node({"shop"}, d.dir / "shop-store"));
+  process insurer2(d.node({"insurer"}, d.dir / "insurer-store"));
   auto again = d.session("identity", 20,
                          {"local", node_address(shop2), node_address(insurer2)},
                          "again.toml");
@@ -152,7 +159,7 @@ BOOST_AUTO_TEST_CASE(party_bs_on_nodes_train_the_model_of_one_process) {
 
 BOOST_AUTO_TEST_CASE(a_dldp_mechanism_runs_across_processes) {
   op_data d;
-  process nodes(once_node);
+  process nodes(d.node({"shop", "insurer"}));
   auto nodes_at = node_address(nodes);
   auto file =
       d.session("global-map", 20, {"local", nodes_at, nodes_at}, "s.toml");
@@ -170,8 +177,8 @@ BOOST_AUTO_TEST_CASE(a_dldp_mechanism_runs_across_processes) {
 
 BOOST_AUTO_TEST_CASE(a_node_killed_mid_session_fails_the_session) {
   op_data d;
-  process shop(once_node);
-  process insurer(once_node);
+  process shop(d.node({"shop"}));
+  process insurer(d.node({"insurer"}));
   auto shop_at = node_address(shop), insurer_at = node_address(insurer);
   // The insurer's training file is a pipe nobody writes to: its party
   // blocks reading it, so that the session is surely under way (the other

@@ -195,8 +195,48 @@ inline std::string adult(const char* part) {
   return std::string(VEIL_SHARED_DIR) + "/datasets/adult_" + part + ".csv.gz";
 }
 
-/// A session file over Adult: bank (label, local), shop and insurer at the
-/// given locations ("local" or "127.0.0.1:PORT").
+/// `veil node` on a free port of 127.0.0.1 serving `datasets` ("NAME=PATH"
+/// each), keeping model parts in `store` if given; for one session unless
+/// `once` is false.
+inline std::vector<std::string>
+node_serving(const std::vector<std::string>& datasets,
+             const std::string& store = "", bool once = true) {
+  std::vector<std::string> args = {"node", "--listen", "127.0.0.1:0"};
+  if (once)
+    args.push_back("--once");
+  for (const auto& d : datasets) {
+    args.push_back("--data");
+    args.push_back(d);
+  }
+  if (!store.empty()) {
+    args.push_back("--store");
+    args.push_back(store);
+  }
+  return args;
+}
+
+/// A node serving the files NAME_train.csv and NAME_test.csv in `folder`
+/// of each party in `names`, under their file names, as node_serving.
+inline std::vector<std::string>
+node_serving_parties(const std::string& folder,
+                     const std::vector<std::string>& names,
+                     const std::string& store = "") {
+  std::vector<std::string> data;
+  for (const auto& n : names)
+    for (auto part : {"_train.csv", "_test.csv"})
+      data.push_back(n + part + "=" + folder + "/" + n + part);
+  return node_serving(data, store);
+}
+
+/// A node serving Adult's files as "adult_train" and "adult_test" (the
+/// names adult_session gives a party at a node), as node_serving.
+inline std::vector<std::string> adult_node(const std::string& store = "",
+                                           bool once = true) {
+  return node_serving(
+      {"adult_train=" + adult("train"), "adult_test=" + adult("test")}, store,
+      once);
+}
+
 /// A model file or part without its model id (each session draws one).
 inline nlohmann::json without_model_id(nlohmann::json j) {
   j.erase("model");
@@ -205,13 +245,18 @@ inline nlohmann::json without_model_id(nlohmann::json j) {
   return j;
 }
 
+/// A session file over Adult: bank (label, local), shop and insurer at the
+/// given locations ("local" or "127.0.0.1:PORT" of an adult_node).
 inline std::string adult_session(int trees, int depth, double timeout,
                                  const std::string& shop,
                                  const std::string& insurer,
                                  const std::string& extra = "") {
-  auto train = adult("train"), test = adult("test");
   auto party = [&](const char* name, const char* features,
                    const std::string& where, bool label) {
+    // At a node, the names it serves the files under (adult_node).
+    bool local = where == "local";
+    auto train = local ? adult("train") : "adult_train";
+    auto test = local ? adult("test") : "adult_test";
     return std::string("[[party]]\nname = \"") + name + "\"\ndata = \"" +
            train + "\"\ntest = \"" + test + "\"\n" +
            (label ? "label = \"label\"\n" : "") + "features = [" + features +

@@ -31,8 +31,8 @@ BOOST_AUTO_TEST_CASE(three_processes_train_and_predict_as_in_one) {
     return;
   }
   temp_dir dir;
-  process shop(once_node);
-  process insurer(once_node);
+  process shop(adult_node(dir / "shop-store"));
+  process insurer(adult_node(dir / "insurer-store"));
   auto shop_at = node_address(shop), insurer_at = node_address(insurer);
 
   auto remote =
@@ -62,7 +62,17 @@ BOOST_AUTO_TEST_CASE(three_processes_train_and_predict_as_in_one) {
   BOOST_TEST(r["parties"] == 3);
   BOOST_TEST(r["bytes"]["per_party"]["shop"]["received"] ==
              l["bytes"]["per_party"]["shop"]["received"]);
-  BOOST_TEST(std::filesystem::exists(dir / "model.json.shop"));
+  // Each node keeps its party's part in its own store, whatever the
+  // coordinator's paths; the coordinator keeps its own part.
+  auto id =
+      read_json(dir / "model.json")["session"]["model_id"].get<std::string>();
+  BOOST_TEST(
+      std::filesystem::exists(dir / ("shop-store/" + id + ".shop.part")));
+  BOOST_TEST(!std::filesystem::exists(dir / "model.json.shop"));
+  BOOST_TEST(contains(shop.output(), "party shop started (plain) for actor "),
+             shop.output());
+  BOOST_TEST(contains(shop.output(), "datasets adult_train, adult_test"),
+             shop.output());
   BOOST_TEST(r["split_tables_exported"].empty());
 }
 
@@ -78,8 +88,8 @@ BOOST_AUTO_TEST_CASE(a_model_predicts_later_through_parties_on_nodes) {
   temp_dir dir;
   auto model = dir / "model.json";
   {
-    process shop(once_node);
-    process insurer(once_node);
+    process shop(adult_node(dir / "shop-store"));
+    process insurer(adult_node(dir / "insurer-store"));
     auto file =
         dir.file("train.toml", adult_session(8, 4, 30, node_address(shop),
                                              node_address(insurer)));
@@ -96,8 +106,8 @@ BOOST_AUTO_TEST_CASE(a_model_predicts_later_through_parties_on_nodes) {
   BOOST_TEST(rc0 == 2);
   BOOST_TEST(contains(out0, "--config SESSION"), out0);
 
-  process shop(once_node);
-  process insurer(once_node);
+  process shop(adult_node(dir / "shop-store"));
+  process insurer(adult_node(dir / "insurer-store"));
   auto file =
       dir.file("predict.toml", adult_session(8, 4, 30, node_address(shop),
                                              node_address(insurer)));
@@ -131,15 +141,22 @@ BOOST_AUTO_TEST_CASE(a_model_predicts_later_through_parties_on_nodes) {
   BOOST_TEST(rc4 == 2);
   BOOST_TEST(contains(out4, "bank holds the labels in this model"), out4);
 
-  // A party whose part is gone fails the session, naming it and the file.
-  std::filesystem::remove(dir / "model.json.insurer");
+  // A party whose part is gone from its node's store fails the session,
+  // naming it; the node's paths stay on the node.
+  auto id = read_json(model)["session"]["model_id"].get<std::string>();
+  BOOST_REQUIRE(
+      std::filesystem::remove(dir / ("insurer-store/" + id + ".insurer.part")));
+  process shop3(adult_node(dir / "shop-store"));
+  process insurer3(adult_node(dir / "insurer-store"));
   auto [rc2, out2] = run_veil(
       {"predict", "--model", model, "--config",
-       dir.file("again.toml", adult_session(8, 4, 30, "local", "local"))},
+       dir.file("again.toml", adult_session(8, 4, 30, node_address(shop3),
+                                            node_address(insurer3)))},
       60s);
   BOOST_TEST(rc2 == 2);
   BOOST_TEST(contains(out2, "insurer"), out2);
-  BOOST_TEST(contains(out2, "model.json.insurer"), out2);
+  BOOST_TEST(contains(out2, "its node's store"), out2);
+  BOOST_TEST(!contains(out2, dir / "insurer-store"), out2);
 }
 
 BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
@@ -148,8 +165,8 @@ BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
     return;
   }
   temp_dir dir;
-  process shop(once_node);
-  process insurer(once_node);
+  process shop(adult_node());
+  process insurer(adult_node());
   auto shop_at = node_address(shop), insurer_at = node_address(insurer);
   // Enough trees that the session is still training when the node dies.
   auto file =
@@ -184,8 +201,8 @@ BOOST_AUTO_TEST_CASE(sigterm_stops_a_node_mid_session) {
     return;
   }
   temp_dir dir;
-  process shop({"node", "--listen", "127.0.0.1:0"}); // not --once
-  process insurer(once_node);
+  process shop(adult_node("", false)); // not --once
+  process insurer(adult_node());
   auto shop_at = node_address(shop), insurer_at = node_address(insurer);
   auto file =
       dir.file("s.toml", adult_session(5000, 6, 5, shop_at, insurer_at));

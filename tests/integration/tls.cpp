@@ -53,6 +53,9 @@ BOOST_AUTO_TEST_CASE(certificates_signed_by_the_ca_work_a_wrong_ca_is_refused) {
       "node",           "--listen",       "127.0.0.1:0",
       "--tls-cert",     dir / "node.pem", "--tls-key",
       dir / "node.key", "--tls-ca",       dir / "ca.pem"};
+  for (auto d : adult_node())
+    if (d.find('=') != std::string::npos)
+      node_args.insert(node_args.end(), {"--data", d});
   process node(node_args);
   auto port = node.port();
   BOOST_REQUIRE_MESSAGE(port > 0, "node output: " << node.output());
