@@ -40,6 +40,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include "actors/front_door.hpp"
 #include "actors/live_session.hpp"
 #include "actors/local_system.hpp"
 #include "actors/remote.hpp"
@@ -93,7 +94,9 @@ struct live_session<Protocol>::impl {
   using driver = session_driver<outcome>;
 
   // Destroyed in reverse order: the driver and the scoped actor before the
-  // actor system, the system before its configuration.
+  // actor system, the system before its configuration and the relays to
+  // the nodes it talks to.
+  std::vector<std::unique_ptr<tunnel>> tunnels;
   std::unique_ptr<caf::actor_system_config> sys_cfg;
   std::unique_ptr<caf::actor_system> own_sys;
   std::optional<caf::scoped_actor> self;
@@ -294,7 +297,7 @@ bool live_session<P>::open(const party_config& cfg, const tls_files& tls,
   s.make_system(remote, opts, tls);
   std::vector<caf::actor> parties;
   if (auto f = spawn_parties(*s.own_sys, *s.self, cfg.parties, tls, cfg.timeout,
-                             impl::hooks::kind(), parties))
+                             impl::hooks::kind(), parties, s.tunnels))
     return s.fail_now(failed<outcome_type>(f->code, std::move(f->error)));
   return s.start(std::move(parties));
 }

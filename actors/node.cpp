@@ -13,14 +13,12 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/atom.hpp>
 #include <caf/io/middleman.hpp>
-#include <caf/openssl/manager.hpp>
-#include <caf/openssl/publish.hpp>
-#include <caf/openssl/remote_actor.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/errors.hpp"
+#include "actors/front_door.hpp"
 #include "actors/hosting.hpp"
 #include "actors/interfaces.hpp"
 #include "actors/remote.hpp"
@@ -34,12 +32,9 @@ namespace veil::actors {
 net_config::net_config(int threads, const tls_files& tls) {
   messages::register_types(*this);
   load<caf::io::middleman>();
-  if (tls.enabled()) {
-    load<caf::openssl::manager>();
-    openssl_certificate = tls.certificate;
-    openssl_key = tls.key;
-    openssl_cafile = tls.ca;
-  }
+  // TLS is the relays' (actors/front_door.hpp): the middleman speaks BASP
+  // on 127.0.0.1 only.
+  (void)tls;
   // A node that hangs with its connection open (stopped, cut off without a
   // reset) is declared dead when nothing came from it for the connection
   // timeout: its actors' monitors fire and the sessions end, naming the
@@ -250,14 +245,6 @@ extern "C" void on_stop_signal(int signal) {
   stop_signal = signal;
 }
 
-std::pair<std::string, std::uint16_t> split_address(const std::string& host,
-                                                    std::uint16_t port) {
-  auto h = host;
-  if (h.size() > 1 && h.front() == '[' && h.back() == ']')
-    h = h.substr(1, h.size() - 2);
-  return {h, port};
-}
-
 } // namespace
 
 caf::actor spawn_node(caf::actor_system& sys, bool once,
@@ -270,21 +257,31 @@ int serve_node(const node_options& opts, std::ostream& out, std::ostream& err) {
   net_config cfg(opts.threads, opts.tls);
   caf::actor_system sys{cfg};
   auto node = sys.spawn(node_impl, opts.once, opts.kinds, opts.catalog);
-  auto [host, port] = split_address(opts.host, opts.port);
-  auto published =
-      opts.tls.enabled()
-          ? caf::openssl::publish(node, port, host.c_str(), true)
-          : sys.middleman().publish(node, port, host.c_str(), true);
-  if (!published) {
-    err << "veil: error: cannot listen on " << opts.host << ":" << opts.port
-        << ": " << sys.render(published.error()) << std::endl;
+  // The middleman on 127.0.0.1; the world reaches it through the door.
+  auto inner = sys.middleman().publish(node, 0, "127.0.0.1", true);
+  std::unique_ptr<front_door> door;
+  std::string why;
+  if (inner) {
+    try {
+      door = std::make_unique<front_door>(
+          front_door::options{opts.host, opts.port, *inner, opts.tls,
+                              opts.allow, opts.limits},
+          out);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+  } else {
+    why = "cannot listen on 127.0.0.1: " + sys.render(inner.error());
+  }
+  if (!door) {
+    err << "veil: error: " << why << std::endl;
     caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
     return 1;
   }
   stop_signal = 0;
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
-  out << "listening on " << opts.host << ":" << *published
+  out << "listening on " << opts.host << ":" << door->port()
       << (opts.tls.enabled() ? " (TLS)" : "") << std::endl;
   caf::scoped_actor self{sys};
   self->monitor(node);
@@ -310,7 +307,8 @@ std::optional<spawn_failure>
 spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
               const std::vector<party_spec>& specs, const tls_files& tls,
               std::chrono::milliseconds timeout, const party_kind& kind,
-              std::vector<caf::actor>& out) {
+              std::vector<caf::actor>& out,
+              std::vector<std::unique_ptr<tunnel>>& tunnels) {
   auto fail = [&](errc code, std::string error) {
     for (auto& p : out)
       caf::anon_send_exit(p, caf::exit_reason::user_shutdown);
@@ -323,26 +321,36 @@ spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
       out.push_back(kind.spawn(sys, p.name, hosting{}));
       continue;
     }
-    auto [host, port] = split_address(p.host, p.port);
     auto where = p.host + ":" + std::to_string(p.port);
     auto it = nodes.find(where);
     if (it == nodes.end()) {
-      auto node = tls.enabled()
-                      ? caf::openssl::remote_actor<node_actor>(sys, host, port)
-                      : sys.middleman().remote_actor<node_actor>(host, port);
+      // Through a relay of ours: TLS with the node's host name checked, and
+      // what the node sends bounded before CAF reads it.
+      std::unique_ptr<tunnel> t;
+      try {
+        t = std::make_unique<tunnel>(p.host, p.port, tls);
+      } catch (const std::exception& e) {
+        return fail(errc::bad_input, e.what());
+      }
+      auto node = sys.middleman().remote_actor<node_actor>("127.0.0.1",
+                                                           t->local_port());
       if (!node) {
+        auto why = t->error();
         auto error = "cannot connect to party " + p.name + "'s node at " +
                      where + (tls.enabled() ? " over TLS" : "") + ": " +
-                     sys.render(node.error());
+                     (why.empty() ? sys.render(node.error()) : why);
         if (tls.enabled())
           error += " (the node's certificate must be signed by the "
-                   "[tls] ca, and it must trust this node's certificate; "
-                   "is it a `veil node` started with --tls-*?)";
+                   "[tls] ca and name the host dialled; the node must trust "
+                   "this coordinator's certificate and, if it runs with "
+                   "--allow, admit it: the node's log says why it closed a "
+                   "connection)";
         else
           error += " (is `veil node --listen " + where +
                    "` running there, without TLS?)";
         return fail(errc::party_down, std::move(error));
       }
+      tunnels.push_back(std::move(t));
       it = nodes.emplace(where, *node).first;
     }
     std::optional<spawn_failure> failure;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/front_door.hpp"
 #include "actors/session.hpp"
 
 namespace veil::actors {
@@ -31,6 +32,11 @@ struct node_options {
   /// The datasets its parties may load and the folder they keep model
   /// parts in.
   node_catalog catalog;
+  /// The coordinators' certificates it accepts (front_door.hpp's allowed());
+  /// empty: any the CA signed.
+  std::vector<std::string> allow;
+  /// Connections, handshake time and frame sizes it accepts.
+  frame_limits limits;
 };
 
 /// Publishes the node and serves sessions until --once is done or the

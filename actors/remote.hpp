@@ -5,6 +5,7 @@
 // starting a session's parties (here or on their `veil node`s).
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "actors/session.hpp"
 
 namespace veil::actors {
+
+class tunnel;
 
 /// An actor system that talks to other nodes: Veil's types, the middleman
 /// and, with certificates, the OpenSSL manager (with a CA, peers are
@@ -40,13 +43,15 @@ struct spawn_failure {
 
 /// Starts one party of `kind` per spec, in order: a local one in
 /// `sys`, a remote one by its node (connected over TLS when `tls` is
-/// enabled; each node once), with `self` as the requester the nodes
+/// enabled; each node once, through a tunnel added to `tunnels`, which
+/// must outlive the connections), with `self` as the requester the nodes
 /// monitor. On failure the parties started so far are ended and the error
 /// names the party and its node's address.
 std::optional<spawn_failure>
 spawn_parties(caf::actor_system& sys, caf::scoped_actor& self,
               const std::vector<party_spec>& specs, const tls_files& tls,
               std::chrono::milliseconds timeout, const party_kind& kind,
-              std::vector<caf::actor>& out);
+              std::vector<caf::actor>& out,
+              std::vector<std::unique_ptr<tunnel>>& tunnels);
 
 } // namespace veil::actors

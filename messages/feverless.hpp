@@ -122,8 +122,8 @@ typename Inspector::result_type inspect(Inspector& f, params& x) {
            exact(x.lambda), exact(x.gamma), exact(x.split_threshold), x.buckets,
            x.frac_bits, x.budget, exact(x.epsilon), exact(x.delta),
            x.total_split, x.calib, exact(x.sensitivity_g),
-           exact(x.sensitivity_h), x.noise, x.selection, exact(x.portion),
-           x.election, x.paillier_bits, x.paillier_threads,
+           exact(x.sensitivity_h), x.noise, x.noise_below_unit, x.selection,
+           exact(x.portion), x.election, x.paillier_bits, x.paillier_threads,
            exact(x.max_delta_step), x.hide_labels, x.source_noise,
            x.rounds_evaluated);
 }

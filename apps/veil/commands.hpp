@@ -124,6 +124,11 @@ struct node_command_options {
   std::string store;
   /// A node file (TOML): datasets with allowed columns, store.
   std::string config;
+  /// Coordinator certificates accepted (fingerprints, CN=...).
+  std::vector<std::string> allow;
+  int max_message_mb = 256;
+  int max_connections = 64;
+  double handshake_seconds = 10;
 };
 
 int run_node(const node_command_options& opts);

@@ -173,6 +173,23 @@ int main(int argc, char** argv) {
   node->add_option("--store", nd.store,
                    "The folder its parties keep their parts of trained "
                    "models in (created, mode 0700, if missing)");
+  node->add_option("--allow", nd.allow,
+                   "A coordinator certificate it accepts (with TLS): "
+                   "sha256:HEX (its fingerprint, as the node's log prints "
+                   "it) or CN=NAME; repeat for each. Without it, any "
+                   "certificate the --tls-ca signed");
+  node->add_option("--max-message-mb", nd.max_message_mb,
+                   "The largest message it accepts, in MiB (a larger "
+                   "declared size closes the connection before anything "
+                   "is allocated)")
+      ->capture_default_str();
+  node->add_option("--max-connections", nd.max_connections,
+                   "Connections open at once; more are closed at once")
+      ->capture_default_str();
+  node->add_option("--handshake-seconds", nd.handshake_seconds,
+                   "Time a connection has to finish TLS and the session "
+                   "handshake; it is closed after it")
+      ->capture_default_str();
   node->add_option("--config", nd.config,
                    "A node file (TOML): store = \"FOLDER\" and one "
                    "[datasets.NAME] table per dataset with path = \"FILE\" "

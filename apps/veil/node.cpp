@@ -117,6 +117,29 @@ int run_node(const node_command_options& o) {
     if (!f.empty() && !std::ifstream(f))
       throw input_error("cannot read the TLS file " + f);
   n.catalog = node_catalog_of(o);
+  if (!o.allow.empty() && given == 0)
+    throw input_error("--allow names coordinator certificates: give "
+                      "--tls-cert, --tls-key and --tls-ca too");
+  for (const auto& a : o.allow)
+    if (a.rfind("sha256:", 0) != 0 && a.rfind("CN=", 0) != 0)
+      throw input_error("--allow " + a +
+                        ": expected sha256:HEX (a certificate's fingerprint) "
+                        "or CN=NAME");
+  n.allow = o.allow;
+  if (o.max_message_mb < 1 || o.max_message_mb > 4095)
+    throw input_error("--max-message-mb " + std::to_string(o.max_message_mb) +
+                      ": expected 1 to 4095");
+  if (o.max_connections < 1)
+    throw input_error("--max-connections " + std::to_string(o.max_connections) +
+                      ": expected at least 1");
+  n.limits.max_frame_bytes = static_cast<std::uint32_t>(o.max_message_mb) << 20;
+  n.limits.max_connections = static_cast<std::size_t>(o.max_connections);
+  if (!(o.handshake_seconds > 0 && o.handshake_seconds <= 3600))
+    throw input_error("--handshake-seconds " +
+                      std::to_string(o.handshake_seconds) +
+                      ": expected more than 0 and at most 3600");
+  n.limits.handshake_timeout = std::chrono::milliseconds(
+      static_cast<long long>(o.handshake_seconds * 1000));
   std::cout << "serving datasets " << n.catalog.names() << "; "
             << (n.catalog.store.empty()
                     ? std::string("keeping no model parts (no --store)")

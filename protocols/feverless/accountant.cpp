@@ -106,6 +106,21 @@ noise_calibration calibrate(const params& p, std::uint64_t record_query_bound) {
     c.release_delta = p.delta / k;
     c.release_epsilon = analytic_epsilon(c.sigma, c.release_delta);
   }
+  // The sampler rounds noise finer than the unit 2^-F up to one unit: the
+  // guarantee still holds, but protects nothing (a budget like --epsilon
+  // 1e300 is a mistake, not a setting).
+  if (std::ldexp(c.sigma * std::min(p.sensitivity_g, p.sensitivity_h),
+                 p.frac_bits) < 1 &&
+      !p.noise_below_unit)
+    throw input_error(
+        "feverless parameter epsilon = " + num(p.epsilon) +
+        ": its noise (sigma " + num(c.sigma) +
+        " per unit of sensitivity) is finer than the fixed point's unit "
+        "2^-" +
+        std::to_string(p.frac_bits) +
+        " and protects nothing; give a smaller epsilon, or train without "
+        "noise with --protocol feverless-plain (feverless.noise_below_unit "
+        "= true accepts it)");
   return c;
 }
 

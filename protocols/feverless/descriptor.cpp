@@ -52,6 +52,11 @@ const protocols::descriptor& descriptor() {
             "signature per ticket, ~100x slower), or per level and source "
             "(one leader sees a batch's blinded noise)"),
         bool_setting(
+            "feverless.noise_below_unit", false,
+            "accept a budget whose noise is finer than the fixed point's "
+            "unit 2^-32 (rounded up to one unit: a guarantee that protects "
+            "nothing; for comparing noisy and noise-free runs)"),
+        bool_setting(
             "feverless.hide_labels", false,
             "queries list every row of a bucket, so they do not show who "
             "labels which row (feverless only; same model, more traffic)"),

@@ -165,6 +165,12 @@ struct params {
   double sensitivity_h = 0.25;
   /// false: sigma = 0, no noise at all (tests; gives no privacy).
   bool noise = true;
+  /// Accept a budget whose noise is finer than the fixed point's unit 2^-F
+  /// (the sampler rounds it up to one unit: a guarantee that holds but
+  /// protects nothing, so it is refused unless asked for; tests compare
+  /// noisy runs with noise-free ones with it). Each client's own check:
+  /// outside the digest.
+  bool noise_below_unit = false;
   noise_selection selection = noise_selection::fixed1;
   /// p of noise_selection::portion. (0, 1].
   double portion = 0.5;

@@ -75,6 +75,8 @@ bool apply_setting(params& p, named_settings& fs, const std::string& key,
     p.election = value == "chain"    ? election_scope::chain
                  : value == "signed" ? election_scope::signed_query
                                      : election_scope::per_batch;
+  else if (key == "feverless.noise_below_unit")
+    p.noise_below_unit = value == "true";
   else if (key == "feverless.hide_labels")
     p.hide_labels = value == "true";
   else if (key == "feverless.source_noise")

@@ -281,7 +281,8 @@ BOOST_AUTO_TEST_CASE(feverless_cli_ahe_equals_feverless_without_noise) {
                              "max_delta_step=0";
   // feverless-plain takes no budget (it adds no noise).
   const std::string negligible_noise = " --set feverless.sum_epsilon=1e13 "
-                                       "--set feverless.calibration=classical";
+                                       "--set feverless.calibration=classical "
+                                       "--set feverless.noise_below_unit=true";
   std::string model[3], report[3];
   const char* protocols[3] = {"feverless-ahe", "feverless", "feverless-plain"};
   for (int i = 0; i < 3; ++i) {
@@ -387,6 +388,29 @@ BOOST_AUTO_TEST_CASE(feverless_cli_bad_election_is_exit_2) {
   BOOST_TEST(r.status == 2);
   BOOST_TEST(contains(r.output, "feverless.election=bogus"));
   BOOST_TEST(contains(r.output, "chain, signed or per_batch"));
+}
+
+// A budget whose noise is finer than the fixed point's unit protects
+// nothing: refused, saying what to do instead (issue "Nodes that trust no
+// one": --epsilon 1e300 was accepted).
+BOOST_AUTO_TEST_CASE(a_budget_that_protects_nothing_is_refused) {
+  temp_dir dir;
+  auto data = write_small_csv(dir);
+  for (auto budget : {"--epsilon 1e300", "--epsilon 1e40",
+                      "--set feverless.sum_epsilon=1e13 --set "
+                      "feverless.calibration=classical"}) {
+    auto r = run_veil("train --parties 3 --data " + data +
+                      " --trees 1 --depth 2 --protocol feverless " + budget);
+    BOOST_TEST(r.status == 2, budget << ": " << r.output);
+    BOOST_TEST(contains(r.output, "is finer than the fixed point's unit "
+                                  "2^-32 and protects nothing"),
+               r.output);
+    BOOST_TEST(contains(r.output, "--protocol feverless-plain"), r.output);
+  }
+  // A large but meaningful budget still runs.
+  auto ok = run_veil("train --parties 3 --data " + data +
+                     " --trees 1 --depth 2 --protocol feverless --epsilon 100");
+  BOOST_TEST(ok.status == 0, ok.output);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

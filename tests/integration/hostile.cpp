@@ -11,7 +11,19 @@
 #include <string>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <cerrno>
+#include <fcntl.h>
+#include <fstream>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <caf/actor_system.hpp>
+#include <caf/binary_serializer.hpp>
+#include <caf/io/basp/header.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
 
@@ -92,6 +104,57 @@ struct hostile_node {
     return out;
   }
 };
+
+/// A TCP connection to 127.0.0.1:port (blocking unless `nonblocking`).
+int dial(int port, bool nonblocking = false) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (nonblocking)
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+  ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  return fd;
+}
+
+/// Whether the peer closes fd within `limit` (reading and dropping what
+/// it sends first).
+bool closed_within(int fd, std::chrono::milliseconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  char buf[4096];
+  while (std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) > 0) {
+      auto n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0)
+        return true;
+    }
+  }
+  return false;
+}
+
+/// A BASP header in CAF's own encoding.
+std::vector<char> basp_header(caf::io::basp::message_type op,
+                              std::uint32_t payload) {
+  caf::io::basp::header h{op, 0, payload, 0, 0, 0};
+  std::vector<char> buf;
+  caf::binary_serializer sink{static_cast<caf::execution_unit*>(nullptr), buf};
+  if (sink(h))
+    BOOST_FAIL("cannot encode a BASP header");
+  return buf;
+}
+
+/// A process's resident memory in KiB.
+long rss_kib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  long value = -1;
+  while (in >> key)
+    if (key == "VmRSS:" && in >> value)
+      return value;
+  return value;
+}
 
 } // namespace
 
@@ -203,6 +266,125 @@ BOOST_AUTO_TEST_CASE(a_node_without_datasets_or_with_bad_ones_does_not_start) {
     BOOST_TEST(rc == 2, out);
     BOOST_TEST(contains(out, expected), out);
   }
+}
+
+// What anyone who reaches a node's port can send before any handshake: a
+// frame declaring 256 MiB, bytes that are not BASP, a thousand connections
+// that send nothing. The node closes each (before allocating anything),
+// bounds its connections, logs why, keeps its memory, and serves the next
+// honest session.
+BOOST_AUTO_TEST_CASE(a_node_bounds_frames_connections_and_handshakes) {
+  temp_dir dir;
+  auto shop = dir.file("shop.csv", "id,a,b,y\n1,1,2,0\n2,3,4,1\n3,5,6,0\n");
+  auto args = node_serving({"shop=" + shop}, "", false);
+  args.insert(args.end(),
+              {"--handshake-seconds", "1", "--max-connections", "16"});
+  process node(args);
+  auto port = node.port();
+  BOOST_REQUIRE_MESSAGE(port > 0, node.output());
+  auto rss_before = rss_kib(node.pid());
+
+  // A handshake frame declaring 256 MiB.
+  int big = dial(port);
+  auto h =
+      basp_header(caf::io::basp::message_type::client_handshake, 256u << 20);
+  BOOST_REQUIRE(::send(big, h.data(), h.size(), MSG_NOSIGNAL) ==
+                static_cast<ssize_t>(h.size()));
+  BOOST_TEST(closed_within(big, 5s));
+  ::close(big);
+  BOOST_TEST(node.wait_for(std::regex("a frame of 268435456 bytes before the "
+                                      "handshake \\(at most 65536\\)"),
+                           5s)
+                 .has_value(),
+             node.output());
+
+  // Garbage.
+  int junk = dial(port);
+  std::string text = "GET / HTTP/1.1\r\nHost: node\r\n\r\nand some more bytes";
+  ::send(junk, text.data(), text.size(), MSG_NOSIGNAL);
+  BOOST_TEST(closed_within(junk, 5s));
+  ::close(junk);
+  BOOST_TEST(node.wait_for(std::regex("bytes that are not a BASP frame"), 5s)
+                 .has_value(),
+             node.output());
+
+  // A thousand connections that send nothing: at most 16 are kept, each
+  // for the handshake time.
+  rlimit lim{};
+  ::getrlimit(RLIMIT_NOFILE, &lim);
+  lim.rlim_cur =
+      std::max<rlim_t>(lim.rlim_cur, std::min<rlim_t>(lim.rlim_max, 4096));
+  ::setrlimit(RLIMIT_NOFILE, &lim);
+  // In bursts of 100: more at once overflow the kernel's accept queue
+  // (128), whose connections then wait for SYN-ACK retries, not the node.
+  std::vector<int> idle;
+  for (int i = 0; i < 1000; ++i) {
+    idle.push_back(dial(port, true));
+    if (i % 100 == 99)
+      std::this_thread::sleep_for(100ms);
+  }
+  // Each is closed by the node: refused at once over the limit, or after
+  // the handshake time (those the kernel's backlog held connect later).
+  int closed = 0;
+  std::vector<bool> done(idle.size(), false);
+  auto until = std::chrono::steady_clock::now() + 30s;
+  while (closed < 1000 && std::chrono::steady_clock::now() < until) {
+    for (std::size_t i = 0; i < idle.size(); ++i) {
+      if (done[i])
+        continue;
+      char buf[4096]; // a relayed one gets the middleman's handshake first
+      auto n = ::recv(idle[i], buf, sizeof buf, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+                     errno != ENOTCONN)) {
+        done[i] = true;
+        ++closed;
+      }
+    }
+    node.output(); // keeps reading its log, as a terminal would
+    std::this_thread::sleep_for(100ms);
+  }
+  BOOST_TEST_MESSAGE(closed << " of 1000 idle connections closed by the node");
+  BOOST_TEST(closed == 1000);
+  if (closed < 1000)
+    for (std::size_t i = 0; i < idle.size(); ++i)
+      if (!done[i]) {
+        char b;
+        auto n = ::recv(idle[i], &b, 1, MSG_DONTWAIT);
+        BOOST_TEST_MESSAGE("still open: "
+                           << i << " recv " << n << " errno " << errno
+                           << "; node: "
+                           << node.output().substr(
+                                  node.output().size() -
+                                  std::min<std::size_t>(node.output().size(),
+                                                        600)));
+        break;
+      }
+  for (int fd : idle)
+    ::close(fd);
+  BOOST_TEST(node.wait_for(std::regex("[0-9]+ more connections refused: 16 "
+                                      "were open \\(the limit\\)"),
+                           5s)
+                 .has_value(),
+             node.output());
+  BOOST_TEST(
+      node.wait_for(std::regex("no BASP handshake in time"), 5s).has_value(),
+      node.output());
+  auto rss_after = rss_kib(node.pid());
+  BOOST_TEST_MESSAGE("node resident memory: " << rss_before << " KiB before, "
+                                              << rss_after << " KiB after");
+  BOOST_TEST(rss_after < rss_before + 64 * 1024);
+
+  // Still up; an honest session trains on it.
+  BOOST_TEST(node.running());
+  auto session = dir.file(
+      "s.toml", "[[party]]\nname = \"a\"\ndata = \"" + shop +
+                    "\"\nid = \"id\"\nlabel = \"y\"\nfeatures = [\"a\"]\n"
+                    "[[party]]\nname = \"b\"\ndata = \"shop\"\nid = \"id\"\n"
+                    "features = [\"b\"]\nlocation = \"127.0.0.1:" +
+                    std::to_string(port) +
+                    "\"\n[learner]\ntrees = 2\nmax_depth = 2\n");
+  auto [rc, out] = run_veil({"train", "--config", session}, 60s);
+  BOOST_TEST(rc == 0, out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -27,15 +27,59 @@ bool make_certificates(const temp_dir& dir) {
       "for n in node coord; do openssl req -newkey rsa:2048 -nodes -keyout "
       "$n.key -out $n.csr -subj /CN=127.0.0.1; openssl x509 -req -in $n.csr "
       "-CA ca.pem -CAkey ca.key -CAcreateserial -out $n.pem -days 2 "
-      "-extfile san.ext; done";
+      "-extfile san.ext; done; "
+      // Signed by the same CA: a node certificate for another address, and
+      // a coordinator certificate of another organisation.
+      "printf 'subjectAltName=IP:127.0.0.2\\n' > other.ext; "
+      "openssl req -newkey rsa:2048 -nodes -keyout other.key -out other.csr "
+      "-subj /CN=other-node; openssl x509 -req -in other.csr -CA ca.pem "
+      "-CAkey ca.key -CAcreateserial -out other.pem -days 2 -extfile "
+      "other.ext; "
+      "openssl req -newkey rsa:2048 -nodes -keyout intruder.key -out "
+      "intruder.csr -subj /CN=intruder; openssl x509 -req -in intruder.csr "
+      "-CA ca.pem -CAkey ca.key -CAcreateserial -out intruder.pem -days 2 "
+      "-extfile san.ext";
   auto file = dir.file("make-certs.sh", script + "\n");
   auto cmd = "bash '" + file + "' >'" + (dir / "openssl.log") + "' 2>&1";
   return std::system(cmd.c_str()) == 0;
 }
 
-std::string tls_table(const temp_dir& dir, const std::string& ca) {
-  return "[tls]\ncertificate = \"" + (dir / "coord.pem") + "\"\nkey = \"" +
-         (dir / "coord.key") + "\"\nca = \"" + (dir / ca) + "\"\n\n";
+std::string tls_table(const temp_dir& dir, const std::string& ca,
+                      const std::string& me = "coord") {
+  return "[tls]\ncertificate = \"" + (dir / (me + ".pem")) + "\"\nkey = \"" +
+         (dir / (me + ".key")) + "\"\nca = \"" + (dir / ca) + "\"\n\n";
+}
+
+/// `veil node` with TLS as `cert`, serving Adult, plus `extra` arguments.
+std::vector<std::string> tls_node(const temp_dir& dir, const std::string& cert,
+                                  std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"node",
+                                "--listen",
+                                "127.0.0.1:0",
+                                "--tls-cert",
+                                dir / (cert + ".pem"),
+                                "--tls-key",
+                                dir / (cert + ".key"),
+                                "--tls-ca",
+                                dir / "ca.pem"};
+  for (auto d : adult_node())
+    if (d.find('=') != std::string::npos)
+      args.insert(args.end(), {"--data", d});
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+/// `veil train` on an Adult session with the shop at the node at `where`,
+/// the coordinator presenting `me`'s certificate and trusting `ca`.
+std::pair<int, std::string> train_at(const temp_dir& dir,
+                                     const std::string& where,
+                                     const std::string& ca = "ca.pem",
+                                     const std::string& me = "coord") {
+  static int serial = 0;
+  auto file =
+      dir.file("s" + std::to_string(++serial) + ".toml",
+               adult_session(2, 2, 20, where, "local", tls_table(dir, ca, me)));
+  return run_veil({"train", "--config", file}, 120s);
 }
 
 } // namespace
@@ -49,32 +93,18 @@ BOOST_AUTO_TEST_CASE(certificates_signed_by_the_ca_work_a_wrong_ca_is_refused) {
   }
   temp_dir dir;
   BOOST_REQUIRE_MESSAGE(make_certificates(dir), "openssl failed");
-  std::vector<std::string> node_args{
-      "node",           "--listen",       "127.0.0.1:0",
-      "--tls-cert",     dir / "node.pem", "--tls-key",
-      dir / "node.key", "--tls-ca",       dir / "ca.pem"};
-  for (auto d : adult_node())
-    if (d.find('=') != std::string::npos)
-      node_args.insert(node_args.end(), {"--data", d});
-  process node(node_args);
-  auto port = node.port();
-  BOOST_REQUIRE_MESSAGE(port > 0, "node output: " << node.output());
-  auto where = "127.0.0.1:" + std::to_string(port);
+  process node(tls_node(dir, "node"));
+  auto where = node_address(node);
 
   // The right CA: the session trains, with the shop on the TLS node.
-  auto good = dir.file("good.toml", adult_session(3, 3, 20, where, "local",
-                                                  tls_table(dir, "ca.pem")));
-  auto [rc, out] = run_veil({"train", "--config", good}, 120s);
+  auto [rc, out] = train_at(dir, where);
   BOOST_TEST_MESSAGE("veil train: " << out);
   BOOST_TEST(rc == 0);
   BOOST_TEST(contains(out, "over TLS"));
 
   // A coordinator trusting another CA: refused, with a clear error.
-  auto bad =
-      dir.file("bad.toml", adult_session(3, 3, 20, where, "local",
-                                         tls_table(dir, "wrong-ca.pem")));
   auto started = std::chrono::steady_clock::now();
-  auto [rc2, out2] = run_veil({"train", "--config", bad}, 60s);
+  auto [rc2, out2] = train_at(dir, where, "wrong-ca.pem");
   BOOST_TEST_MESSAGE("veil train (wrong CA): " << out2);
   BOOST_TEST(rc2 != 0);
   BOOST_TEST(rc2 != -1); // exited by itself
@@ -82,6 +112,62 @@ BOOST_AUTO_TEST_CASE(certificates_signed_by_the_ca_work_a_wrong_ca_is_refused) {
   BOOST_TEST(contains(out2, "shop"));
   BOOST_TEST(contains(out2, "TLS"));
   BOOST_TEST(node.running()); // the node keeps serving
+}
+
+// A certificate the CA signed for another address is not this node's: the
+// coordinator checks the host name it dialled (issue "Nodes that trust no
+// one").
+BOOST_AUTO_TEST_CASE(a_node_certificate_for_another_host_is_refused) {
+  if (!std::filesystem::exists(adult("train")))
+    return;
+  temp_dir dir;
+  BOOST_REQUIRE_MESSAGE(make_certificates(dir), "openssl failed");
+  process node(tls_node(dir, "other"));
+  auto [rc, out] = train_at(dir, node_address(node));
+  BOOST_TEST(rc != 0);
+  BOOST_TEST(rc != -1);
+  BOOST_TEST(contains(out, "it is not 127.0.0.1's"), out);
+  BOOST_TEST(node.running());
+}
+
+// A node admits only the coordinators its --allow names, by certificate
+// subject or fingerprint; another certificate from the same CA is refused
+// and the node's log says whose.
+BOOST_AUTO_TEST_CASE(only_allowed_coordinators_start_parties) {
+  if (!std::filesystem::exists(adult("train")))
+    return;
+  temp_dir dir;
+  BOOST_REQUIRE_MESSAGE(make_certificates(dir), "openssl failed");
+  process node(tls_node(dir, "node", {"--allow", "CN=127.0.0.1"}));
+  auto where = node_address(node);
+  auto [rc, out] = train_at(dir, where);
+  BOOST_TEST(rc == 0, out);
+  auto m = node.wait_for(
+      std::regex("certificate CN=127\\.0\\.0\\.1 \\((sha256:[0-9a-f]{64})\\)"),
+      10s);
+  BOOST_REQUIRE_MESSAGE(m.has_value(), node.output());
+  std::string fingerprint = (*m)[1];
+
+  auto [rc2, out2] = train_at(dir, where, "ca.pem", "intruder");
+  BOOST_TEST(rc2 != 0);
+  BOOST_TEST(rc2 != -1);
+  BOOST_TEST(contains(out2, "cannot connect to party shop's node"), out2);
+  BOOST_TEST(node.wait_for(std::regex("CN=intruder, sha256:[0-9a-f]+\\) is not "
+                                      "one --allow admits"),
+                           10s)
+                 .has_value(),
+             node.output());
+  node.kill(SIGTERM);
+  node.wait(10s);
+
+  // By fingerprint: the coordinator's admitted, the intruder's not.
+  process pinned(tls_node(dir, "node", {"--allow", fingerprint}));
+  auto where2 = node_address(pinned);
+  auto [rc3, out3] = train_at(dir, where2);
+  BOOST_TEST(rc3 == 0, out3);
+  auto [rc4, out4] = train_at(dir, where2, "ca.pem", "intruder");
+  BOOST_TEST(rc4 != 0);
+  BOOST_TEST(rc4 != -1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
