@@ -488,10 +488,12 @@ bool allowed(const std::vector<std::string>& allow,
     if (a == cert.fingerprint || a == cert.subject)
       return true;
     // "CN=shop" admits a subject whose CN is shop, whatever else it has.
-    if (a.rfind("CN=", 0) == 0) {
-      auto at = cert.subject.find(a);
+    if (a.rfind("CN=", 0) != 0)
+      continue;
+    for (auto at = cert.subject.find(a); at != std::string::npos;
+         at = cert.subject.find(a, at + 1)) {
       auto end = at + a.size();
-      if (at != std::string::npos && (at == 0 || cert.subject[at - 1] == ',') &&
+      if ((at == 0 || cert.subject[at - 1] == ',') &&
           (end == cert.subject.size() || cert.subject[end] == ','))
         return true;
     }

@@ -8,6 +8,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@
 #include "messages/version.hpp"
 #include "protocols/session/wire.hpp"
 #include "tests/integration/process.hpp"
+#include "tests/support/basp.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace veil;
@@ -105,19 +107,6 @@ struct hostile_node {
   }
 };
 
-/// A TCP connection to 127.0.0.1:port (blocking unless `nonblocking`).
-int dial(int port, bool nonblocking = false) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (nonblocking)
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  ::inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-  ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  return fd;
-}
-
 /// Whether the peer closes fd within `limit` (reading and dropping what
 /// it sends first).
 bool closed_within(int fd, std::chrono::milliseconds limit) {
@@ -132,17 +121,6 @@ bool closed_within(int fd, std::chrono::milliseconds limit) {
     }
   }
   return false;
-}
-
-/// A BASP header in CAF's own encoding.
-std::vector<char> basp_header(caf::io::basp::message_type op,
-                              std::uint32_t payload) {
-  caf::io::basp::header h{op, 0, payload, 0, 0, 0};
-  std::vector<char> buf;
-  caf::binary_serializer sink{static_cast<caf::execution_unit*>(nullptr), buf};
-  if (sink(h))
-    BOOST_FAIL("cannot encode a BASP header");
-  return buf;
 }
 
 /// A process's resident memory in KiB.
@@ -244,6 +222,14 @@ BOOST_AUTO_TEST_CASE(a_node_serves_only_its_datasets_to_its_coordinator) {
   auto [rc, out] = run_veil({"train", "--config", session}, 60s);
   BOOST_TEST(rc == 0, out);
   BOOST_TEST(contains(out, "1 on other nodes"), out);
+  // A node without --store keeps no model parts, and says so.
+  auto [rc2, out2] = run_veil(
+      {"train", "--config", session, "--model-out", h.dir / "m.json"}, 60s);
+  BOOST_TEST(rc2 == 2, out2);
+  BOOST_TEST(contains(out2, "its node keeps no model parts (start the node "
+                            "with --store FOLDER)"),
+             out2);
+  BOOST_TEST(!std::filesystem::exists(h.dir / "m.json"));
 }
 
 BOOST_AUTO_TEST_CASE(a_node_without_datasets_or_with_bad_ones_does_not_start) {
@@ -259,7 +245,12 @@ BOOST_AUTO_TEST_CASE(a_node_without_datasets_or_with_bad_ones_does_not_start) {
         {std::vector<std::string>{"--data", "d=" + dir / "missing.csv"},
          "dataset \"d\": cannot read"},
         {std::vector<std::string>{"--data", "d=" + file, "--store", file},
-         "not a folder"}}) {
+         "not a folder"},
+        {std::vector<std::string>{"--data", "d=" + file, "--allow", "CN=x"},
+         "--allow names coordinator certificates: give --tls-cert"},
+        {std::vector<std::string>{"--data", "d=" + file, "--max-message-mb",
+                                  "0"},
+         "--max-message-mb 0: expected 1 to 4095"}}) {
     std::vector<std::string> cmd = {"node", "--listen", "127.0.0.1:0"};
     cmd.insert(cmd.end(), args.begin(), args.end());
     auto [rc, out] = run_veil(cmd, 20s);
