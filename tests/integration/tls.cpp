@@ -170,4 +170,33 @@ BOOST_AUTO_TEST_CASE(only_allowed_coordinators_start_parties) {
   BOOST_TEST(rc4 != -1);
 }
 
+// A stranger without a certificate, and one speaking no TLS at all, get no
+// further than the node's door; the node logs each and keeps serving.
+BOOST_AUTO_TEST_CASE(a_stranger_without_a_certificate_is_refused) {
+  if (!std::filesystem::exists(adult("train")))
+    return;
+  temp_dir dir;
+  BOOST_REQUIRE_MESSAGE(make_certificates(dir), "openssl failed");
+  process node(tls_node(dir, "node"));
+  auto where = node_address(node);
+  auto cmd = "openssl s_client -connect " + where + " -CAfile '" +
+             (dir / "ca.pem") + "' </dev/null >'" + (dir / "s_client.log") +
+             "' 2>&1";
+  BOOST_TEST(std::system(cmd.c_str()) != -1);
+  BOOST_TEST(node.wait_for(std::regex("refused: TLS handshake failed: .*peer "
+                                      "did not return a certificate"),
+                           10s)
+                 .has_value(),
+             node.output());
+  auto plain = "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | timeout 5 bash -c 'cat "
+               "> /dev/tcp/127.0.0.1/" +
+               where.substr(where.find(':') + 1) + "'";
+  BOOST_TEST(std::system(plain.c_str()) != -1);
+  BOOST_TEST(node.wait_for(std::regex("refused: TLS handshake failed"), 10s)
+                 .has_value(),
+             node.output());
+  auto [rc, out] = train_at(dir, where);
+  BOOST_TEST(rc == 0, out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
