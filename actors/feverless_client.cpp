@@ -240,6 +240,8 @@ struct client_hooks {
   /// Round by round: the next tree, or the end keeping the best trees.
   static void next_tree(client_actor* self) {
     auto& st = self->state;
+    if (!obeys(self, "next tree"))
+      return;
     if (!st.role || !st.role->between_trees()) {
       abort(self, errc::bad_request,
             st.me + ": next tree while not between trees");

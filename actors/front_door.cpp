@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include <arpa/inet.h>
@@ -245,6 +246,9 @@ ctx_ptr make_context(const tls_files& tls, bool server) {
   if (server)
     SSL_CTX_set_num_tickets(ctx.get(), 0);
   SSL_CTX_clear_mode(ctx.get(), SSL_MODE_AUTO_RETRY);
+  // A repeated write may come from a moved buffer and finish in part.
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                  SSL_MODE_ENABLE_PARTIAL_WRITE);
   return ctx;
 }
 
@@ -259,6 +263,17 @@ peer_certificate certificate_of(SSL* ssl) {
   auto n = BIO_get_mem_data(b, &text);
   c.subject.assign(text, static_cast<std::size_t>(n));
   BIO_free(b);
+  auto* name = X509_get_subject_name(x);
+  for (int at = X509_NAME_get_index_by_NID(name, NID_commonName, -1); at >= 0;
+       at = X509_NAME_get_index_by_NID(name, NID_commonName, at)) {
+    unsigned char* utf8 = nullptr;
+    int len = ASN1_STRING_to_UTF8(
+        &utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, at)));
+    if (len >= 0)
+      c.common_names.emplace_back(reinterpret_cast<char*>(utf8),
+                                  static_cast<std::size_t>(len));
+    OPENSSL_free(utf8);
+  }
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned len = 0;
   X509_digest(x, EVP_sha256(), md, &len);
@@ -321,38 +336,36 @@ struct channel {
     return -1;
   }
 
-  /// Writes all of buf; false if the channel closed or stayed full for 60 s.
-  bool write_all(const unsigned char* buf, std::size_t n) {
-    auto deadline = clock::now() + 60s;
-    while (n > 0) {
-      long w;
-      short want = POLLOUT;
-      if (ssl) {
-        ERR_clear_error();
-        int r = SSL_write(ssl.get(), buf, static_cast<int>(n));
-        w = r;
-        if (r <= 0) {
-          int e = SSL_get_error(ssl.get(), r);
-          if (e != SSL_ERROR_WANT_WRITE && e != SSL_ERROR_WANT_READ)
-            return false;
-          want = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
-          w = 0;
-        }
-      } else {
-        w = ::send(fd.fd, buf, n, MSG_NOSIGNAL);
-        if (w < 0) {
-          if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-            return false;
-          w = 0;
-        }
+  /// Bytes of buf written (> 0), 0 if the channel cannot take any now, -1
+  /// if it closed or failed. After a TLS write that could not finish,
+  /// OpenSSL wants the same call again: the next call passes the same
+  /// length (the relay only appends behind it).
+  long write_some(const unsigned char* buf, std::size_t n) {
+    if (ssl) {
+      if (retry_length > 0)
+        n = retry_length;
+      ERR_clear_error();
+      int r = SSL_write(ssl.get(), buf,
+                        static_cast<int>(std::min<std::size_t>(n, 1 << 30)));
+      if (r > 0) {
+        retry_length = 0;
+        return r;
       }
-      buf += w;
-      n -= static_cast<std::size_t>(w);
-      if (n > 0 && w == 0 && !wait_for(fd.fd, want, deadline))
-        return false;
+      int e = SSL_get_error(ssl.get(), r);
+      if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
+        retry_length = n;
+        return 0;
+      }
+      return -1;
     }
-    return true;
+    auto w = ::send(fd.fd, buf, n, MSG_NOSIGNAL);
+    if (w >= 0)
+      return w;
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
   }
+
+  /// A TLS write waiting to be repeated (write_some).
+  std::size_t retry_length = 0;
 
   /// Decrypted bytes waiting inside TLS (poll cannot see them).
   bool pending() const { return ssl && SSL_pending(ssl.get()) > 0; }
@@ -420,20 +433,61 @@ private:
   bool handshaken_ = false;
 };
 
+/// Bytes read from one side and not yet written to the other.
+struct backlog {
+  std::vector<unsigned char> bytes;
+  std::size_t at = 0; ///< written so far
+
+  std::size_t size() const { return bytes.size() - at; }
+  /// Writes what it can to `to`; false if `to` closed or failed.
+  bool flush(channel& to) {
+    while (size() > 0) {
+      auto w = to.write_some(bytes.data() + at, size());
+      if (w < 0)
+        return false;
+      if (w == 0)
+        break;
+      at += static_cast<std::size_t>(w);
+    }
+    if (at == bytes.size()) {
+      bytes.clear();
+      at = 0;
+    }
+    return true;
+  }
+};
+
 /// Relays between `outside` and `inside` until one closes, `stop` is set,
 /// or `gate` (on what comes from outside) refuses; the reason it ended.
+/// Both directions at once without ever blocking: a side is read only
+/// while the other side's backlog has room, and written when it can take
+/// bytes (two relays facing each other would otherwise each wait for the
+/// other to read).
 std::string relay(channel& outside, channel& inside, frame_gate& gate,
                   clock::time_point handshake_deadline,
                   const std::atomic<bool>& stop) {
+  constexpr std::size_t room = 1 << 20;
   std::vector<unsigned char> buf(64 * 1024);
+  backlog to_inside, to_outside;
   while (!stop) {
     if (!gate.handshaken() && clock::now() > handshake_deadline)
       return "no BASP handshake in time";
-    pollfd fds[2] = {{outside.fd.fd, POLLIN, 0}, {inside.fd.fd, POLLIN, 0}};
-    int rc = outside.pending() ? 1 : ::poll(fds, 2, 200);
-    if (rc < 0 && errno != EINTR)
+    if (!to_inside.flush(inside) || !to_outside.flush(outside))
+      return "";
+    bool read_outside = to_inside.size() < room;
+    bool read_inside = to_outside.size() < room;
+    // (TLS may also hold decrypted bytes poll cannot see: pending().)
+    short out_events = static_cast<short>(
+        (read_outside ? POLLIN : 0) | (to_outside.size() > 0 ? POLLOUT : 0));
+    short in_events = static_cast<short>((read_inside ? POLLIN : 0) |
+                                         (to_inside.size() > 0 ? POLLOUT : 0));
+    pollfd fds[2] = {{outside.fd.fd, out_events, 0},
+                     {inside.fd.fd, in_events, 0}};
+    bool ready = read_outside && outside.pending();
+    if (!ready && ::poll(fds, 2, 200) < 0 && errno != EINTR)
       return "poll: " + errno_text();
-    if (outside.pending() || (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+    if (read_outside &&
+        (ready || (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))) {
       auto n = outside.read_some(buf.data(), buf.size());
       if (n < 0)
         return "";
@@ -441,16 +495,16 @@ std::string relay(channel& outside, channel& inside, frame_gate& gate,
         if (auto why = gate.feed(buf.data(), static_cast<std::size_t>(n));
             !why.empty())
           return why;
-        if (!inside.write_all(buf.data(), static_cast<std::size_t>(n)))
-          return "";
+        to_inside.bytes.insert(to_inside.bytes.end(), buf.begin(),
+                               buf.begin() + n);
       }
     }
-    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+    if (read_inside && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
       auto n = inside.read_some(buf.data(), buf.size());
       if (n < 0)
         return "";
-      if (n > 0 && !outside.write_all(buf.data(), static_cast<std::size_t>(n)))
-        return "";
+      to_outside.bytes.insert(to_outside.bytes.end(), buf.begin(),
+                              buf.begin() + n);
     }
   }
   return "";
@@ -461,6 +515,10 @@ fd_guard accept_one(int listener) {
   int fd = ::accept(listener, nullptr, nullptr);
   if (fd >= 0)
     set_nonblocking(fd);
+  else if (errno == EMFILE || errno == ENFILE)
+    // Out of descriptors: the pending connection stays, and poll would
+    // wake at once again; wait for some to close.
+    std::this_thread::sleep_for(100ms);
   return fd_guard(fd);
 }
 
@@ -485,18 +543,12 @@ bool allowed(const std::vector<std::string>& allow,
   if (allow.empty())
     return true;
   for (const auto& a : allow) {
-    if (a == cert.fingerprint || a == cert.subject)
+    if (a == cert.fingerprint)
       return true;
-    // "CN=shop" admits a subject whose CN is shop, whatever else it has.
-    if (a.rfind("CN=", 0) != 0)
-      continue;
-    for (auto at = cert.subject.find(a); at != std::string::npos;
-         at = cert.subject.find(a, at + 1)) {
-      auto end = at + a.size();
-      if ((at == 0 || cert.subject[at - 1] == ',') &&
-          (end == cert.subject.size() || cert.subject[end] == ','))
-        return true;
-    }
+    if (a.rfind("CN=", 0) == 0 &&
+        std::find(cert.common_names.begin(), cert.common_names.end(),
+                  a.substr(3)) != cert.common_names.end())
+      return true;
   }
   return false;
 }
@@ -592,16 +644,24 @@ struct front_door::impl {
         refuse_busy(fd.fd);
         continue;
       }
-      ++open;
       auto id = ++serial;
-      open_fds.insert(fd.fd);
+      int raw = fd.fd;
       auto done = std::make_shared<std::atomic<bool>>(false);
-      workers.emplace_back(
-          std::thread([this, id, done, f = std::move(fd)]() mutable {
-            serve(id, std::move(f));
-            *done = true;
-          }),
-          done);
+      try {
+        workers.emplace_back(
+            std::thread([this, id, done, f = std::move(fd)]() mutable {
+              serve(id, std::move(f));
+              *done = true;
+            }),
+            done);
+      } catch (const std::system_error&) {
+        g.unlock();
+        say("connection " + std::to_string(id) +
+            ": refused: no thread to serve it");
+        continue; // (the lambda, and with it the descriptor, is gone)
+      }
+      ++open;
+      open_fds.insert(raw);
     }
   }
 
@@ -621,11 +681,12 @@ struct front_door::impl {
 
   void serve(std::size_t id, fd_guard fd) {
     auto who = "connection " + std::to_string(id) + " from " + peer_of(fd.fd);
-    int raw = fd.fd;
     auto deadline = clock::now() + opts.limits.handshake_timeout;
+    // Closed under the lock the destructor shuts connections down under:
+    // a descriptor number is never shut down after its reuse elsewhere.
+    channel outside;
+    outside.fd = std::move(fd);
     auto why = [&]() -> std::string {
-      channel outside;
-      outside.fd = std::move(fd);
       if (ctx) {
         outside.ssl.reset(SSL_new(ctx.get()));
         SSL_set_fd(outside.ssl.get(), outside.fd.fd);
@@ -650,10 +711,14 @@ struct front_door::impl {
       auto end = relay(outside, inside, gate, deadline, stop);
       return end.empty() ? "" : "closed: " + end;
     }();
+    {
+      std::lock_guard<std::mutex> g(mutex);
+      open_fds.erase(outside.fd.fd);
+      outside.ssl.reset();
+      outside.fd.reset();
+      --open;
+    }
     say(who + (why.empty() ? ": closed" : ": " + why));
-    std::lock_guard<std::mutex> g(mutex);
-    open_fds.erase(raw);
-    --open;
   }
 };
 
@@ -732,13 +797,16 @@ struct tunnel::impl {
         auto h = bare_host(host);
         unsigned char ip[16];
         auto* param = SSL_get0_param(outside.ssl.get());
-        if (::inet_pton(AF_INET, h.c_str(), ip) == 1 ||
-            ::inet_pton(AF_INET6, h.c_str(), ip) == 1) {
-          X509_VERIFY_PARAM_set1_ip_asc(param, h.c_str());
-        } else {
-          X509_VERIFY_PARAM_set1_host(param, h.c_str(), 0);
-          SSL_set_tlsext_host_name(outside.ssl.get(), h.c_str());
+        bool ip_address = ::inet_pton(AF_INET, h.c_str(), ip) == 1 ||
+                          ::inet_pton(AF_INET6, h.c_str(), ip) == 1;
+        int set = ip_address ? X509_VERIFY_PARAM_set1_ip_asc(param, h.c_str())
+                             : X509_VERIFY_PARAM_set1_host(param, h.c_str(), 0);
+        if (set != 1) {
+          fail("cannot check the node's certificate against " + h);
+          continue;
         }
+        if (!ip_address)
+          SSL_set_tlsext_host_name(outside.ssl.get(), h.c_str());
         if (auto e = outside.handshake(false, deadline); !e.empty()) {
           fail(e +
                (contains_mismatch(outside) ? " (it is not " + h + "'s)" : ""));
@@ -748,6 +816,7 @@ struct tunnel::impl {
       frame_gate gate(caf::io::basp::message_type::server_handshake, limits);
       if (auto end = relay(outside, inside, gate, deadline, stop); !end.empty())
         fail("the node sent " + end);
+      return; // one connection per tunnel: CAF's, for the session
     }
   }
 

@@ -40,15 +40,19 @@ struct frame_limits {
   std::uint32_t max_frame_bytes = 256u << 20;
 };
 
-/// A certificate as it identifies a peer: its subject ("CN=shop,O=...")
-/// and "sha256:" with the hexadecimal SHA-256 of its DER encoding.
+/// A certificate as it identifies a peer: its subject ("CN=shop,O=...",
+/// RFC 2253, for the log), the values of its subject's common names, and
+/// "sha256:" with the hexadecimal SHA-256 of its DER encoding.
 struct peer_certificate {
   std::string subject;
+  std::vector<std::string> common_names;
   std::string fingerprint;
 };
 
-/// Whether `allow` (fingerprints "sha256:HEX", subjects "CN=..." or whole
-/// subject lines) admits `cert`; an empty list admits every certificate.
+/// Whether `allow` admits `cert`: "sha256:HEX" its fingerprint, "CN=NAME"
+/// one of its common names, exactly (never a match inside the subject's
+/// text, where an escaped comma could fake a boundary); an empty list
+/// admits every certificate.
 bool allowed(const std::vector<std::string>& allow,
              const peer_certificate& cert);
 

@@ -7,6 +7,14 @@
 
 namespace veil::actors {
 
+std::string printable(const std::string& s) {
+  std::string out = s.substr(0, 200);
+  for (auto& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      c = '?';
+  return s.size() > 200 ? out + "..." : out;
+}
+
 std::string refuse_datasets(const node_catalog& catalog,
                             const std::vector<std::string>& datasets) {
   for (const auto& name : datasets) {
@@ -14,7 +22,7 @@ std::string refuse_datasets(const node_catalog& catalog,
       continue;
     bool path = name.find('/') != std::string::npos ||
                 name.find('\\') != std::string::npos;
-    return "data \"" + name + "\": " +
+    return "data \"" + printable(name) + "\": " +
            (path ? "a party on a node names its data by the name the node "
                    "serves it under (veil node --data NAME=PATH), not by a "
                    "path"
@@ -37,23 +45,34 @@ served_spec(const hosting& host, const protocols::session::data_spec& spec) {
   const auto& served = host.node->datasets.at(name);
   auto out = spec;
   out.path = served.path;
-  const auto& allowed = served.columns;
-  if (allowed.empty())
+  if (!served.restricted())
     return out;
-  auto check = [&](const std::string& column, const char* as) {
-    if (!column.empty() &&
-        std::find(allowed.begin(), allowed.end(), column) == allowed.end())
-      throw input_error("dataset \"" + name + "\": column \"" + column +
-                        "\" (asked for as " + as +
-                        ") is not one its node allows");
+  const auto& allowed = served.columns;
+  auto refuse = [&](const std::string& column, const char* as,
+                    const std::string& instead) {
+    throw input_error("dataset \"" + name + "\": column \"" + column +
+                      "\" (asked for as " + as +
+                      ") is not one its node allows (" + instead + ")");
   };
-  check(spec.id_column, "the id");
+  // The id's values reach the coordinator: only the column the node names
+  // may be joined on, so no feature can be read out as an id.
+  if (!spec.id_column.empty() && spec.id_column != served.id)
+    refuse(spec.id_column, "the id",
+           served.id.empty() ? "it allows no id column"
+                             : "its id column is \"" + served.id + "\"");
+  auto check = [&](const std::string& column, const char* as) {
+    if (column.empty() || allowed.empty())
+      return;
+    if (column == served.id ||
+        std::find(allowed.begin(), allowed.end(), column) == allowed.end())
+      refuse(column, as, "see its node's columns");
+  };
   check(spec.label_column, "the label");
   for (const auto& c : spec.feature_columns)
     check(c, "a feature");
-  if (out.feature_columns.empty())
+  if (out.feature_columns.empty() && !allowed.empty())
     for (const auto& c : allowed)
-      if (c != spec.id_column && c != spec.label_column)
+      if (c != served.id && c != spec.label_column)
         out.feature_columns.push_back(c);
   return out;
 }

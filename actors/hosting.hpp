@@ -33,6 +33,10 @@ struct hosting {
   bool hosted() const { return node != nullptr; }
 };
 
+/// `s` safe for a log line: control characters as '?', at most 200
+/// characters (a name from a coordinator must not forge the node's log).
+std::string printable(const std::string& s);
+
 /// Why a node refuses a spawn request naming `datasets`: a name it does not
 /// serve (a path is not a name); empty when it serves them all.
 std::string refuse_datasets(const node_catalog& catalog,

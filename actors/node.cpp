@@ -196,7 +196,7 @@ node_actor::behavior_type node_impl(node_pointer self, bool once,
           return session_error(errc::bad_request, std::move(why));
         };
         if (!protocols::session::valid_name(name))
-          return refuse("cannot start party \"" + name +
+          return refuse("cannot start party \"" + printable(name) +
                         "\": a party name is made of letters, digits, '_', "
                         "'-' and '.'");
         if (auto why = refuse_datasets(*st.catalog, datasets); !why.empty())

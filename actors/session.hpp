@@ -32,8 +32,14 @@ struct hosting;
 /// [datasets.NAME] table of its --config file).
 struct served_dataset {
   std::string path;
-  /// The columns a session may use as id, features or label; empty = all.
+  /// The columns a session may use as features or label; empty = all.
   std::vector<std::string> columns;
+  /// The one column a session may join on (its values go to the
+  /// coordinator). With `columns` or `id` set, no other column can be asked
+  /// for as the id; with neither, any can.
+  std::string id;
+
+  bool restricted() const { return !columns.empty() || !id.empty(); }
 };
 
 /// What a node lets the parties it hosts touch.

@@ -958,25 +958,26 @@ load_party_data(const std::string& me, const hosting& host,
     return session_error(errc::bad_input,
                          me + ": " + without_paths(host, what));
   };
-  try {
-    // Rows to predict without their label column: no labels, no metrics.
-    if (r.labels_optional && !spec.label_column.empty() &&
-        !learners::is_libsvm_path(spec.path)) {
-      auto header = learners::csv_header(spec.path);
-      if (std::find(header.begin(), header.end(), spec.label_column) ==
-          header.end())
-        spec.label_column.clear();
-    }
-  } catch (const std::exception&) {
-    // the read below names the file and what is wrong with it
-  }
   if (r.test && r.same_as_train) {
+    // Nothing is opened: the request's path is not even looked at.
     if (!d.train_loaded)
       return session_error(errc::bad_request,
                            me + ": test rows = training rows, but no training "
                                 "data is loaded");
     rows = d.train;
   } else {
+    try {
+      // Rows to predict without their label column: no labels, no metrics.
+      if (r.labels_optional && !spec.label_column.empty() &&
+          !learners::is_libsvm_path(spec.path)) {
+        auto header = learners::csv_header(spec.path);
+        if (std::find(header.begin(), header.end(), spec.label_column) ==
+            header.end())
+          spec.label_column.clear();
+      }
+    } catch (const std::exception&) {
+      // the read below names the file and what is wrong with it
+    }
     try {
       rows = read(spec);
     } catch (const input_error& e) {

@@ -1,5 +1,6 @@
 // `veil node --listen HOST:PORT`: a party daemon for sessions whose parties
 // run on several machines (actors/node.hpp).
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +28,26 @@ bool is_loopback(const std::string& host) {
 
 namespace fs = std::filesystem;
 
+/// An --allow entry as front_door::allowed() compares it: CN=NAME as
+/// given; a fingerprint as lower-case hexadecimal without colons (openssl
+/// x509 -fingerprint prints "AB:CD:…").
+std::string allowed_peer(const std::string& a) {
+  if (a.rfind("CN=", 0) == 0 && a.size() > 3)
+    return a;
+  if (a.rfind("sha256:", 0) == 0) {
+    std::string hex;
+    for (char c : a.substr(7))
+      if (c != ':')
+        hex += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (hex.size() == 64 &&
+        hex.find_first_not_of("0123456789abcdef") == std::string::npos)
+      return "sha256:" + hex;
+  }
+  throw input_error("--allow " + a +
+                    ": expected sha256: and the 64 hexadecimal digits of a "
+                    "certificate's SHA-256 fingerprint, or CN=NAME");
+}
+
 /// The datasets and the store of --config, --data and --store (the flags
 /// add to and override the file), each dataset's file readable and the
 /// store a folder only its owner reads.
@@ -46,7 +67,8 @@ actors::node_catalog node_catalog_of(const node_command_options& o) {
     if (!flagged.insert(name).second)
       throw input_error("--data " + d + ": the name \"" + name +
                         "\" is given twice");
-    c.datasets[name] = {fs::absolute(d.substr(eq + 1)).lexically_normal(), {}};
+    c.datasets[name] = {
+        fs::absolute(d.substr(eq + 1)).lexically_normal(), {}, {}};
   }
   if (c.datasets.empty())
     throw input_error("the node serves no data: give --data NAME=PATH for "
@@ -121,11 +143,7 @@ int run_node(const node_command_options& o) {
     throw input_error("--allow names coordinator certificates: give "
                       "--tls-cert, --tls-key and --tls-ca too");
   for (const auto& a : o.allow)
-    if (a.rfind("sha256:", 0) != 0 && a.rfind("CN=", 0) != 0)
-      throw input_error("--allow " + a +
-                        ": expected sha256:HEX (a certificate's fingerprint) "
-                        "or CN=NAME");
-  n.allow = o.allow;
+    n.allow.push_back(allowed_peer(a));
   if (o.max_message_mb < 1 || o.max_message_mb > 4095)
     throw input_error("--max-message-mb " + std::to_string(o.max_message_mb) +
                       ": expected 1 to 4095");

@@ -901,7 +901,7 @@ actors::node_catalog load_node_file(const std::string& path) {
       r.fail(v, context + ": a dataset name is made of letters, digits, "
                           "'_', '-' and '.'");
     r.table(*v, context);
-    r.only_keys(*v, context, {"path", "columns"});
+    r.only_keys(*v, context, {"path", "columns", "id"});
     auto& d = v->as_table();
     actors::served_dataset served;
     auto at = d.find("path");
@@ -916,6 +916,13 @@ actors::node_catalog load_node_file(const std::string& path) {
       if (served.columns.empty())
         r.fail(&it->second, context + ": columns = [] allows no column; "
                                       "leave the key out to allow them all");
+    }
+    if (auto it = d.find("id"); it != d.end()) {
+      served.id = r.text(it->second, context + " id");
+      if (std::find(served.columns.begin(), served.columns.end(), served.id) !=
+          served.columns.end())
+        r.fail(&it->second, context + ": id " + in_quotes(served.id) +
+                                " is also in columns (an id is not a feature)");
     }
     c.datasets.emplace(name, std::move(served));
   }

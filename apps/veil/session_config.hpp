@@ -130,7 +130,8 @@ session_config load_session(const std::string& path);
 
 /// A node file (`veil node --config`): `store = "FOLDER"` and one
 /// [datasets.NAME] table per dataset it serves, with `path` and optionally
-/// `columns` (the only ones a session may use). Relative paths are
+/// `columns` (the only features and label a session may use) and `id` (the
+/// only column it may join on). Relative paths are
 /// resolved against the file's folder. Throws input_error naming the file,
 /// line and key.
 actors::node_catalog load_node_file(const std::string& path);

@@ -71,6 +71,15 @@ noise_calibration calibrate(const params& p, std::uint64_t record_query_bound) {
     c.warning = "noise is off: the sums carry no differential privacy";
     return c;
   }
+  // e^epsilon beyond a double (about e^709) bounds nothing: a budget like
+  // --epsilon 1e300 is a mistake, not a setting.
+  if (p.epsilon > 700 && !p.noise_below_unit)
+    throw input_error(
+        "feverless parameter epsilon = " + num(p.epsilon) +
+        ": e^epsilon is beyond any number, so the guarantee protects "
+        "nothing; give a smaller epsilon, or train without noise with "
+        "--protocol feverless-plain (feverless.noise_below_unit = true "
+        "accepts it)");
   auto k = static_cast<double>(std::max<std::uint64_t>(record_query_bound, 1));
   if (p.budget == budget_kind::per_query) {
     c.release_epsilon = p.epsilon;

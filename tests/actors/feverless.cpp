@@ -361,6 +361,32 @@ BOOST_AUTO_TEST_CASE(test_labels_go_to_the_coordinator_only) {
   caf::anon_send_exit(client, caf::exit_reason::user_shutdown);
 }
 
+BOOST_AUTO_TEST_CASE(round_control_from_a_stranger_is_dropped) {
+  // A client on a node obeys only the coordinator that asked for it: a
+  // stranger's next-tree, stop or round prediction neither ends it nor
+  // moves it (next-tree used to abort the client).
+  veil::test::actor_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor coordinator{sys};
+  auto catalog = std::make_shared<actors::node_catalog>();
+  auto client = actors::feverless_party_kind().spawn(
+      sys, "c0",
+      actors::hosting{
+          catalog,
+          {},
+          caf::actor_cast<caf::actor_addr>(coordinator->address())});
+  coordinator->monitor(client);
+  caf::scoped_actor stranger{sys};
+  stranger->send(client, messages::next_atom::value);
+  stranger->send(client, messages::stop_atom::value, std::int32_t{1});
+  stranger->send(client, messages::predict_atom::value, std::int32_t{0});
+  bool ended = false;
+  coordinator->receive([&](caf::down_msg&) { ended = true; },
+                       caf::after(std::chrono::milliseconds(300)) >> [] {});
+  BOOST_TEST(!ended);
+  caf::anon_send_exit(client, caf::exit_reason::user_shutdown);
+}
+
 BOOST_AUTO_TEST_CASE(one_client_is_refused) {
   actors::feverless_config cfg;
   cfg.parties.resize(1);

@@ -15,8 +15,8 @@ namespace {
 
 actors::hosting hosted(std::string store = "/var/lib/veil") {
   auto c = std::make_shared<actors::node_catalog>();
-  c->datasets["shop"] = {"/srv/data/shop.csv", {}};
-  c->datasets["limited"] = {"/srv/data/shop.csv", {"id", "a", "label"}};
+  c->datasets["shop"] = {"/srv/data/shop.csv", {}, {}};
+  c->datasets["limited"] = {"/srv/data/shop.csv", {"a", "label"}, "id"};
   c->store = std::move(store);
   return {c, {"shop", "limited"}, {}};
 }
@@ -57,8 +57,12 @@ BOOST_AUTO_TEST_CASE(a_spec_is_resolved_within_the_allowed_columns) {
   // No feature list: the allowed columns but the id and the label.
   auto l = actors::served_spec(h, {"limited", "id", {}, "label"});
   BOOST_TEST((l.feature_columns == std::vector<std::string>{"a"}));
+  // A column outside the list, a feature asked for as the id (its values
+  // would reach the coordinator in the clear), the id as a feature.
   for (auto spec : {protocols::session::data_spec{"limited", "", {"b"}, ""},
                     protocols::session::data_spec{"limited", "ssn", {}, ""},
+                    protocols::session::data_spec{"limited", "a", {}, ""},
+                    protocols::session::data_spec{"limited", "", {"id"}, ""},
                     protocols::session::data_spec{"limited", "", {}, "b"}}) {
     auto e = error_of([&] { actors::served_spec(h, spec); });
     BOOST_TEST(contains(e, "is not one its node allows"), e);

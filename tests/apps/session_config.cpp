@@ -574,6 +574,7 @@ BOOST_AUTO_TEST_CASE(a_node_file_lists_datasets_columns_and_store) {
 [datasets.adult_train]
 path = "adult_train.csv.gz"
 columns = ["age", "workclass"]
+id = "person"
 [datasets.bank]
 path = "/srv/bank.csv"
 )");
@@ -583,14 +584,18 @@ path = "/srv/bank.csv"
   BOOST_TEST(c.datasets["adult_train"].path == (f.tmp / "adult_train.csv.gz"));
   BOOST_TEST((c.datasets["adult_train"].columns ==
               std::vector<std::string>{"age", "workclass"}));
+  BOOST_TEST(c.datasets["adult_train"].id == "person");
   BOOST_TEST(c.datasets["bank"].path == "/srv/bank.csv");
+  BOOST_TEST(!c.datasets["bank"].restricted());
   BOOST_TEST(c.datasets["bank"].columns.empty());
   for (auto [text, expected] :
        {std::pair{"[datasets.x]\npath = \"a\"\nsecret = 1\n", "unknown key"},
         {"[datasets.x]\ncolumns = [\"a\"]\n", "dataset \"x\" has no path"},
         {"[datasets.x]\npath = \"a\"\ncolumns = []\n", "allows no column"},
         {"[datasets.\"a/b\"]\npath = \"a\"\n", "a dataset name is made of"},
-        {"store = \"s\"\n", "no [datasets.NAME] table"}}) {
+        {"store = \"s\"\n", "no [datasets.NAME] table"},
+        {"[datasets.x]\npath = \"a\"\ncolumns = [\"k\"]\nid = \"k\"\n",
+         "is also in columns"}}) {
     session_file g(text);
     auto msg = error_of([&] { veil::apps::load_node_file(g.path); });
     BOOST_TEST(contains(msg, g.path), msg);

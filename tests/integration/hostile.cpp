@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <caf/actor_system.hpp>
@@ -170,6 +171,17 @@ BOOST_AUTO_TEST_CASE(a_node_serves_only_its_datasets_to_its_coordinator) {
   // Another of the node's datasets than its spawn request named.
   auto e2 = h.load(coordinator, party, {"garbage", "", {}, ""});
   BOOST_TEST(contains(e2, "not a dataset its session named"), e2);
+  // "Test rows = training rows" opens nothing, whatever path it names: a
+  // pipe nobody writes to would hang the party if it did.
+  auto pipe = h.dir / "pipe";
+  BOOST_REQUIRE(::mkfifo(pipe.c_str(), 0600) == 0);
+  std::string copied = "no answer";
+  coordinator
+      ->request(party, 10s, messages::load_atom::value,
+                sess::load_request{true, true, {pipe, "", {}, "x"}, true})
+      .receive([&](sess::data_summary&) { copied.clear(); },
+               [&](caf::error& e) { copied = actors::describe(e); });
+  BOOST_TEST(contains(copied, "no training data is loaded"), copied);
   // What it was started for loads.
   auto e3 = h.load(coordinator, party, {"shop", "id", {"a", "b"}, "label"});
   BOOST_TEST(e3.empty(), e3);
@@ -248,6 +260,10 @@ BOOST_AUTO_TEST_CASE(a_node_without_datasets_or_with_bad_ones_does_not_start) {
          "not a folder"},
         {std::vector<std::string>{"--data", "d=" + file, "--allow", "CN=x"},
          "--allow names coordinator certificates: give --tls-cert"},
+        {std::vector<std::string>{"--data", "d=" + file, "--tls-cert", file,
+                                  "--tls-key", file, "--tls-ca", file,
+                                  "--allow", "sha256:12ab"},
+         "the 64 hexadecimal digits"},
         {std::vector<std::string>{"--data", "d=" + file, "--max-message-mb",
                                   "0"},
          "--max-message-mb 0: expected 1 to 4095"}}) {

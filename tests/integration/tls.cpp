@@ -4,6 +4,7 @@
 // with a clear error and a non-zero exit (no hang).
 #include <boost/test/unit_test.hpp>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
@@ -146,7 +147,12 @@ BOOST_AUTO_TEST_CASE(only_allowed_coordinators_start_parties) {
       std::regex("certificate CN=127\\.0\\.0\\.1 \\((sha256:[0-9a-f]{64})\\)"),
       10s);
   BOOST_REQUIRE_MESSAGE(m.has_value(), node.output());
-  std::string fingerprint = (*m)[1];
+  // As `openssl x509 -fingerprint -sha256` prints it: upper case, colons.
+  std::string hex = std::string((*m)[1]).substr(7), fingerprint = "sha256:";
+  for (std::size_t i = 0; i < hex.size(); i += 2)
+    fingerprint += (i ? ":" : "") +
+                   std::string{static_cast<char>(std::toupper(hex[i])),
+                               static_cast<char>(std::toupper(hex[i + 1]))};
 
   auto [rc2, out2] = train_at(dir, where, "ca.pem", "intruder");
   BOOST_TEST(rc2 != 0);
