@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstring>
 #include <list>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <ostream>
@@ -92,6 +93,12 @@ std::string peer_of(int fd) {
   ::inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof host);
   port = ntohs(v6->sin6_port);
   return "[" + std::string(host) + "]:" + std::to_string(port);
+}
+
+/// The address of a socket's peer, without its port.
+std::string address_of(int fd) {
+  auto p = peer_of(fd);
+  return p.substr(0, p.rfind(':'));
 }
 
 std::uint16_t local_port_of(int fd) {
@@ -571,6 +578,10 @@ struct front_door::impl {
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> workers;
   std::set<int> open_fds;
   std::size_t open = 0;
+  /// TLS connections not yet past their certificate, per peer address: one
+  /// address may hold a quarter of the slots (at least one), so idle
+  /// handshakes from one place cannot lock every coordinator out.
+  std::map<std::string, std::size_t> handshaking;
   std::size_t serial = 0;
   // The acceptor's own.
   std::size_t refused = 0;
@@ -627,9 +638,10 @@ struct front_door::impl {
         return;
       reap();
       if (refused > 0 && clock::now() - last_refusal_log >= 1s) {
-        say(std::to_string(refused) + " more connections refused: " +
+        say(std::to_string(refused) +
+            " more connections refused over the limits (" +
             std::to_string(opts.limits.max_connections) +
-            " were open (the limit)");
+            " open, a quarter of them in their handshake per address)");
         refused = 0;
         last_refusal_log = clock::now();
       }
@@ -638,10 +650,21 @@ struct front_door::impl {
       auto fd = accept_one(listener.fd);
       if (fd.fd < 0)
         continue;
+      auto address = address_of(fd.fd);
       std::unique_lock<std::mutex> g(mutex);
       if (open >= opts.limits.max_connections) {
         g.unlock();
-        refuse_busy(fd.fd);
+        refuse_busy(fd.fd, std::to_string(opts.limits.max_connections) +
+                               " connections are open (the limit)");
+        continue;
+      }
+      auto per_address =
+          std::max<std::size_t>(1, opts.limits.max_connections / 4);
+      if (ctx && handshaking[address] >= per_address) {
+        g.unlock();
+        refuse_busy(fd.fd, std::to_string(per_address) +
+                               " connections from this address are still in "
+                               "their handshake (the limit)");
         continue;
       }
       auto id = ++serial;
@@ -649,8 +672,8 @@ struct front_door::impl {
       auto done = std::make_shared<std::atomic<bool>>(false);
       try {
         workers.emplace_back(
-            std::thread([this, id, done, f = std::move(fd)]() mutable {
-              serve(id, std::move(f));
+            std::thread([this, id, done, address, f = std::move(fd)]() mutable {
+              serve(id, std::move(f), address);
               *done = true;
             }),
             done);
@@ -661,25 +684,34 @@ struct front_door::impl {
         continue; // (the lambda, and with it the descriptor, is gone)
       }
       ++open;
+      if (ctx)
+        ++handshaking[address];
       open_fds.insert(raw);
     }
   }
 
   /// Logs a connection refused over the limit, at most one line a second
   /// (the loop says how many more): a flood must not flood the log.
-  void refuse_busy(int fd) {
+  void refuse_busy(int fd, const std::string& why) {
     auto now = clock::now();
     if (now - last_refusal_log < 1s) {
       ++refused; // said within a second by the loop
       return;
     }
     last_refusal_log = now;
-    say("connection from " + peer_of(fd) +
-        ": refused: " + std::to_string(opts.limits.max_connections) +
-        " connections are open (the limit)");
+    say("connection from " + peer_of(fd) + ": refused: " + why);
   }
 
-  void serve(std::size_t id, fd_guard fd) {
+  /// A TLS connection from `address` left its handshake (admitted or
+  /// closed).
+  void handshake_done(const std::string& address) {
+    std::lock_guard<std::mutex> g(mutex);
+    auto it = handshaking.find(address);
+    if (it != handshaking.end() && --it->second == 0)
+      handshaking.erase(it);
+  }
+
+  void serve(std::size_t id, fd_guard fd, const std::string& address) {
     auto who = "connection " + std::to_string(id) + " from " + peer_of(fd.fd);
     auto deadline = clock::now() + opts.limits.handshake_timeout;
     // Closed under the lock the destructor shuts connections down under:
@@ -690,9 +722,12 @@ struct front_door::impl {
       if (ctx) {
         outside.ssl.reset(SSL_new(ctx.get()));
         SSL_set_fd(outside.ssl.get(), outside.fd.fd);
-        if (auto e = outside.handshake(true, deadline); !e.empty())
+        auto e = outside.handshake(true, deadline);
+        auto cert =
+            e.empty() ? certificate_of(outside.ssl.get()) : peer_certificate{};
+        handshake_done(address);
+        if (!e.empty())
           return "refused: " + e;
-        auto cert = certificate_of(outside.ssl.get());
         if (!allowed(opts.allow, cert))
           return "refused: its certificate (" + cert.subject + ", " +
                  cert.fingerprint + ") is not one --allow admits";

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "tests/integration/process.hpp"
+#include "tests/support/basp.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace veil::test;
@@ -203,6 +204,30 @@ BOOST_AUTO_TEST_CASE(a_stranger_without_a_certificate_is_refused) {
              node.output());
   auto [rc, out] = train_at(dir, where);
   BOOST_TEST(rc == 0, out);
+}
+
+// Idle TLS handshakes from one address hold at most a quarter of the
+// node's slots: an honest coordinator elsewhere still gets in.
+BOOST_AUTO_TEST_CASE(idle_handshakes_from_one_address_do_not_lock_others_out) {
+  if (!std::filesystem::exists(adult("train")))
+    return;
+  temp_dir dir;
+  BOOST_REQUIRE_MESSAGE(make_certificates(dir), "openssl failed");
+  process node(tls_node(dir, "node", {"--max-connections", "8"}));
+  auto where = node_address(node);
+  int port = std::stoi(where.substr(where.find(':') + 1));
+  std::vector<int> idle;
+  for (int i = 0; i < 20; ++i)
+    idle.push_back(dial(port, false, "127.0.0.2")); // "another machine"
+  BOOST_TEST(node.wait_for(std::regex("refused: 2 connections from this "
+                                      "address are still in their handshake"),
+                           10s)
+                 .has_value(),
+             node.output());
+  auto [rc, out] = train_at(dir, where); // from 127.0.0.1
+  BOOST_TEST(rc == 0, out);
+  for (int fd : idle)
+    ::close(fd);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -18,11 +18,19 @@
 
 namespace veil::test {
 
-/// A TCP connection to 127.0.0.1:port (blocking unless `nonblocking`).
-inline int dial(int port, bool nonblocking = false) {
+/// A TCP connection to 127.0.0.1:port (blocking unless `nonblocking`),
+/// from `source` (another loopback address plays another machine).
+inline int dial(int port, bool nonblocking = false,
+                const char* source = nullptr) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (nonblocking)
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  if (source) {
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    ::inet_pton(AF_INET, source, &from.sin_addr);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from);
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<std::uint16_t>(port));
