@@ -23,6 +23,8 @@ Eigen::MatrixXd sigma_b(int n, int active, double s1sq, double s2sq) {
   int first = n - active;
   for (int i = 0; i < n; ++i)
     m(i, i) = 2 * s1sq + s2sq;
+  if (active == 1) // u ≡ 0: the one left instance has σ2² only
+    m(first, first) = s2sq;
   for (int k = 0; k < active; ++k) {
     int i = first + k, j = first + (k + 1) % active;
     if (i != j) {
@@ -184,6 +186,39 @@ BOOST_AUTO_TEST_CASE(budgets_theorem3_cannot_meet_are_refused) {
   }
   // W = 3 needs ε_PP > 2.08 (Appendix F's example).
   BOOST_TEST(choose_rho(2.1, 1e-5, 3, tail_method::bound) > 0);
+}
+
+// §9 item 16: with C set by Theorem 2, the exact privacy loss of the worst
+// pair of gradient vectors (v = μ on the left instances, ±μ on the right
+// ones: the box's corner the bound is tight at) stays within (ε0, δ0):
+// s² = vᵀ(CΣ_b)⁻¹v, δ = Φ(s/2 − ε0/s) − e^ε0 Φ(−s/2 − ε0/s).
+BOOST_AUTO_TEST_CASE(theorem2_holds_exactly_for_the_worst_pair) {
+  auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  const double mu = 2 * std::exp(1.0) / (std::exp(1.0) + 1);
+  for (double rho : {0.0164, 0.267, 1.0})
+    for (auto [eps, k] : {std::pair{1.0, 60}, std::pair{8.0, 1}}) {
+      auto b = per_release(eps, 1e-3, static_cast<std::uint64_t>(k));
+      for (int active : {1, 3, 5}) {
+        const int n = 8;
+        auto sigma = sigma_b(n, active, rho, 1);
+        double c = noise_energy(mu, rho, static_cast<std::uint64_t>(active),
+                                static_cast<std::uint64_t>(n - active), b,
+                                sensitivity::vector);
+        Eigen::VectorXd v(n);
+        for (int j = 0; j < n; ++j)
+          v(j) = j < n - active ? (j % 2 ? mu : -mu) : mu;
+        double s2 = v.dot((c * sigma).ldlt().solve(v));
+        // The bound is tight: s² is Theorem 2's budget R(ε0, δ0) itself.
+        BOOST_TEST(std::abs(s2 - chernoff_budget(b.epsilon, b.delta)) <=
+                   1e-9 * s2);
+        double s = std::sqrt(s2);
+        double delta = phi(s / 2 - b.epsilon / s) -
+                       std::exp(b.epsilon) * phi(-s / 2 - b.epsilon / s);
+        BOOST_TEST(delta <= b.delta, "rho " << rho << " eps " << eps << " n_A "
+                                            << active << ": " << delta << " > "
+                                            << b.delta);
+      }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(noise_energy_follows_theorem2) {
