@@ -95,12 +95,6 @@ std::string peer_of(int fd) {
   return "[" + std::string(host) + "]:" + std::to_string(port);
 }
 
-/// The address of a socket's peer, without its port.
-std::string address_of(int fd) {
-  auto p = peer_of(fd);
-  return p.substr(0, p.rfind(':'));
-}
-
 std::uint16_t local_port_of(int fd) {
   sockaddr_storage a{};
   socklen_t len = sizeof a;
@@ -650,33 +644,35 @@ struct front_door::impl {
       auto fd = accept_one(listener.fd);
       if (fd.fd < 0)
         continue;
-      auto address = address_of(fd.fd);
+      // Its peer once: "HOST:PORT" for the log, HOST for the limits.
+      auto peer = peer_of(fd.fd);
+      auto address = peer.substr(0, peer.rfind(':'));
       std::unique_lock<std::mutex> g(mutex);
       if (open >= opts.limits.max_connections) {
         g.unlock();
-        refuse_busy(fd.fd, std::to_string(opts.limits.max_connections) +
-                               " connections are open (the limit)");
+        refuse_busy(peer, std::to_string(opts.limits.max_connections) +
+                              " connections are open (the limit)");
         continue;
       }
       auto per_address =
           std::max<std::size_t>(1, opts.limits.max_connections / 4);
       if (ctx && handshaking[address] >= per_address) {
         g.unlock();
-        refuse_busy(fd.fd, std::to_string(per_address) +
-                               " connections from this address are still in "
-                               "their handshake (the limit)");
+        refuse_busy(peer, std::to_string(per_address) +
+                              " connections from this address are still in "
+                              "their handshake (the limit)");
         continue;
       }
       auto id = ++serial;
       int raw = fd.fd;
       auto done = std::make_shared<std::atomic<bool>>(false);
       try {
-        workers.emplace_back(
-            std::thread([this, id, done, address, f = std::move(fd)]() mutable {
-              serve(id, std::move(f), address);
-              *done = true;
-            }),
-            done);
+        workers.emplace_back(std::thread([this, id, done, peer, address,
+                                          f = std::move(fd)]() mutable {
+                               serve(id, std::move(f), peer, address);
+                               *done = true;
+                             }),
+                             done);
       } catch (const std::system_error&) {
         g.unlock();
         say("connection " + std::to_string(id) +
@@ -692,14 +688,14 @@ struct front_door::impl {
 
   /// Logs a connection refused over the limit, at most one line a second
   /// (the loop says how many more): a flood must not flood the log.
-  void refuse_busy(int fd, const std::string& why) {
+  void refuse_busy(const std::string& peer, const std::string& why) {
     auto now = clock::now();
     if (now - last_refusal_log < 1s) {
       ++refused; // said within a second by the loop
       return;
     }
     last_refusal_log = now;
-    say("connection from " + peer_of(fd) + ": refused: " + why);
+    say("connection from " + peer + ": refused: " + why);
   }
 
   /// A TLS connection from `address` left its handshake (admitted or
@@ -711,8 +707,9 @@ struct front_door::impl {
       handshaking.erase(it);
   }
 
-  void serve(std::size_t id, fd_guard fd, const std::string& address) {
-    auto who = "connection " + std::to_string(id) + " from " + peer_of(fd.fd);
+  void serve(std::size_t id, fd_guard fd, const std::string& peer,
+             const std::string& address) {
+    auto who = "connection " + std::to_string(id) + " from " + peer;
     auto deadline = clock::now() + opts.limits.handshake_timeout;
     // Closed under the lock the destructor shuts connections down under:
     // a descriptor number is never shut down after its reuse elsewhere.

@@ -51,7 +51,7 @@ struct peer_certificate {
 
 /// Whether `allow` admits `cert`: "sha256:HEX" its fingerprint, "CN=NAME"
 /// one of its common names, exactly (never a match inside the subject's
-/// text, where an escaped comma could fake a boundary); an empty list
+/// text, where an escaped comma could forge a boundary); an empty list
 /// admits every certificate.
 bool allowed(const std::vector<std::string>& allow,
              const peer_certificate& cert);

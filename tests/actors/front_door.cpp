@@ -220,11 +220,11 @@ BOOST_AUTO_TEST_CASE(allow_admits_by_common_name_or_fingerprint) {
   BOOST_TEST(!actors::allowed({"CN=ban"}, c));
   BOOST_TEST(!actors::allowed({"sha256:ab"}, c));
   BOOST_TEST(!actors::allowed({"CN=shop"}, c));
-  // An escaped comma in a value fakes a boundary in the subject's text
+  // An escaped comma in a value forges a boundary in the subject's text
   // ("O=x\\,CN=shop,CN=mallory"); the common names say who it is.
-  actors::peer_certificate fake{
+  actors::peer_certificate forged{
       "O=x\\,CN=shop,CN=mallory", {"mallory"}, "sha256:cd"};
-  BOOST_TEST(!actors::allowed({"CN=shop"}, fake));
+  BOOST_TEST(!actors::allowed({"CN=shop"}, forged));
   actors::peer_certificate two{"CN=a,CN=bank", {"a", "bank"}, "sha256:ef"};
   BOOST_TEST(actors::allowed({"CN=bank"}, two));
 }
