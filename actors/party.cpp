@@ -39,7 +39,7 @@ struct party_state : data_party_state<nothing_given> {
 
   std::optional<plain::active_party> active;   // index 0, once it trains
   std::optional<plain::passive_party> passive; // index > 0
-  learners::booster_params params;             // the roster's
+  plain::roster_settings settings;             // the roster's
   std::vector<float> test_labels; ///< of the rows the active party predicts
   double bin_seconds = 0;
   bool restored = false; ///< the role comes from a saved part
@@ -76,13 +76,13 @@ session::split_export split_table_of(const party_state& st) {
 struct party_hooks : loading_party_hooks<party_state> {
   using state = party_state;
   using spec = nothing_given;
-  using settings = learners::booster_params;
+  using settings = plain::roster_settings;
   using message = plain::message;
   using failure = plain::failure;
 
   static caf::result<caf::ok_atom> join(plain_party* self,
                                         const session::roster& r,
-                                        const learners::booster_params& params,
+                                        const plain::roster_settings& params,
                                         const std::vector<caf::actor>& peers,
                                         std::int32_t at) {
     auto& st = self->state;
@@ -94,9 +94,10 @@ struct party_hooks : loading_party_hooks<party_state> {
       return session_error(errc::bad_input,
                            st.me + ": a passive party holds labels");
     st.join(self, r, peers, at);
-    st.params = params;
+    st.settings = params;
     if (st.index != 0 && st.loaded.train_loaded) { // else see restore_part
-      st.passive.emplace(std::move(st.loaded.train));
+      st.passive.emplace(std::move(st.loaded.train), params.exchange,
+                         params.masking, at);
       if (st.loaded.test_loaded)
         st.passive->set_predict_data(std::move(st.loaded.test));
     }
@@ -120,11 +121,12 @@ struct party_hooks : loading_party_hooks<party_state> {
     begin_work(
         self, &peer_state::training,
         [&] {
-          st.active.emplace(st.params, std::move(st.loaded.train),
-                            passive_ids(st));
+          st.active.emplace(st.settings.booster, std::move(st.loaded.train),
+                            passive_ids(st), st.settings.exchange,
+                            st.settings.masking);
           // Every round evaluated on the test rows (a copy: they are
           // predicted again after training).
-          if (st.params.eval_rounds && st.loaded.test_loaded &&
+          if (st.settings.booster.eval_rounds && st.loaded.test_loaded &&
               !st.loaded.test_is_train)
             st.active->evaluate_rounds_on(st.loaded.test);
           st.bin_seconds = seconds_since(st.started);
@@ -165,7 +167,8 @@ struct party_hooks : loading_party_hooks<party_state> {
       auto k = static_cast<std::size_t>(m.outputs());
       auto done = st.active->evaluating() ? history.size() * k : m.trees.size();
       report_progress(self, done,
-                      static_cast<std::size_t>(st.params.rounds) * k, "train",
+                      static_cast<std::size_t>(st.settings.booster.rounds) * k,
+                      "train",
                       history.empty() ? std::map<std::string, double>{}
                                       : history.back().valid);
     } else if (st.predicting)

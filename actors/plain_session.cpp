@@ -162,7 +162,9 @@ struct session_hooks<plain_protocol> {
     align(d, r, train, test, result);
     // One roster for all (each party finds itself in it): a star around
     // the active party.
-    d.hand_out_roster(r, 0, r.cfg.params);
+    d.hand_out_roster(r, 0,
+                      protocols::plain::roster_settings{
+                          r.cfg.params, r.cfg.exchange, r.cfg.masking});
     result.load_seconds = seconds_since(t0);
     if (!r.restore)
       return;

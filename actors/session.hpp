@@ -17,6 +17,7 @@
 #include "learners/boost/booster.hpp"
 #include "learners/boost/model.hpp"
 #include "learners/boost/staged.hpp"
+#include "protocols/plain/wire.hpp"
 #include "protocols/session/wire.hpp"
 
 namespace caf {
@@ -255,6 +256,10 @@ struct session_config : parties_config {
   /// id 0; the others get ids 1, 2, ... in this order. The active party's
   /// progress may pause twice the timeout.
   learners::booster_params params;
+  /// How the passive parties' features take part in split finding: plain
+  /// histograms, or MaskedXGBoost's exchange under `masking`.
+  protocols::plain::exchange exchange = protocols::plain::exchange::histograms;
+  protocols::masked::params masking;
   evaluation eval = evaluation::test;
   /// Every party sends its split table (features and thresholds) to the
   /// coordinator after training (for --model-out). Off, the passive

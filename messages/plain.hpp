@@ -18,15 +18,46 @@ namespace veil::protocols::plain {
 using veil::messages::raw;
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, roster_settings& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::roster_settings"),
+           x.booster, x.exchange, x.masking);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, setup& x) {
   return f(caf::meta::type_name("veil::protocols::plain::setup"), x.max_bin,
-           x.threads);
+           x.threads, x.tree_settings);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, setup_done& x) {
   return f(caf::meta::type_name("veil::protocols::plain::setup_done"),
-           raw(x.bins_per_feature));
+           raw(x.bins_per_feature), x.max_candidates);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, noise_matrices& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::noise_matrices"),
+           x.tree, x.depth, raw(x.nodes), raw(x.candidates),
+           raw(x.left_counts), raw(x.noise));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, masked_sums& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::masked_sums"), x.tree,
+           x.depth, raw(x.nodes), raw(x.sums), raw(x.masked));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, passive_scores& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::passive_scores"),
+           x.tree, x.depth, raw(x.nodes), raw(x.gains));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, scored_split_query& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::scored_split_query"),
+           x.tree, x.depth, raw(x.nodes));
 }
 
 template <class Inspector>
@@ -79,3 +110,17 @@ typename Inspector::result_type inspect(Inspector& f, predict_answer& x) {
 }
 
 } // namespace veil::protocols::plain
+
+namespace veil::protocols::masked {
+
+using veil::messages::exact;
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, params& x) {
+  return f(caf::meta::type_name("veil::protocols::masked::params"),
+           exact(x.epsilon_ap), exact(x.delta_ap), exact(x.epsilon_pp),
+           exact(x.delta_pp), x.w, exact(x.mu), x.accounting, x.sensitivity,
+           x.energy, x.split_gh, x.tail, x.lossless_check, x.seed);
+}
+
+} // namespace veil::protocols::masked

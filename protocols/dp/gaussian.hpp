@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cmath>
+#include <iterator>
 
 #include "protocols/crypto/random.hpp"
 
@@ -46,6 +47,29 @@ double gaussian(Engine& rng, double stddev) {
   double u1 = crypto::uniform_open01(rng);
   double u2 = crypto::uniform_open01(rng);
   return stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+/// Fills `out` with independent standard normals from `rng` (Marsaglia's
+/// polar method on 53-bit uniforms: both values of each accepted pair are
+/// used, one log and one sqrt per pair). A floating-point sampler, like
+/// gaussian(): not bit-exact DP (Mironov's attack); for the protocols whose
+/// papers calibrate continuous Gaussians.
+template <class Engine, class Out>
+void fill_standard_normal(Engine& rng, Out&& out) {
+  auto it = std::begin(out);
+  auto end = std::end(out);
+  while (it != end) {
+    double x, y, s;
+    do {
+      x = 2 * crypto::uniform_open01(rng) - 1;
+      y = 2 * crypto::uniform_open01(rng) - 1;
+      s = x * x + y * y;
+    } while (s >= 1 || s == 0);
+    double f = std::sqrt(-2 * std::log(s) / s);
+    *it++ = x * f;
+    if (it != end)
+      *it++ = y * f;
+  }
 }
 
 } // namespace veil::protocols::dp

@@ -28,10 +28,23 @@ protocol_error refuse(const char* step, std::string reason) {
 
 active_party::active_party(const learners::booster_params& p,
                            learners::dataset own,
-                           std::vector<party_id> passives)
+                           std::vector<party_id> passives, exchange ex,
+                           masked::params masking)
     : params_(p), objective_(p.objective, p.num_class), own_(std::move(own)),
-      own_features_(own_.features()), passives_(std::move(passives)) {
+      own_features_(own_.features()), passives_(std::move(passives)),
+      exchange_(ex), masking_(masking) {
   params_.validate();
+  if (exchange_ == exchange::masked) {
+    masking_.validate();
+    if (params_.objective != learners::objective_kind::binary_logistic)
+      throw input_error("MaskedXGBoost trains binary:logistic only (its "
+                        "gradient bound mu assumes it), not " +
+                        learners::to_string(params_.objective));
+    if (params_.tree.oblivious)
+      throw input_error("MaskedXGBoost grows trees, not decision tables");
+    // The AP's coefficients: a stream of its own (stream 0).
+    noise_.emplace(masking_.seed, 0);
+  }
   if (!own_.has_labels())
     throw input_error("the active party holds no labels");
   objective_.check_labels(own_.labels());
@@ -144,7 +157,7 @@ outbox active_party::start() {
     return begin_round();
   }
   for (auto q : passives_)
-    out.push_back({q, setup{params_.max_bin, params_.threads}});
+    out.push_back({q, setup{params_.max_bin, params_.threads, params_.tree}});
   std::fill(waiting_.begin(), waiting_.end(), true);
   phase_ = phase::awaiting_setup;
   return out;
@@ -167,6 +180,12 @@ outcome<outbox> active_party::on_message(party_id from, const message& m) {
   if (auto* x = std::get_if<histograms>(&m);
       x && phase_ == phase::awaiting_histograms)
     return on_histograms(from, *x);
+  if (auto* x = std::get_if<noise_matrices>(&m);
+      x && phase_ == phase::awaiting_masked)
+    return on_noise(from, *x);
+  if (auto* x = std::get_if<passive_scores>(&m);
+      x && phase_ == phase::awaiting_masked)
+    return on_scores(from, *x);
   if (auto* x = std::get_if<split_answer>(&m);
       x && phase_ == phase::awaiting_answers)
     return on_split_answer(from, *x);
@@ -182,11 +201,30 @@ outcome<outbox> active_party::on_setup_done(party_id from,
   for (auto b : m.bins_per_feature)
     if (b < 0 || b > 65535)
       return refuse("setup_done", "bin count out of range");
-  layouts_[k] = learners::hist_layout(
-      std::vector<int>(m.bins_per_feature.begin(), m.bins_per_feature.end()));
+  if (exchange_ == exchange::masked) {
+    // Its features stay hidden: one slot in the model stands for all.
+    if (!m.bins_per_feature.empty() || m.max_candidates == 0 ||
+        m.max_candidates > (1u << 24))
+      return refuse("setup_done", "a MaskedXGBoost passive party reports "
+                                  "no bins and a candidate count");
+    layouts_[k] = learners::hist_layout(std::vector<int>{1});
+    max_candidates_ = std::max(max_candidates_, m.max_candidates);
+  } else {
+    layouts_[k] = learners::hist_layout(std::vector<int>(
+        m.bins_per_feature.begin(), m.bins_per_feature.end()));
+  }
   waiting_[k] = false;
   if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
     return outbox{};
+  if (exchange_ == exchange::masked) {
+    try {
+      calibration_ = masked::calibrate(
+          masking_, own_.rows(), params_.rounds, params_.tree.max_depth,
+          static_cast<int>(passives_.size()), max_candidates_);
+    } catch (const input_error& e) {
+      return refuse("setup_done", e.what());
+    }
+  }
   // Global feature numbers: own features first, then each passive party's.
   // The model names passive features by party and local index only.
   auto next = static_cast<std::int32_t>(own_.features());
@@ -196,6 +234,11 @@ outcome<outbox> active_party::on_setup_done(party_id from,
     offsets_[i] = next;
     next += static_cast<std::int32_t>(layouts_[i].features());
     passive_hists_.emplace_back(layouts_[i].slots());
+    if (exchange_ == exchange::masked) {
+      model_.feature_names.push_back("party" + std::to_string(passives_[i]) +
+                                     ":hidden");
+      continue;
+    }
     for (std::size_t j = 0; j < layouts_[i].features(); ++j)
       model_.feature_names.push_back("party" + std::to_string(passives_[i]) +
                                      ":" + std::to_string(j));
@@ -230,8 +273,22 @@ outbox active_party::begin_tree() {
     h.clear();
   outbox out;
   auto g = class_grads();
-  for (auto q : passives_)
-    out.push_back({q, tree_start{tree_, {g.begin(), g.end()}}});
+  if (exchange_ == exchange::masked) {
+    // What is released, clipped to the bound the calibration assumes
+    // (spec §3.3); the AP's own splits and leaves use g, h as they are.
+    double half = masking_.mu / 2;
+    released_g_.resize(g.size());
+    released_h_.resize(g.size());
+    for (std::size_t r = 0; r < g.size(); ++r) {
+      released_g_[r] = std::clamp<double>(g[r].g, -half, half);
+      released_h_[r] = std::clamp<double>(g[r].h, 0.0, half);
+    }
+    for (auto q : passives_) // no gradients: they travel masked
+      out.push_back({q, tree_start{tree_, {}}});
+  } else {
+    for (auto q : passives_)
+      out.push_back({q, tree_start{tree_, {g.begin(), g.end()}}});
+  }
   auto more = open_level({});
   out.insert(out.end(), std::make_move_iterator(more.begin()),
              std::make_move_iterator(more.end()));
@@ -245,17 +302,106 @@ outbox active_party::open_level(std::vector<split_outcome> splits) {
   req.tree = tree_;
   req.depth = depth_;
   req.splits = std::move(splits);
-  for (const auto& n : frontier)
-    if (n.build)
-      req.build.push_back(n.node);
+  // MaskedXGBoost scores every node afresh: no histograms to subtract.
+  req.build = level_nodes(exchange_ == exchange::masked);
   for (auto q : passives_)
     out.push_back({q, req});
   own_hists_.compute(own_bins_, class_grads(), frontier, params_.threads);
   if (passives_.empty())
     return evaluate();
   std::fill(waiting_.begin(), waiting_.end(), true);
-  phase_ = phase::awaiting_histograms;
+  if (exchange_ == exchange::masked) {
+    passive_gains_.assign(passives_.size(), {});
+    phase_ = phase::awaiting_masked;
+  } else {
+    phase_ = phase::awaiting_histograms;
+  }
   return out;
+}
+
+std::vector<std::int32_t> active_party::level_nodes(bool all) const {
+  std::vector<std::int32_t> nodes;
+  for (const auto& n : grower_->frontier())
+    if (all || n.build)
+      nodes.push_back(n.node);
+  return nodes;
+}
+
+outcome<outbox> active_party::on_noise(party_id from,
+                                       const noise_matrices& m) {
+  auto k = party_index(from);
+  if (m.tree != tree_ || m.depth != depth_)
+    return refuse("noise_matrices", "not for the current level");
+  if (!passive_gains_[k].empty())
+    return refuse("noise_matrices", "sent twice for one level");
+  auto frontier = grower_->frontier();
+  if (m.nodes != level_nodes(true))
+    return refuse("noise_matrices", "nodes differ from those asked for");
+  if (m.candidates.size() != frontier.size())
+    return refuse("noise_matrices", "one candidate count per node expected");
+  bool adaptive = masking_.energy == masked::energy_mode::adaptive;
+  auto w = static_cast<std::size_t>(calibration_->w);
+  std::size_t values = 0, counted = 0;
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    auto n = frontier[i].rows.size();
+    if (m.candidates[i] > max_candidates_)
+      return refuse("noise_matrices", "more candidates than announced");
+    values += m.candidates[i] * w * n;
+    counted += m.candidates[i];
+  }
+  if (m.noise.size() != values)
+    return refuse("noise_matrices", "wrong number of noise values");
+  if (m.left_counts.size() != (adaptive ? counted : 0))
+    return refuse("noise_matrices", "wrong number of left counts");
+  for (double x : m.noise)
+    if (!std::isfinite(x))
+      return refuse("noise_matrices", "a noise value is not finite");
+  masked_sums reply;
+  reply.tree = tree_;
+  reply.depth = depth_;
+  reply.nodes = m.nodes;
+  std::size_t noise_at = 0, count_at = 0;
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    auto rows = frontier[i].rows;
+    auto l = m.candidates[i];
+    std::span<const std::uint32_t> left;
+    if (adaptive) {
+      left = {m.left_counts.data() + count_at, l};
+      for (auto c : left)
+        if (c == 0 || c >= rows.size())
+          return refuse("noise_matrices", "a left count is out of range");
+    }
+    auto [g, h] = masked::mask_gradients(
+        released_g_, released_h_, rows,
+        {m.noise.data() + noise_at, l * w * rows.size()}, left, l, masking_,
+        *calibration_, *noise_, params_.threads, reply.masked);
+    reply.sums.push_back(g);
+    reply.sums.push_back(h);
+    noise_at += l * w * rows.size();
+    count_at += l;
+  }
+  passive_gains_[k].assign(frontier.size(),
+                           -std::numeric_limits<double>::infinity());
+  return outbox{{from, std::move(reply)}};
+}
+
+outcome<outbox> active_party::on_scores(party_id from,
+                                        const passive_scores& m) {
+  auto k = party_index(from);
+  if (m.tree != tree_ || m.depth != depth_)
+    return refuse("passive_scores", "not for the current level");
+  if (passive_gains_[k].empty())
+    return refuse("passive_scores", "scores before the noise");
+  if (m.nodes != level_nodes(true) || m.gains.size() != m.nodes.size())
+    return refuse("passive_scores", "nodes differ from those asked for");
+  for (double g : m.gains)
+    if (std::isnan(g) || g == std::numeric_limits<double>::infinity())
+      return refuse("passive_scores", "a gain is not a number");
+  passive_gains_[k] = m.gains;
+  waiting_[k] = false;
+  if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
+    return outbox{};
+  return evaluate();
 }
 
 outcome<outbox> active_party::on_histograms(party_id from,
@@ -341,6 +487,22 @@ outbox active_party::evaluate() {
                learners::best_split(tp, own_bins_.layout(),
                                     own_hists_.of(n.node), n.sum),
                0, 0);
+      if (exchange_ == exchange::masked) {
+        // A passive party's best by its own (noisy) score; which of its
+        // candidates it is stays with it. It checked both children.
+        for (std::size_t k = 0; k < passives_.size(); ++k) {
+          double gain = passive_gains_[k][i];
+          if (!std::isfinite(gain))
+            continue;
+          split_candidate c;
+          c.gain = gain;
+          c.feature = 0;
+          c.bin = 0;
+          c.left = c.right = grad_sum{0, 1};
+          consider(i, c, offsets_[k], passives_[k]);
+        }
+        continue;
+      }
       for (std::size_t k = 0; k < passives_.size(); ++k)
         consider(i,
                  learners::best_split(tp, layouts_[k],
@@ -351,6 +513,7 @@ outbox active_party::evaluate() {
   // Route own splits here; ask each passive owner for the rest, one query
   // per party.
   std::vector<split_query> queries(passives_.size());
+  std::vector<scored_split_query> scored(passives_.size());
   for (std::size_t i = 0; i < frontier.size(); ++i) {
     auto& d = decisions_[i];
     d.node = frontier[i].node;
@@ -366,6 +529,12 @@ outbox active_party::evaluate() {
     } else {
       d.threshold = std::numeric_limits<float>::quiet_NaN();
       auto k = party_index(d.owner);
+      if (exchange_ == exchange::masked) {
+        scored[k].tree = tree_;
+        scored[k].depth = depth_;
+        scored[k].nodes.push_back(d.node);
+        continue;
+      }
       auto& q = queries[k];
       q.tree = tree_;
       q.depth = depth_;
@@ -377,11 +546,16 @@ outbox active_party::evaluate() {
   }
   outbox out;
   std::fill(waiting_.begin(), waiting_.end(), false);
-  for (std::size_t k = 0; k < passives_.size(); ++k)
+  for (std::size_t k = 0; k < passives_.size(); ++k) {
     if (!queries[k].nodes.empty()) {
       out.push_back({passives_[k], std::move(queries[k])});
       waiting_[k] = true;
     }
+    if (!scored[k].nodes.empty()) {
+      out.push_back({passives_[k], std::move(scored[k])});
+      waiting_[k] = true;
+    }
+  }
   if (out.empty())
     return finish_level();
   phase_ = phase::awaiting_answers;

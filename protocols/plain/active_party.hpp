@@ -11,6 +11,7 @@
 #include "learners/boost/model.hpp"
 #include "learners/hist/histogram.hpp"
 #include "learners/tree/tree_grower.hpp"
+#include "protocols/masked/exchange.hpp"
 #include "protocols/outcome.hpp"
 #include "protocols/plain/passive_party.hpp"
 #include "protocols/plain/wire.hpp"
@@ -30,9 +31,14 @@ namespace veil::protocols::plain {
 class active_party {
 public:
   /// `own` holds this party's columns and the labels; `passives` the ids
-  /// of the passive parties (all != 0).
+  /// of the passive parties (all != 0). With exchange::masked the passive
+  /// parties' features take part through MaskedXGBoost's exchange
+  /// (protocols/masked/exchange.hpp) under `masking`: binary:logistic
+  /// only, no decision tables.
   active_party(const learners::booster_params& p, learners::dataset own,
-               std::vector<party_id> passives);
+               std::vector<party_id> passives,
+               exchange ex = exchange::histograms,
+               masked::params masking = {});
 
   /// An active party that only predicts, restored from a trained model of
   /// this protocol (its own splits hold their thresholds; the passive
@@ -83,8 +89,13 @@ public:
   /// Margins of the predicted rows, output-major (as model::predict_margin).
   const std::vector<double>& predicted_margins() const { return predicted_; }
 
-  /// Bytes this role has computed per message type (sent).
   std::size_t training_rows() const { return own_.rows(); }
+
+  /// MaskedXGBoost: what the budgets fixed, once the passive parties are
+  /// set up (none with the plain exchange or before).
+  const std::optional<masked::calibration>& calibration() const {
+    return calibration_;
+  }
 
 private:
   explicit active_party(learners::objective objective)
@@ -94,6 +105,7 @@ private:
     idle,
     awaiting_setup,
     awaiting_histograms,
+    awaiting_masked, // MaskedXGBoost: noise, then scores, from each party
     awaiting_answers,
     validating, // the last round's trees on the validation rows
     trained,
@@ -103,6 +115,9 @@ private:
 
   outcome<outbox> on_setup_done(party_id from, const setup_done& m);
   outcome<outbox> on_histograms(party_id from, const histograms& m);
+  outcome<outbox> on_noise(party_id from, const noise_matrices& m);
+  outcome<outbox> on_scores(party_id from, const passive_scores& m);
+  std::vector<std::int32_t> level_nodes(bool all) const;
   outcome<outbox> on_split_answer(party_id from, const split_answer& m);
   outcome<outbox> on_predict_answer(party_id from, const predict_answer& m);
 
@@ -134,6 +149,15 @@ private:
   learners::histogram_set own_hists_{0};
   std::vector<learners::histogram_set> passive_hists_;
   std::vector<bool> waiting_; // by passive index
+
+  // MaskedXGBoost.
+  plain::exchange exchange_ = exchange::histograms;
+  masked::params masking_;
+  std::optional<masked::calibration> calibration_;
+  std::optional<masked::noise_source> noise_;
+  std::uint64_t max_candidates_ = 0;
+  std::vector<double> released_g_, released_h_; // clipped, by row
+  std::vector<std::vector<double>> passive_gains_; // by passive, frontier
 
   phase phase_ = phase::idle;
   learners::model model_;

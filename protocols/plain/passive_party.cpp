@@ -1,5 +1,7 @@
 #include "protocols/plain/passive_party.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "learners/hist/histogram.hpp"
@@ -27,8 +29,13 @@ std::vector<std::uint8_t> route(const learners::dataset& d,
   return out;
 }
 
-passive_party::passive_party(learners::dataset train)
-    : train_(std::move(train)) {}
+passive_party::passive_party(learners::dataset train, exchange ex,
+                             masked::params masking, party_id self)
+    : train_(std::move(train)), exchange_(ex), masking_(masking),
+      self_(self) {
+  if (exchange_ == exchange::masked)
+    masking_.validate();
+}
 
 passive_party::passive_party(split_table splits, learners::dataset predict)
     : predict_(std::move(predict)), splits_(std::move(splits)) {
@@ -54,6 +61,10 @@ outcome<outbox> passive_party::on_message(party_id from, message m) {
     return on_level(*x);
   if (auto* x = std::get_if<split_query>(&m))
     return on_split_query(*x);
+  if (auto* x = std::get_if<masked_sums>(&m))
+    return on_masked_sums(*x);
+  if (auto* x = std::get_if<scored_split_query>(&m))
+    return on_scored_query(*x);
   if (auto* x = std::get_if<predict_query>(&m))
     return on_predict(*x);
   return refuse("message", std::string("a passive party does not expect ") +
@@ -72,6 +83,19 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
   bins_ = learners::bin_matrix(train_, cuts_, threads_);
   ready_ = true;
   setup_done reply;
+  if (exchange_ == exchange::masked) {
+    try {
+      m.tree_settings.validate();
+      // Only ρ, σ2 and W matter here: the PP's own budget fixes them.
+      calibration_ = masked::calibrate(masking_, train_.rows(), 1, 1, 1);
+    } catch (const input_error& e) {
+      return refuse("setup", e.what());
+    }
+    tree_params_ = m.tree_settings;
+    noise_.emplace(masking_.seed, static_cast<std::uint64_t>(self_));
+    reply.max_candidates = masked::max_candidates(bins_);
+    return outbox{{0, std::move(reply)}};
+  }
   for (std::size_t f = 0; f < cuts_.features(); ++f)
     reply.bins_per_feature.push_back(cuts_.bins(f));
   return outbox{{0, std::move(reply)}};
@@ -80,8 +104,10 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
 outcome<outbox> passive_party::on_tree_start(tree_start&& m) {
   if (!ready_)
     return refuse("tree_start", "no setup received yet");
-  if (m.grads.size() != train_.rows())
-    return refuse("tree_start", "expected " + std::to_string(train_.rows()) +
+  // MaskedXGBoost's gradients travel masked, never in the clear.
+  auto want = exchange_ == exchange::masked ? 0 : train_.rows();
+  if (m.grads.size() != want)
+    return refuse("tree_start", "expected " + std::to_string(want) +
                                     " gradient pairs, got " +
                                     std::to_string(m.grads.size()));
   if (m.tree < 0 || m.tree <= tree_)
@@ -125,6 +151,8 @@ outcome<outbox> passive_party::on_level(const level_request& m) {
   }
   if (m.last)
     return outbox{};
+  if (exchange_ == exchange::masked)
+    return noise_for(m);
   histograms reply;
   reply.tree = m.tree;
   reply.depth = m.depth;
@@ -167,6 +195,91 @@ outcome<outbox> passive_party::on_split_query(const split_query& m) {
     reply.nodes.push_back(m.nodes[i]);
     append_bits(reply.goes_left_bits,
                 route(train_, s, partition_.rows_of(m.nodes[i])));
+  }
+  return outbox{{0, std::move(reply)}};
+}
+
+outcome<outbox> passive_party::noise_for(const level_request& m) {
+  noise_matrices reply;
+  reply.tree = m.tree;
+  reply.depth = m.depth;
+  level_nodes_.clear();
+  candidates_.clear();
+  best_.clear();
+  for (auto node : m.build) {
+    if (!partition_.contains(node))
+      return refuse("level_request",
+                    "noise for unknown node " + std::to_string(node));
+    auto made = masked::make_noise(bins_, partition_.rows_of(node),
+                                   *calibration_, *noise_, threads_);
+    reply.nodes.push_back(node);
+    reply.candidates.push_back(
+        static_cast<std::uint32_t>(made.candidates.size()));
+    if (masking_.energy == masked::energy_mode::adaptive)
+      for (const auto& c : made.candidates)
+        reply.left_counts.push_back(c.left);
+    reply.noise.insert(reply.noise.end(), made.noise.begin(),
+                       made.noise.end());
+    level_nodes_.push_back(node);
+    candidates_.push_back(std::move(made.candidates));
+  }
+  return outbox{{0, std::move(reply)}};
+}
+
+outcome<outbox> passive_party::on_masked_sums(const masked_sums& m) {
+  if (exchange_ != exchange::masked)
+    return refuse("masked_sums", "not a MaskedXGBoost session");
+  if (m.tree != tree_ || m.depth != depth_ || m.nodes != level_nodes_ ||
+      !best_.empty())
+    return refuse("masked_sums", "not for the noise of the current level");
+  if (m.sums.size() != 2 * m.nodes.size())
+    return refuse("masked_sums", "one G and H per node expected");
+  std::size_t need = 0;
+  for (std::size_t i = 0; i < m.nodes.size(); ++i)
+    need += 2 * candidates_[i].size() * partition_.size(m.nodes[i]);
+  if (m.masked.size() != need)
+    return refuse("masked_sums", "wrong number of masked values");
+  passive_scores reply;
+  reply.tree = m.tree;
+  reply.depth = m.depth;
+  reply.nodes = m.nodes;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
+    auto rows = partition_.rows_of(m.nodes[i]);
+    auto size = 2 * candidates_[i].size() * rows.size();
+    auto best = masked::best_candidate(
+        bins_, rows, candidates_[i], {m.masked.data() + at, size}, m.sums[2 * i],
+        m.sums[2 * i + 1], tree_params_, threads_);
+    at += size;
+    best_.push_back(best ? static_cast<std::int64_t>(best->index) : -1);
+    reply.gains.push_back(best ? best->gain
+                               : -std::numeric_limits<double>::infinity());
+  }
+  return outbox{{0, std::move(reply)}};
+}
+
+outcome<outbox> passive_party::on_scored_query(const scored_split_query& m) {
+  if (m.tree != tree_ || m.depth != depth_ || best_.empty())
+    return refuse("scored_split_query", "not for the current level");
+  split_answer reply;
+  reply.tree = m.tree;
+  reply.depth = m.depth;
+  for (auto node : m.nodes) {
+    auto it = std::find(level_nodes_.begin(), level_nodes_.end(), node);
+    if (it == level_nodes_.end())
+      return refuse("scored_split_query", "node " + std::to_string(node) +
+                                              " was not scored");
+    auto i = static_cast<std::size_t>(it - level_nodes_.begin());
+    if (best_[i] < 0)
+      return refuse("scored_split_query",
+                    "node " + std::to_string(node) + " has no candidate");
+    const auto& c = candidates_[i][static_cast<std::size_t>(best_[i])];
+    owned_split s{c.feature, cuts_.threshold(c.feature, c.bin),
+                  c.default_left};
+    splits_[{m.tree, node}] = s;
+    reply.nodes.push_back(node);
+    append_bits(reply.goes_left_bits,
+                route(train_, s, partition_.rows_of(node)));
   }
   return outbox{{0, std::move(reply)}};
 }

@@ -9,6 +9,7 @@
 #include "learners/binning/quantile_cuts.hpp"
 #include "learners/data/dataset.hpp"
 #include "learners/tree/row_partition.hpp"
+#include "protocols/masked/exchange.hpp"
 #include "protocols/outcome.hpp"
 #include "protocols/plain/wire.hpp"
 
@@ -38,7 +39,11 @@ std::vector<std::uint8_t> route(const learners::dataset& d,
 class passive_party {
 public:
   /// `train` holds this party's columns, rows aligned with the active party.
-  explicit passive_party(learners::dataset train);
+  /// With exchange::masked it takes part through MaskedXGBoost's exchange
+  /// under `masking`; `self` (its party id) keys its noise stream.
+  explicit passive_party(learners::dataset train,
+                         exchange ex = exchange::histograms,
+                         masked::params masking = {}, party_id self = 1);
 
   /// A passive party that only answers prediction queries about `predict`:
   /// restored from its split table (features are its columns).
@@ -59,6 +64,9 @@ private:
   outcome<outbox> on_tree_start(tree_start&& m);
   outcome<outbox> on_level(const level_request& m);
   outcome<outbox> on_split_query(const split_query& m);
+  outcome<outbox> on_masked_sums(const masked_sums& m);
+  outcome<outbox> on_scored_query(const scored_split_query& m);
+  outcome<outbox> noise_for(const level_request& m);
   outcome<outbox> on_predict(const predict_query& m);
 
   learners::dataset train_;
@@ -72,6 +80,18 @@ private:
   std::vector<learners::grad_pair> grads_;
   learners::row_partition partition_;
   split_table splits_;
+
+  // MaskedXGBoost.
+  plain::exchange exchange_ = exchange::histograms;
+  masked::params masking_;
+  party_id self_ = 1;
+  learners::tree_params tree_params_;
+  std::optional<masked::calibration> calibration_;
+  std::optional<masked::noise_source> noise_;
+  /// This level's nodes, their candidates and each one's best (or -1).
+  std::vector<std::int32_t> level_nodes_;
+  std::vector<std::vector<masked::candidate>> candidates_;
+  std::vector<std::int64_t> best_;
 };
 
 } // namespace veil::protocols::plain

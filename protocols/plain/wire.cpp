@@ -10,6 +10,16 @@ struct namer {
   const char* operator()(const tree_start&) const { return "tree_start"; }
   const char* operator()(const level_request&) const { return "level_request"; }
   const char* operator()(const histograms&) const { return "histograms"; }
+  const char* operator()(const noise_matrices&) const {
+    return "noise_matrices";
+  }
+  const char* operator()(const masked_sums&) const { return "masked_sums"; }
+  const char* operator()(const passive_scores&) const {
+    return "passive_scores";
+  }
+  const char* operator()(const scored_split_query&) const {
+    return "scored_split_query";
+  }
   const char* operator()(const split_query&) const { return "split_query"; }
   const char* operator()(const split_answer&) const { return "split_answer"; }
   const char* operator()(const predict_query&) const { return "predict_query"; }

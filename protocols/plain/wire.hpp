@@ -10,25 +10,52 @@
 #include <variant>
 #include <vector>
 
+#include "learners/boost/booster.hpp"
 #include "learners/hist/gradients.hpp"
+#include "learners/tree/tree_params.hpp"
 #include "protocols/bits.hpp"
+#include "protocols/masked/params.hpp"
 
 namespace veil::protocols::plain {
 
 /// A party's index in the session; the active party (labels) is 0.
 using party_id = std::int32_t;
 
+/// How the passive parties' features take part in split finding.
+enum class exchange : std::int32_t {
+  /// Histograms of the active party's gradients, in the clear (plain).
+  histograms = 0,
+  /// MaskedXGBoost (protocols/masked/exchange.hpp): noise matrices, masked
+  /// gradient vectors, the passive party's best score.
+  masked = 1,
+};
+
+/// What every party of a vertical XGBoost session gets in its roster: the
+/// booster's settings, the exchange, and MaskedXGBoost's settings (used
+/// when the exchange is masked).
+struct roster_settings {
+  learners::booster_params booster;
+  plain::exchange exchange = exchange::histograms;
+  masked::params masking;
+};
+
 /// What a passive party needs to bin and grow: its share of the booster
 /// settings. Sent once by the active party.
 struct setup {
   std::int32_t max_bin = 256;
   std::int32_t threads = 1;
+  /// The tree settings a passive party scores its own candidates with
+  /// (masked exchange).
+  learners::tree_params tree_settings;
 };
 
 /// Sent by a passive party after setup: how many bins each of its features
-/// has, so that the active party can read its histograms.
+/// has, so that the active party can read its histograms. With the masked
+/// exchange the features stay hidden: no bins, and the most candidates it
+/// scores at one node (the strict accounting counts them).
 struct setup_done {
   std::vector<std::int32_t> bins_per_feature;
+  std::uint64_t max_candidates = 0;
 };
 
 /// Starts tree `tree`: the gradient pairs of every training row (in plain:
@@ -65,6 +92,46 @@ struct histograms {
   std::int32_t depth = 0;
   std::vector<std::int32_t> nodes;
   std::vector<learners::grad_sum> sums;
+};
+
+/// MaskedXGBoost, M1 (passive -> active): for each node of the level, its
+/// candidates' noise matrices (Algorithm 1), W columns of the node's length
+/// per candidate, node after node; `left_counts` only with
+/// masked.energy=adaptive (they disclose how many rows go left).
+struct noise_matrices {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> nodes;
+  std::vector<std::uint32_t> candidates; ///< per node
+  std::vector<std::uint32_t> left_counts;
+  std::vector<double> noise;
+};
+
+/// MaskedXGBoost, M2 (active -> passive): per node, G and H of the released
+/// gradients, then per candidate ⟨g⟩_i and ⟨h⟩_i (Algorithm 2).
+struct masked_sums {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> nodes;
+  std::vector<double> sums; ///< G, H per node
+  std::vector<double> masked;
+};
+
+/// MaskedXGBoost, M3 (passive -> active): the passive party's best gain
+/// per node (-inf: no candidate qualifies); which candidate stays with it.
+struct passive_scores {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> nodes;
+  std::vector<double> gains;
+};
+
+/// MaskedXGBoost, M4: the passive party's best candidate won at `nodes`;
+/// it answers with their partitions (split_answer).
+struct scored_split_query {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> nodes;
 };
 
 /// The owner of each winning feature is asked to split: node, its local
@@ -106,9 +173,11 @@ struct predict_answer {
 
 using protocols::failure;
 
-using message = std::variant<setup, setup_done, tree_start, level_request,
-                             histograms, split_query, split_answer,
-                             predict_query, predict_answer, failure>;
+using message =
+    std::variant<setup, setup_done, tree_start, level_request, histograms,
+                 noise_matrices, masked_sums, passive_scores,
+                 scored_split_query, split_query, split_answer, predict_query,
+                 predict_answer, failure>;
 
 /// A message and its destination.
 using envelope = addressed<message>;
