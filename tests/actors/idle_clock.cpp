@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(an_idle_party_leaves_after_its_bound_on_the_test_clock) {
   auto& party = p.party;
   // The roster: a star around the active party, a 1 s timeout and a 5 s
   // idle bound.
-  p.send_roster({0, 0, 5}, messages::pack(learners::booster_params{}));
+  p.send_roster({0, 0, 5}, messages::pack(protocols::plain::roster_settings{}));
   bool joined = false;
   coordinator->receive([&](caf::ok_atom) { joined = true; },
                        caf::after(0s) >> [] {});
