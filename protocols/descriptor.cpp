@@ -6,6 +6,7 @@
 
 #include "learners/input_error.hpp"
 #include "protocols/feverless/descriptor.hpp"
+#include "protocols/masked/descriptor.hpp"
 #include "protocols/opboost/descriptor.hpp"
 #include "protocols/plain/descriptor.hpp"
 
@@ -108,7 +109,7 @@ setting file_setting(std::string key, std::string doc) {
 const std::vector<const descriptor*>& all_protocols() {
   static const std::vector<const descriptor*> list = {
       &centralized(), &plain::descriptor(), &feverless::descriptor(),
-      &opboost::descriptor()};
+      &opboost::descriptor(), &masked::descriptor()};
   return list;
 }
 

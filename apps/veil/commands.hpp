@@ -72,6 +72,30 @@ struct train_options {
 
 int run_train(train_options opts);
 
+struct session_config;
+
+/// How a vertical XGBoost session's passive parties take part: plain
+/// histograms, or MaskedXGBoost's exchange under `masking`.
+struct vertical_exchange {
+  protocols::plain::exchange kind = protocols::plain::exchange::histograms;
+  protocols::masked::params masking;
+  std::string name() const {
+    return kind == protocols::plain::exchange::masked ? "masked-xgboost"
+                                                      : "plain";
+  }
+};
+
+/// `veil train` of the vertical XGBoost protocols (plain, masked-xgboost):
+/// one table's columns dealt out to --parties parties in this process
+/// (MaskedXGBoost: the active party the first half), booster `p`.
+int run_vertical_train(const train_options& o, learners::booster_params p,
+                       const vertical_exchange& ex);
+
+/// `veil train --config` of the vertical XGBoost protocols.
+int run_vertical_config(const session_config& c, const train_options& o,
+                        learners::booster_params p,
+                        const vertical_exchange& ex);
+
 /// `veil train --config SESSION.toml`: runs the session of the file, with
 /// the local parties in this process and the remote ones on their nodes.
 int run_config_train(const train_options& opts);

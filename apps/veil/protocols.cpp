@@ -39,6 +39,13 @@ int run_opboost_config(const session_config& c, const train_options& o);
 int predict_opboost(const prediction_plan&, const predict_options&,
                     const model&, federated_prediction&);
 
+/// masked-xgboost: the plain protocol's session with MaskedXGBoost's
+/// exchange; the active party holds the label and the first half of the
+/// columns, --parties - 1 passive parties the rest; --set / [protocol]
+/// take the masked.* keys, epsilon and delta. Prediction is plain's.
+int run_masked_train(const train_options& o);
+int run_masked_config(const session_config& c, const train_options& o);
+
 const std::vector<federated_protocol>& federated_protocols() {
   // Adding a protocol: one line here.
   static const std::vector<federated_protocol> all = {
@@ -48,6 +55,8 @@ const std::vector<federated_protocol>& federated_protocols() {
        run_feverless_config, predict_feverless},
       {"opboost", actors::opboost_party_kind, run_opboost_train,
        run_opboost_config, predict_opboost},
+      {"masked-xgboost", actors::plain_party_kind, run_masked_train,
+       run_masked_config, predict_plain},
   };
   return all;
 }

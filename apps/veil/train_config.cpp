@@ -95,10 +95,16 @@ int run_config_train(const train_options& o) {
 }
 
 int run_plain_config(const session_config& c, const train_options& o) {
-  auto p = c.params;
+  return run_vertical_config(c, o, c.params, {});
+}
+
+int run_vertical_config(const session_config& c, const train_options& o,
+                        learners::booster_params p,
+                        const vertical_exchange& ex) {
   if (p.objective == learners::objective_kind::multi_softmax &&
       p.num_class == 0)
-    throw input_error(c.source + ": multi:softmax with the plain protocol "
+    throw input_error(c.source + ": multi:softmax with the " + ex.name() +
+                      " protocol "
                                  "needs the number of classes: num_class in "
                                  "[learner] or --set num_class=K");
   if (p.num_class == 0)
@@ -111,6 +117,8 @@ int run_plain_config(const session_config& c, const train_options& o) {
   actors::session_config cfg;
   file.fill(cfg);
   cfg.params = p;
+  cfg.exchange = ex.kind;
+  cfg.masking = ex.masking;
   cfg.eval =
       file.have_test ? actors::evaluation::test : actors::evaluation::train;
   actors::session_outcome out;

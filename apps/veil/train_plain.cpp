@@ -24,6 +24,7 @@
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
+#include "protocols/masked/settings.hpp"
 #include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
@@ -76,15 +77,22 @@ struct scratch_dir {
 } // namespace
 
 int run_plain_train(const train_options& o) {
-  if (!o.categorical.empty())
-    throw input_error("--categorical: only for --protocol opboost");
   auto p = o.params;
   for (const auto& s : o.settings)
     apply_setting(p, s);
-  int n = o.parties == 0 ? 3 : o.parties;
+  return run_vertical_train(o, p, {});
+}
+
+int run_vertical_train(const train_options& o, learners::booster_params p,
+                       const vertical_exchange& ex) {
+  if (!o.categorical.empty())
+    throw input_error("--categorical: only for --protocol opboost");
+  bool masked = ex.kind == protocols::plain::exchange::masked;
+  int n = o.parties == 0 ? (masked ? 2 : 3) : o.parties;
   if (n < 2)
-    throw input_error("--parties " + std::to_string(n) +
-                      ": the plain protocol needs at least 2 parties (the "
+    throw input_error("--parties " + std::to_string(n) + ": the " +
+                      ex.name() +
+                      " protocol needs at least 2 parties (the "
                       "active party with the label and at least one passive "
                       "party); for one party use --protocol centralized");
   if (p.early_stopping_rounds > 0 && !o.data.empty() && o.test.empty())
@@ -132,16 +140,29 @@ int run_plain_train(const train_options& o) {
                       " feature columns; each party needs at least one");
   actors::session_config cfg;
   cfg.params = p;
+  cfg.exchange = ex.kind;
+  cfg.masking = ex.masking;
   cfg.timeout = timeout;
   cfg.link = o.link;
   cfg.parts = parts_for(o.model_out);
   bool have_test = !test_path.empty();
   cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
+  // MaskedXGBoost's partition (spec §7.1): the active party the first
+  // half of the columns, the passive parties the rest, dealt evenly.
+  auto first = masked ? std::max<std::size_t>(m / 2, 1) : 0;
+  auto rest = m - first;
+  auto dealt = static_cast<std::size_t>(masked ? n - 1 : n);
+  if (masked && rest < dealt)
+    throw input_error("--parties " + std::to_string(n) + ": " + train_path +
+                      " has " + std::to_string(m) +
+                      " feature columns; the passive parties share half of "
+                      "them, one at least each");
   std::size_t next = 0;
   for (int q = 0; q < n; ++q) {
-    auto width =
-        m / static_cast<std::size_t>(n) +
-        (static_cast<std::size_t>(q) < m % static_cast<std::size_t>(n) ? 1 : 0);
+    auto slot = static_cast<std::size_t>(masked ? q - 1 : q);
+    auto width = masked && q == 0
+                     ? first
+                     : rest / dealt + (slot < rest % dealt ? 1 : 0);
     actors::party_spec spec;
     spec.name = "party" + std::to_string(q);
     spec.data.path = train_path;
@@ -171,8 +192,18 @@ int report_federated(const actors::session_outcome& out,
   if (!out.ok())
     return session_failure(out);
   const auto& r = *out.result;
+  bool masked = cfg.exchange == protocols::plain::exchange::masked;
+  auto protocol = masked ? std::string("masked-xgboost") : "plain";
+  std::optional<protocols::masked::guarantee> guarantee;
+  if (masked) {
+    std::uint64_t widest = 0;
+    for (std::size_t q = 1; q < r.features.size() && q < r.names.size(); ++q)
+      widest = std::max<std::uint64_t>(widest, r.features[q].size());
+    guarantee = protocols::masked::fix_guarantee(
+        cfg.masking, p, r.rows, static_cast<int>(r.names.size()) - 1, widest);
+  }
   federated_summary sum;
-  sum.protocol = "plain";
+  sum.protocol = protocol;
   sum.data = data_name;
   sum.objective = learners::to_string(p.objective);
   sum.rows = r.rows;
@@ -192,18 +223,24 @@ int report_federated(const actors::session_outcome& out,
   // The active party names every split's feature in this protocol.
   sum.importance = importance_json(
       learners::importance(with_column_names(r.model, r.features)));
-  sum.importance_note = "every party's features: the active party knows "
-                        "which feature each split uses in the plain protocol";
+  sum.importance_note =
+      masked ? "the active party's features by name; each passive party's "
+               "splits under partyK:hidden (MaskedXGBoost keeps a passive "
+               "party's feature with it)"
+             : "every party's features: the active party knows which "
+               "feature each split uses in the plain protocol";
   std::cout << "trained " << r.model.rounds() << " rounds (" << sum.trees << " "
             << (p.tree.oblivious ? "decision tables" : "trees") << ") on "
             << r.rows << " rows x " << sum.total_features() << " features in "
             << std::fixed << std::setprecision(3) << r.train_seconds
-            << " s (plain protocol, " << where << ", "
+            << " s (" << protocol << " protocol, " << where << ", "
             << human_bytes(sum.total_bytes()) << " exchanged)\n"
             << std::defaultfloat << r.metrics_on << ": "
             << format_metrics(sum.metrics) << "\n";
   if (auto line = r.early_stop.describe("test"); !line.empty())
     std::cout << line << "\n";
+  if (guarantee)
+    std::cout << protocols::masked::privacy_text(*guarantee) << "\n";
   if (auto line =
           network_line(o.link, r.bytes, r.train_seconds + r.predict_seconds);
       !line.empty())
@@ -215,7 +252,7 @@ int report_federated(const actors::session_outcome& out,
   if (!cfg.parts.empty()) {
     session::federated_model fm;
     fm.model = r.model;
-    fm.protocol = "plain";
+    fm.protocol = protocol;
     fm.parties = r.names;
     fm.features = r.features;
     for (const auto& s : cfg.parties)
@@ -234,9 +271,11 @@ int report_federated(const actors::session_outcome& out,
       if (!e.party.empty())
         sum.split_tables_exported.push_back(e.party);
     sum.params = booster_params_json(p, r.model);
-    sum.privacy = {
-        {"mechanism", "none"},
-        {"note", "plaintext gradients and histograms are exchanged"}};
+    sum.privacy = guarantee
+                      ? protocols::masked::privacy_json(*guarantee)
+                      : json{{"mechanism", "none"},
+                             {"note", "plaintext gradients and histograms "
+                                      "are exchanged"}};
     auto report = federated_report(sum, o);
     report["weak_learner"] = r.model.weak_learner;
     report["bin_seconds"] = r.bin_seconds;

@@ -67,12 +67,8 @@ std::vector<candidate> node_candidates(const learners::bin_matrix& bins,
   return out;
 }
 
-std::uint64_t max_candidates(const learners::bin_matrix& bins) {
-  std::uint64_t k = 0;
-  const auto& layout = bins.layout();
-  for (std::size_t f = 0; f < layout.features(); ++f)
-    k += 2 * static_cast<std::uint64_t>(std::max(layout.bins(f), 1)) - 1;
-  return k;
+std::uint64_t max_candidates(std::uint64_t features, int max_bin) {
+  return features * (2 * static_cast<std::uint64_t>(std::max(max_bin, 1)) - 1);
 }
 
 noise_source::noise_source(std::uint64_t seed, std::uint64_t stream) {
@@ -220,10 +216,17 @@ std::optional<scored> best_candidate(const learners::bin_matrix& bins,
       }
     learners::grad_sum l{gl.value(), hl.value()};
     auto r = node - l;
-    if (!(l.h >= tp.min_child_weight && r.h >= tp.min_child_weight))
-      continue; // noisy hessians can make a side worthless (spec §4.5)
-    gains[i] = learners::split_gain(learners::calc_gain(tp, l) +
-                                    learners::calc_gain(tp, r) - parent);
+    // Eq. 8 on noisy sums: a candidate whose denominator is not positive
+    // is skipped (spec §4.5); min_child_weight, when set, on the noisy
+    // sums. Without noise this is learners::best_split's score.
+    if (tp.min_child_weight > 0 &&
+        (l.h < tp.min_child_weight || r.h < tp.min_child_weight))
+      continue;
+    if (!(l.h + tp.lambda > 0 && r.h + tp.lambda > 0))
+      continue;
+    gains[i] = learners::split_gain(
+        learners::weight_score(l, tp.lambda, tp.max_delta_step) +
+        learners::weight_score(r, tp.lambda, tp.max_delta_step) - parent);
   }
   std::optional<scored> best;
   for (std::size_t i = 0; i < gains.size(); ++i)

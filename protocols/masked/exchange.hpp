@@ -44,8 +44,11 @@ struct candidate {
 std::vector<candidate> node_candidates(const learners::bin_matrix& bins,
                                        std::span<const std::uint32_t> rows);
 
-/// The most candidates any node can have: those of all rows.
-std::uint64_t max_candidates(const learners::bin_matrix& bins);
+/// A bound on the candidates of any node: 2 max_bin - 1 per feature
+/// (missing values right, then left). Both the passive party (which
+/// reports it) and the coordinator (which prints the guarantee before
+/// training) can compute it.
+std::uint64_t max_candidates(std::uint64_t features, int max_bin);
 
 /// One node's noise (M1): for each candidate, W columns of the node's
 /// length, candidate after candidate (column-major within one).

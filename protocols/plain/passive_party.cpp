@@ -93,7 +93,8 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
     }
     tree_params_ = m.tree_settings;
     noise_.emplace(masking_.seed, static_cast<std::uint64_t>(self_));
-    reply.max_candidates = masked::max_candidates(bins_);
+    reply.max_candidates =
+        masked::max_candidates(train_.features(), m.max_bin);
     return outbox{{0, std::move(reply)}};
   }
   for (std::size_t f = 0; f < cuts_.features(); ++f)

@@ -1,0 +1,58 @@
+#pragma once
+
+// MaskedXGBoost's settings by name (the --set masked.* keys of its
+// descriptor, --epsilon/--delta, a session file's [protocol] parameters),
+// its learner defaults, and the privacy section of its report: what
+// `veil train` and `veil train --config` share.
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "learners/boost/booster.hpp"
+#include "protocols/masked/params.hpp"
+
+namespace veil::protocols::masked {
+
+/// Applies one setting `key` = `value` (a masked.* key, epsilon or delta),
+/// checked against the descriptor's table; false if `key` is none of
+/// them. `context` names it in errors ("--set masked.w=3"). Throws
+/// veil::input_error.
+bool apply_setting(params& p, const std::string& key, const std::string& value,
+                   const std::string& context);
+
+/// The active party's booster: the paper's defaults (spec §3.6), then
+/// every setting of `given` that differs from the generic defaults.
+/// objective, num_class and threads are always `given`'s.
+learners::booster_params booster_for(const learners::booster_params& given);
+
+/// Throws input_error (prefixed by `context`) for what MaskedXGBoost cannot
+/// train: an objective other than binary:logistic, decision tables.
+void refuse_unused_learner_settings(const learners::booster_params& bp,
+                                    const std::string& context);
+
+/// What the session fixes before training and prints: the calibration at
+/// `rows` training rows with `passives` passive parties, the largest of
+/// which holds `passive_features` features (they bound the candidates a
+/// node can have, exchange.hpp's max_candidates, as the active party
+/// counts them).
+struct guarantee {
+  params settings;
+  calibration fixed;
+  std::uint64_t max_candidates = 0; ///< a bound, from features and bins
+  /// Every release an instance takes part in, each (ε0, δ0): composed.
+  double end_to_end_epsilon = 0;
+  double end_to_end_delta = 0;
+  std::uint64_t end_to_end_releases = 0;
+};
+
+guarantee fix_guarantee(const params& p, const learners::booster_params& bp,
+                        std::uint64_t rows, int passives,
+                        std::uint64_t passive_features);
+
+/// The report's privacy section and the lines printed after training.
+nlohmann::json privacy_json(const guarantee& g);
+std::string privacy_text(const guarantee& g);
+
+} // namespace veil::protocols::masked
