@@ -1,0 +1,130 @@
+// `veil train --protocol masked-xgboost` as a user runs it: without the
+// disturbing noise the model is plain's (same test metrics through the
+// actors), the printed and reported guarantee is what the calibration
+// fixed, the model predicts through its parties, and what MaskedXGBoost
+// cannot do is refused with the setting named.
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "protocols/masked/params.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/run_veil.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using veil::test::contains;
+using veil::test::read_json;
+using veil::test::run_veil;
+using veil::test::temp_dir;
+
+namespace {
+
+std::string adult(const char* part) {
+  return std::string(VEIL_SHARED_DIR) + "/datasets/adult_" + part + ".csv.gz";
+}
+
+bool have_adult() {
+  return std::filesystem::exists(adult("train")) &&
+         std::filesystem::exists(adult("test"));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(masked_cli)
+
+BOOST_AUTO_TEST_CASE(lossless_check_on_adult_equals_plain) {
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: no " << adult("train"));
+    return;
+  }
+  temp_dir dir;
+  // MaskedXGBoost's learner defaults, given to plain explicitly.
+  auto common = " --parties 2 --data " + adult("train") + " --test " +
+                adult("test") + " --trees 4 --threads 2 --quiet";
+  auto masked = run_veil(
+      "train --protocol masked-xgboost --set masked.lossless_check=true "
+      "--set masked.mu=2 --set masked.seed=5" +
+      common + " --report " + (dir / "masked.json") + " --model-out " +
+      (dir / "m.json"));
+  BOOST_REQUIRE_MESSAGE(masked.status == 0, masked.output);
+  BOOST_TEST(contains(masked.output, "masked-xgboost protocol"),
+             masked.output);
+  BOOST_TEST(contains(masked.output, "privacy: NONE for the active party's "
+                                     "gradient sums"),
+             masked.output);
+  auto plain = run_veil("train --protocol plain --set max_bin=32 --set "
+                        "min_child_weight=0 --set base_score=0.5" +
+                        common + " --report " + (dir / "plain.json"));
+  BOOST_REQUIRE_MESSAGE(plain.status == 0, plain.output);
+  auto m = read_json(dir / "masked.json");
+  auto p = read_json(dir / "plain.json");
+  BOOST_TEST(m["protocol"] == "masked-xgboost");
+  BOOST_TEST(m["metrics"] == p["metrics"], m["metrics"].dump() << " vs "
+                                                 << p["metrics"].dump());
+  // A passive party's splits are named by the party only.
+  BOOST_TEST(m["importance"].contains("party1:hidden"),
+             m["importance"].dump());
+  // Prediction goes through the parties, as plain's.
+  auto pr = run_veil("predict --model " + (dir / "m.json") + " --data " +
+                     adult("test") + " --report " + (dir / "p.json"));
+  BOOST_REQUIRE_MESSAGE(pr.status == 0, pr.output);
+  BOOST_TEST(contains(pr.output, "predicted 16281 rows with 2 parties"),
+             pr.output);
+  auto pj = read_json(dir / "p.json");
+  BOOST_TEST(pj["metrics"]["auc"] == m["metrics"]["auc"]);
+}
+
+BOOST_AUTO_TEST_CASE(prints_the_guarantee_it_fixed) {
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: no " << adult("train"));
+    return;
+  }
+  temp_dir dir;
+  auto r = run_veil("train --protocol masked-xgboost --parties 2 --epsilon 8 "
+                    "--set masked.sensitivity=record --trees 3 --threads 2 "
+                    "--quiet --data " +
+                    adult("train") + " --report " + (dir / "r.json"));
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  BOOST_TEST(contains(r.output, "privacy (active party): (epsilon 8, delta "
+                                "0.001) per_step"),
+             r.output);
+  BOOST_TEST(contains(r.output, "NOT against the passive parties"), r.output);
+  BOOST_TEST(contains(r.output, "privacy (passive parties): (epsilon 1"),
+             r.output);
+  auto j = read_json(dir / "r.json");
+  const auto& ap = j["privacy"]["active_party"];
+  // The calibration every role makes from the same settings: 3 trees of
+  // depth 6, one passive party, g and h half each.
+  veil::protocols::masked::params mp;
+  mp.epsilon_ap = 8;
+  mp.sensitivity = veil::protocols::masked::sensitivity::record;
+  auto c = veil::protocols::masked::calibrate(mp, 32561, 3, 6, 1);
+  BOOST_TEST(ap["per_release_epsilon"].get<double>() == c.release.epsilon);
+  BOOST_TEST(ap["divided_over"].get<std::uint64_t>() == 18u);
+  BOOST_TEST(ap["end_to_end_releases"].get<std::uint64_t>() ==
+             2u * 18u * 7u * 63u); // 7 passive features, 63 candidates each
+  BOOST_TEST(j["privacy"]["passive_parties"]["rho"].get<double>() == c.rho);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
+  temp_dir dir;
+  auto data = dir.path("d.csv");
+  veil::test::write_text(data, "a,b,c,label\n1,2,3,0\n2,3,1,1\n3,1,2,0\n"
+                               "4,4,4,1\n");
+  auto base = "train --protocol masked-xgboost --parties 2 --data " + data;
+  auto w = run_veil(base + " --set masked.w=2");
+  BOOST_TEST(w.status == 2);
+  BOOST_TEST(contains(w.output, "--set masked.w=2"), w.output);
+  BOOST_TEST(contains(w.output, "epsilon_pp > w ln 2"), w.output);
+  auto obj = run_veil(base + " --objective reg:squarederror");
+  BOOST_TEST(obj.status == 2);
+  BOOST_TEST(contains(obj.output, "binary:logistic only"), obj.output);
+  auto table = run_veil(base + " --set weak_learner=decision_table");
+  BOOST_TEST(table.status == 2);
+  BOOST_TEST(contains(table.output, "weak_learner"), table.output);
+  auto eps = run_veil(base + " --epsilon 0");
+  BOOST_TEST(eps.status == 2, eps.output);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
