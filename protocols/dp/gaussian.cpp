@@ -44,4 +44,22 @@ double analytic_sigma(double epsilon, double delta) {
   return hi;
 }
 
+ziggurat_table::ziggurat_table() {
+  double f = std::exp(-0.5 * r * r);
+  x[0] = v / f;
+  x[1] = r;
+  x[layers] = 0;
+  for (int i = 2; i < layers; ++i) {
+    x[i] = std::sqrt(-2 * std::log(v / x[i - 1] + f));
+    f = std::exp(-0.5 * x[i] * x[i]);
+  }
+  for (int i = 0; i < layers; ++i)
+    ratio[i] = x[i + 1] / x[i];
+}
+
+const ziggurat_table& ziggurat() {
+  static const ziggurat_table table;
+  return table;
+}
+
 } // namespace veil::protocols::dp

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <numbers>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "learners/input_error.hpp"
@@ -142,6 +145,17 @@ double choose_rho(double epsilon_pp, double delta_pp, int w, tail_method how,
         ": Theorem 3 needs epsilon_pp > W ln 2 = " + num(w * std::log(2.0)) +
         " (each of the W noise vectors spends epsilon_pp / W, at least "
         "ln 2); lower masked.w or raise masked.epsilon_pp");
+  // Every role and the coordinator calibrate from the same settings, and
+  // the exact tail costs about 0.2 s: remembered per process.
+  using key = std::tuple<double, double, int, tail_method, bool>;
+  static std::mutex lock;
+  static std::map<key, double> known;
+  key k{epsilon_pp, delta_pp, w, how, tight_threshold};
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    if (auto it = known.find(k); it != known.end())
+      return it->second;
+  }
   auto fits = [&](double rho) {
     return pp_delta(epsilon_pp, w, rho, how, tight_threshold) <= delta_pp;
   };
@@ -151,12 +165,16 @@ double choose_rho(double epsilon_pp, double delta_pp, int w, tail_method how,
                       " cannot be met with masked.epsilon_pp = " +
                       num(epsilon_pp) + " and masked.w = " + std::to_string(w) +
                       " even with almost no structured noise (rho = 1e-8)");
-  if (fits(std::exp(hi)))
-    return std::exp(hi);
-  while (hi - lo > 1e-5) {
-    double mid = (lo + hi) / 2;
-    (fits(std::exp(mid)) ? lo : hi) = mid;
+  if (fits(std::exp(hi))) {
+    lo = hi;
+  } else {
+    while (hi - lo > 1e-5) {
+      double mid = (lo + hi) / 2;
+      (fits(std::exp(mid)) ? lo : hi) = mid;
+    }
   }
+  std::lock_guard<std::mutex> guard(lock);
+  known[k] = std::exp(lo);
   return std::exp(lo);
 }
 

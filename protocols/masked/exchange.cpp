@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "learners/parallel.hpp"
 #include "learners/split/split.hpp"
@@ -94,16 +95,15 @@ crypto::key32 noise_source::next_key() {
   return key;
 }
 
-node_noise make_noise(const learners::bin_matrix& bins,
-                      std::span<const std::uint32_t> rows,
-                      const calibration& c, noise_source& source,
-                      int threads) {
-  node_noise out;
-  out.candidates = node_candidates(bins, rows);
+void make_noise(const learners::bin_matrix& bins,
+                std::span<const std::uint32_t> rows,
+                std::span<const candidate> candidates, const calibration& c,
+                noise_source& source, int threads, std::span<double> noise) {
   auto n = rows.size();
   auto w = static_cast<std::size_t>(c.w);
-  auto count = out.candidates.size();
-  out.noise.resize(count * w * n);
+  auto count = candidates.size();
+  if (noise.size() != count * w * n)
+    throw std::invalid_argument("make_noise: wrong output size");
   std::vector<crypto::key32> keys;
   keys.reserve(count);
   for (std::size_t i = 0; i < count; ++i)
@@ -115,7 +115,7 @@ node_noise make_noise(const learners::bin_matrix& bins,
     std::vector<double> p, z;
 #pragma omp for schedule(dynamic)
     for (std::size_t i = 0; i < count; ++i) {
-      const auto& cand = out.candidates[i];
+      const auto& cand = candidates[i];
       crypto::seeded_random rng(keys[i]);
       for (std::size_t k = 0; k < w; ++k) {
         // p: one draw per left row (N(0, σ1²)); z: one per row, the
@@ -124,7 +124,7 @@ node_noise make_noise(const learners::bin_matrix& bins,
         z.resize(n);
         dp::fill_standard_normal(rng, p);
         dp::fill_standard_normal(rng, z);
-        double* b = out.noise.data() + (i * w + k) * n;
+        double* b = noise.data() + (i * w + k) * n;
         std::size_t j = 0; // index among the left rows
         for (std::size_t r = 0; r < n; ++r) {
           if (goes_left(bins, rows[r], cand)) {
@@ -138,7 +138,6 @@ node_noise make_noise(const learners::bin_matrix& bins,
       }
     }
   }
-  return out;
 }
 
 std::pair<double, double> mask_gradients(

@@ -50,12 +50,6 @@ std::vector<candidate> node_candidates(const learners::bin_matrix& bins,
 /// training) can compute it.
 std::uint64_t max_candidates(std::uint64_t features, int max_bin);
 
-/// One node's noise (M1): for each candidate, W columns of the node's
-/// length, candidate after candidate (column-major within one).
-struct node_noise {
-  std::vector<candidate> candidates;
-  std::vector<double> noise;
-};
 
 /// The generator every party's noise comes from: the OS's CSPRNG, or, with
 /// a seed, a predictable ChaCha20 stream (tests, experiments) whose key
@@ -71,13 +65,15 @@ private:
   std::optional<crypto::seeded_random> seeded_;
 };
 
-/// Algorithm 1 for every candidate of a node whose rows (ascending) are
+/// Algorithm 1 for the `candidates` of a node whose rows (ascending) are
 /// `rows`: b = u + v + r per column, the left rows' u a cyclic difference,
 /// the right rows' v + r drawn at once (N(0, 2σ1² + σ2²): the same law).
-node_noise make_noise(const learners::bin_matrix& bins,
-                      std::span<const std::uint32_t> rows,
-                      const calibration& c, noise_source& source,
-                      int threads);
+/// Writes `noise` (M1): W columns of the node's length per candidate,
+/// candidate after candidate.
+void make_noise(const learners::bin_matrix& bins,
+                std::span<const std::uint32_t> rows,
+                std::span<const candidate> candidates, const calibration& c,
+                noise_source& source, int threads, std::span<double> noise);
 
 /// Algorithm 2 for one node: from the node's released gradients and
 /// hessians (clipped, by row) and its noise, ⟨g⟩_i then ⟨h⟩_i (the node's

@@ -360,6 +360,7 @@ outcome<outbox> active_party::on_noise(party_id from,
   reply.tree = tree_;
   reply.depth = depth_;
   reply.nodes = m.nodes;
+  reply.masked.reserve(2 * values / w); // ⟨g⟩ and ⟨h⟩ per noise column set
   std::size_t noise_at = 0, count_at = 0;
   for (std::size_t i = 0; i < frontier.size(); ++i) {
     auto rows = frontier[i].rows;
@@ -382,7 +383,9 @@ outcome<outbox> active_party::on_noise(party_id from,
   }
   passive_gains_[k].assign(frontier.size(),
                            -std::numeric_limits<double>::infinity());
-  return outbox{{from, std::move(reply)}};
+  outbox out; // not an initializer list: that would copy the vectors
+  out.push_back({from, std::move(reply)});
+  return out;
 }
 
 outcome<outbox> active_party::on_scores(party_id from,

@@ -15,6 +15,14 @@ protocol_error refuse(const char* step, std::string reason) {
   return {step, std::move(reason)};
 }
 
+/// An outbox of one message to the active party (not an initializer list:
+/// that would copy the message's vectors).
+outbox to_active(message m) {
+  outbox out;
+  out.push_back({0, std::move(m)});
+  return out;
+}
+
 } // namespace
 
 std::vector<std::uint8_t> route(const learners::dataset& d,
@@ -95,11 +103,11 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
     noise_.emplace(masking_.seed, static_cast<std::uint64_t>(self_));
     reply.max_candidates =
         masked::max_candidates(train_.features(), m.max_bin);
-    return outbox{{0, std::move(reply)}};
+    return to_active(std::move(reply));
   }
   for (std::size_t f = 0; f < cuts_.features(); ++f)
     reply.bins_per_feature.push_back(cuts_.bins(f));
-  return outbox{{0, std::move(reply)}};
+  return to_active(std::move(reply));
 }
 
 outcome<outbox> passive_party::on_tree_start(tree_start&& m) {
@@ -170,7 +178,7 @@ outcome<outbox> passive_party::on_level(const level_request& m) {
         std::span<learners::grad_sum>(reply.sums.data() + k * slots, slots),
         threads_);
   }
-  return outbox{{0, std::move(reply)}};
+  return to_active(std::move(reply));
 }
 
 outcome<outbox> passive_party::on_split_query(const split_query& m) {
@@ -197,7 +205,7 @@ outcome<outbox> passive_party::on_split_query(const split_query& m) {
     append_bits(reply.goes_left_bits,
                 route(train_, s, partition_.rows_of(m.nodes[i])));
   }
-  return outbox{{0, std::move(reply)}};
+  return to_active(std::move(reply));
 }
 
 outcome<outbox> passive_party::noise_for(const level_request& m) {
@@ -207,24 +215,33 @@ outcome<outbox> passive_party::noise_for(const level_request& m) {
   level_nodes_.clear();
   candidates_.clear();
   best_.clear();
+  auto w = static_cast<std::size_t>(calibration_->w);
+  std::size_t values = 0;
   for (auto node : m.build) {
     if (!partition_.contains(node))
       return refuse("level_request",
                     "noise for unknown node " + std::to_string(node));
-    auto made = masked::make_noise(bins_, partition_.rows_of(node),
-                                   *calibration_, *noise_, threads_);
+    auto rows = partition_.rows_of(node);
+    candidates_.push_back(masked::node_candidates(bins_, rows));
+    values += candidates_.back().size() * w * rows.size();
+    level_nodes_.push_back(node);
     reply.nodes.push_back(node);
     reply.candidates.push_back(
-        static_cast<std::uint32_t>(made.candidates.size()));
+        static_cast<std::uint32_t>(candidates_.back().size()));
     if (masking_.energy == masked::energy_mode::adaptive)
-      for (const auto& c : made.candidates)
+      for (const auto& c : candidates_.back())
         reply.left_counts.push_back(c.left);
-    reply.noise.insert(reply.noise.end(), made.noise.begin(),
-                       made.noise.end());
-    level_nodes_.push_back(node);
-    candidates_.push_back(std::move(made.candidates));
   }
-  return outbox{{0, std::move(reply)}};
+  reply.noise.resize(values); // the level's noise is one message (M1)
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < level_nodes_.size(); ++i) {
+    auto rows = partition_.rows_of(level_nodes_[i]);
+    auto size = candidates_[i].size() * w * rows.size();
+    masked::make_noise(bins_, rows, candidates_[i], *calibration_, *noise_,
+                       threads_, {reply.noise.data() + at, size});
+    at += size;
+  }
+  return to_active(std::move(reply));
 }
 
 outcome<outbox> passive_party::on_masked_sums(const masked_sums& m) {
@@ -256,7 +273,7 @@ outcome<outbox> passive_party::on_masked_sums(const masked_sums& m) {
     reply.gains.push_back(best ? best->gain
                                : -std::numeric_limits<double>::infinity());
   }
-  return outbox{{0, std::move(reply)}};
+  return to_active(std::move(reply));
 }
 
 outcome<outbox> passive_party::on_scored_query(const scored_split_query& m) {
@@ -282,7 +299,7 @@ outcome<outbox> passive_party::on_scored_query(const scored_split_query& m) {
     append_bits(reply.goes_left_bits,
                 route(train_, s, partition_.rows_of(node)));
   }
-  return outbox{{0, std::move(reply)}};
+  return to_active(std::move(reply));
 }
 
 outcome<outbox> passive_party::on_predict(const predict_query& m) {
@@ -307,7 +324,7 @@ outcome<outbox> passive_party::on_predict(const predict_query& m) {
         return refuse("predict_query", "row out of range");
     append_bits(reply.goes_left_bits, route(predict_, it->second, rows));
   }
-  return outbox{{0, std::move(reply)}};
+  return to_active(std::move(reply));
 }
 
 } // namespace veil::protocols::plain
