@@ -36,6 +36,12 @@ typename Inspector::result_type inspect(Inspector& f, setup_done& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, noisy_gradients& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::noisy_gradients"),
+           x.tree, raw(x.g), raw(x.h));
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, noise_matrices& x) {
   return f(caf::meta::type_name("veil::protocols::plain::noise_matrices"),
            x.tree, x.depth, raw(x.nodes), raw(x.candidates),

@@ -79,10 +79,9 @@ struct session_config;
 struct vertical_exchange {
   protocols::plain::exchange kind = protocols::plain::exchange::histograms;
   protocols::masked::params masking;
-  std::string name() const {
-    return kind == protocols::plain::exchange::masked ? "masked-xgboost"
-                                                      : "plain";
-  }
+  /// The protocol's name (plain, masked-xgboost, xgboost-ldp,
+  /// fedxgboost-ldp).
+  std::string name() const;
 };
 
 /// `veil train` of the vertical XGBoost protocols (plain, masked-xgboost):

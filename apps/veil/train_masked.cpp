@@ -24,11 +24,40 @@ learners::booster_params masked_booster(const learners::booster_params& given,
   return bp;
 }
 
+/// The exchange of the method `name` names.
+protocols::plain::exchange exchange_of(const std::string& name) {
+  using protocols::plain::exchange;
+  switch (mx::method_named(name)) {
+  case mx::method::masked:
+    return exchange::masked;
+  case mx::method::xgboost_ldp:
+    return exchange::xgboost_ldp;
+  case mx::method::fedxgboost_ldp:
+    return exchange::fedxgboost_ldp;
+  }
+  return exchange::masked;
+}
+
 } // namespace
+
+std::string vertical_exchange::name() const {
+  using protocols::plain::exchange;
+  switch (kind) {
+  case exchange::histograms:
+    return "plain";
+  case exchange::masked:
+    return "masked-xgboost";
+  case exchange::xgboost_ldp:
+    return "xgboost-ldp";
+  case exchange::fedxgboost_ldp:
+    return "fedxgboost-ldp";
+  }
+  return "plain";
+}
 
 int run_masked_train(const train_options& o) {
   vertical_exchange ex;
-  ex.kind = protocols::plain::exchange::masked;
+  ex.kind = exchange_of(o.protocol);
   std::vector<std::string> learner_settings;
   for (const auto& s : o.settings) {
     auto eq = s.find('=');
@@ -48,7 +77,7 @@ int run_masked_train(const train_options& o) {
 
 int run_masked_config(const session_config& c, const train_options& o) {
   vertical_exchange ex;
-  ex.kind = protocols::plain::exchange::masked;
+  ex.kind = exchange_of(c.protocol);
   for (const auto& [key, value] : c.protocol_params) {
     auto line = c.protocol_param_lines.find(key);
     auto context = c.source +

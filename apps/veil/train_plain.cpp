@@ -87,7 +87,7 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
                        const vertical_exchange& ex) {
   if (!o.categorical.empty())
     throw input_error("--categorical: only for --protocol opboost");
-  bool masked = ex.kind == protocols::plain::exchange::masked;
+  bool masked = protocols::plain::passives_score(ex.kind);
   int n = o.parties == 0 ? (masked ? 2 : 3) : o.parties;
   if (n < 2)
     throw input_error("--parties " + std::to_string(n) + ": the " +
@@ -192,15 +192,16 @@ int report_federated(const actors::session_outcome& out,
   if (!out.ok())
     return session_failure(out);
   const auto& r = *out.result;
-  bool masked = cfg.exchange == protocols::plain::exchange::masked;
-  auto protocol = masked ? std::string("masked-xgboost") : "plain";
+  bool masked = protocols::plain::passives_score(cfg.exchange);
+  auto protocol = vertical_exchange{cfg.exchange, cfg.masking}.name();
   std::optional<protocols::masked::guarantee> guarantee;
   if (masked) {
     std::uint64_t widest = 0;
     for (std::size_t q = 1; q < r.features.size() && q < r.names.size(); ++q)
       widest = std::max<std::uint64_t>(widest, r.features[q].size());
     guarantee = protocols::masked::fix_guarantee(
-        cfg.masking, p, r.rows, static_cast<int>(r.names.size()) - 1, widest);
+        protocols::masked::method_named(protocol), cfg.masking, p, r.rows,
+        static_cast<int>(r.names.size()) - 1, widest);
   }
   federated_summary sum;
   sum.protocol = protocol;

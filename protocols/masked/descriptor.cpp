@@ -8,12 +8,15 @@ const protocols::descriptor& descriptor() {
   static const protocols::descriptor d = [] {
     constexpr double inf = std::numeric_limits<double>::infinity();
     protocols::descriptor x;
-    x.names = {"masked-xgboost"};
+    // Its LDP baselines (spec §6.2–6.3) run on the same roles.
+    x.names = {"masked-xgboost", "xgboost-ldp", "fedxgboost-ldp"};
     x.summary = "MaskedXGBoost: the passive parties send noise matrices "
                 "whose structured part cancels in their split sums, the "
                 "active party returns its gradients masked with them; "
                 "bilateral DP (Gaussian LDP for the gradients, DP for the "
-                "passive parties' splitting vectors)";
+                "passive parties' splitting vectors); xgboost-ldp and "
+                "fedxgboost-ldp: its baselines, noisy gradients (and "
+                "hessians) once per tree";
     x.parties = {
         {"active", 1, 1,
          "holds the labels and its columns; masks its gradients, compares "

@@ -101,11 +101,50 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
                                 "depth-wise trees only");
 }
 
-guarantee fix_guarantee(const params& p, const learners::booster_params& bp,
-                        std::uint64_t rows, int passives,
-                        std::uint64_t passive_features) {
+method method_named(const std::string& name) {
+  if (name == "masked-xgboost")
+    return method::masked;
+  if (name == "xgboost-ldp")
+    return method::xgboost_ldp;
+  if (name == "fedxgboost-ldp")
+    return method::fedxgboost_ldp;
+  throw std::invalid_argument("not a method of MaskedXGBoost's: " + name);
+}
+
+const char* to_string(method m) {
+  switch (m) {
+  case method::masked:
+    return "masked-xgboost";
+  case method::xgboost_ldp:
+    return "xgboost-ldp";
+  case method::fedxgboost_ldp:
+    return "fedxgboost-ldp";
+  }
+  return "?";
+}
+
+guarantee fix_guarantee(method m, const params& p,
+                        const learners::booster_params& bp, std::uint64_t rows,
+                        int passives, std::uint64_t passive_features) {
   guarantee g;
+  g.method = m;
   g.settings = p;
+  if (m != method::masked) {
+    bool hessians = m == method::xgboost_ldp;
+    g.ldp = ldp_calibrate(p, rows, bp.rounds, passives, hessians);
+    // Every release: one per tree and passive party, g (and h).
+    g.end_to_end_releases = static_cast<std::uint64_t>(bp.rounds) *
+                            static_cast<std::uint64_t>(passives) *
+                            (hessians ? 2 : 1);
+    auto [e, d] = advanced_composition(g.ldp.budget.epsilon,
+                                       g.ldp.budget.delta,
+                                       g.end_to_end_releases, p.delta_ap / 2);
+    double k = static_cast<double>(g.end_to_end_releases);
+    bool basic = k * g.ldp.budget.epsilon <= e;
+    g.end_to_end_epsilon = basic ? k * g.ldp.budget.epsilon : e;
+    g.end_to_end_delta = basic ? k * g.ldp.budget.delta : d;
+    return g;
+  }
   g.max_candidates = max_candidates(passive_features, bp.max_bin);
   g.fixed = calibrate(p, rows, bp.rounds, bp.tree.max_depth, passives,
                       std::max<std::uint64_t>(g.max_candidates, 1));
@@ -128,7 +167,68 @@ guarantee fix_guarantee(const params& p, const learners::booster_params& bp,
   return g;
 }
 
+namespace {
+
+nlohmann::json ldp_privacy_json(const guarantee& g) {
+  const auto& p = g.settings;
+  nlohmann::json j;
+  bool hessians = g.method == method::xgboost_ldp;
+  j["mechanism"] = std::string(to_string(g.method)) +
+                   ": Gaussian noise on the active party's clipped " +
+                   (hessians ? "gradients and hessians" : "gradients") +
+                   ", once per tree (spec maskedxgboost §6)";
+  j["active_party"] = {
+      {"epsilon", p.epsilon_ap},
+      {"delta", p.delta_ap},
+      {"accounting", to_string(p.accounting)},
+      {"sensitivity", to_string(p.sensitivity)},
+      {"per_release_epsilon", g.ldp.budget.epsilon},
+      {"per_release_delta", g.ldp.budget.delta},
+      {"noise_stddev", g.ldp.stddev},
+      {"end_to_end_releases", g.end_to_end_releases},
+      {"end_to_end_epsilon", g.end_to_end_epsilon},
+      {"end_to_end_delta", g.end_to_end_delta},
+      {"holds_against", "everyone, the passive parties included (they see "
+                        "only the noisy values)"}};
+  j["passive_parties"] = {
+      {"protection", "none beyond keeping their features and thresholds: "
+                     "their best scores and winning partitions go to the "
+                     "active party"}};
+  j["not_covered"] = {"every node's partition (both ways)",
+                      "each passive party's best score per node"};
+  j["noise"] = p.seed == 0 ? "the operating system's CSPRNG"
+                           : "a fixed seed (predictable: no protection)";
+  return j;
+}
+
+std::string ldp_privacy_text(const guarantee& g) {
+  const auto& p = g.settings;
+  std::ostringstream os;
+  os.precision(4);
+  if (p.lossless_check)
+    os << "privacy: NONE (masked.lossless_check: no noise)\n";
+  os << "privacy (active party): (epsilon " << p.epsilon_ap << ", delta "
+     << p.delta_ap << ") " << to_string(p.accounting) << "; each tree's "
+     << (g.method == method::xgboost_ldp ? "noisy g and h" : "noisy g")
+     << " released with (" << g.ldp.budget.epsilon << ", "
+     << g.ldp.budget.delta << "), noise sd " << g.ldp.stddev << ", "
+     << to_string(p.sensitivity) << " neighbours; against everyone\n";
+  os << "  end to end over every release (" << g.end_to_end_releases
+     << " per record): epsilon " << g.end_to_end_epsilon << ", delta "
+     << g.end_to_end_delta << "\n";
+  os << "privacy (passive parties): none beyond keeping their features; "
+        "their best scores and winning partitions go to the active party";
+  if (p.seed != 0)
+    os << "\nWARNING: masked.seed is set: the noise is predictable and "
+          "protects nothing";
+  return os.str();
+}
+
+} // namespace
+
 nlohmann::json privacy_json(const guarantee& g) {
+  if (g.method != method::masked)
+    return ldp_privacy_json(g);
   const auto& p = g.settings;
   const auto& c = g.fixed;
   nlohmann::json j;
@@ -171,6 +271,8 @@ nlohmann::json privacy_json(const guarantee& g) {
 }
 
 std::string privacy_text(const guarantee& g) {
+  if (g.method != method::masked)
+    return ldp_privacy_text(g);
   const auto& p = g.settings;
   const auto& c = g.fixed;
   std::ostringstream os;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "learners/boost/booster.hpp"
+#include "protocols/masked/baselines.hpp"
 #include "protocols/masked/params.hpp"
 
 namespace veil::protocols::masked {
@@ -37,7 +38,16 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
 /// which holds `passive_features` features (they bound the candidates a
 /// node can have, exchange.hpp's max_candidates, as the active party
 /// counts them).
+/// Which of the methods of spec maskedxgboost the session runs.
+enum class method { masked, xgboost_ldp, fedxgboost_ldp };
+
+/// The method `--protocol NAME` names (masked-xgboost, xgboost-ldp,
+/// fedxgboost-ldp); throws std::invalid_argument for another name.
+method method_named(const std::string& name);
+const char* to_string(method m);
+
 struct guarantee {
+  masked::method method = method::masked;
   params settings;
   calibration fixed;
   std::uint64_t max_candidates = 0; ///< a bound, from features and bins
@@ -45,11 +55,13 @@ struct guarantee {
   double end_to_end_epsilon = 0;
   double end_to_end_delta = 0;
   std::uint64_t end_to_end_releases = 0;
+  /// The LDP baselines': one noisy release per tree and passive party.
+  ldp_release ldp;
 };
 
-guarantee fix_guarantee(const params& p, const learners::booster_params& bp,
-                        std::uint64_t rows, int passives,
-                        std::uint64_t passive_features);
+guarantee fix_guarantee(method m, const params& p,
+                        const learners::booster_params& bp, std::uint64_t rows,
+                        int passives, std::uint64_t passive_features);
 
 /// The report's privacy section and the lines printed after training.
 nlohmann::json privacy_json(const guarantee& g);

@@ -9,6 +9,7 @@
 #include "learners/metrics/metrics.hpp"
 #include "learners/split/split.hpp"
 #include "learners/tree/local_split_finder.hpp"
+#include "protocols/dp/gaussian.hpp"
 
 namespace veil::protocols::plain {
 
@@ -34,7 +35,7 @@ active_party::active_party(const learners::booster_params& p,
       own_features_(own_.features()), passives_(std::move(passives)),
       exchange_(ex), masking_(masking) {
   params_.validate();
-  if (exchange_ == exchange::masked) {
+  if (passives_score(exchange_)) {
     masking_.validate();
     if (params_.objective != learners::objective_kind::binary_logistic)
       throw input_error("MaskedXGBoost trains binary:logistic only (its "
@@ -42,7 +43,7 @@ active_party::active_party(const learners::booster_params& p,
                         learners::to_string(params_.objective));
     if (params_.tree.oblivious)
       throw input_error("MaskedXGBoost grows trees, not decision tables");
-    // The AP's coefficients: a stream of its own (stream 0).
+    // The AP's coefficients or noise: a stream of its own (stream 0).
     noise_.emplace(masking_.seed, 0);
   }
   if (!own_.has_labels())
@@ -201,7 +202,7 @@ outcome<outbox> active_party::on_setup_done(party_id from,
   for (auto b : m.bins_per_feature)
     if (b < 0 || b > 65535)
       return refuse("setup_done", "bin count out of range");
-  if (exchange_ == exchange::masked) {
+  if (passives_score(exchange_)) {
     // Its features stay hidden: one slot in the model stands for all.
     if (!m.bins_per_feature.empty() || m.max_candidates == 0 ||
         m.max_candidates > (1u << 24))
@@ -216,14 +217,18 @@ outcome<outbox> active_party::on_setup_done(party_id from,
   waiting_[k] = false;
   if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
     return outbox{};
-  if (exchange_ == exchange::masked) {
-    try {
-      calibration_ = masked::calibrate(
-          masking_, own_.rows(), params_.rounds, params_.tree.max_depth,
-          static_cast<int>(passives_.size()), max_candidates_);
-    } catch (const input_error& e) {
-      return refuse("setup_done", e.what());
-    }
+  try {
+    auto passives = static_cast<int>(passives_.size());
+    if (exchange_ == exchange::masked)
+      calibration_ =
+          masked::calibrate(masking_, own_.rows(), params_.rounds,
+                            params_.tree.max_depth, passives, max_candidates_);
+    else if (passives_score(exchange_))
+      ldp_ = masked::ldp_calibrate(masking_, own_.rows(), params_.rounds,
+                                   passives,
+                                   exchange_ == exchange::xgboost_ldp);
+  } catch (const input_error& e) {
+    return refuse("setup_done", e.what());
   }
   // Global feature numbers: own features first, then each passive party's.
   // The model names passive features by party and local index only.
@@ -234,7 +239,7 @@ outcome<outbox> active_party::on_setup_done(party_id from,
     offsets_[i] = next;
     next += static_cast<std::int32_t>(layouts_[i].features());
     passive_hists_.emplace_back(layouts_[i].slots());
-    if (exchange_ == exchange::masked) {
+    if (passives_score(exchange_)) {
       model_.feature_names.push_back("party" + std::to_string(passives_[i]) +
                                      ":hidden");
       continue;
@@ -273,7 +278,7 @@ outbox active_party::begin_tree() {
     h.clear();
   outbox out;
   auto g = class_grads();
-  if (exchange_ == exchange::masked) {
+  if (passives_score(exchange_)) {
     // What is released, clipped to the bound the calibration assumes
     // (spec §3.3); the AP's own splits and leaves use g, h as they are.
     double half = masking_.mu / 2;
@@ -283,8 +288,18 @@ outbox active_party::begin_tree() {
       released_g_[r] = std::clamp<double>(g[r].g, -half, half);
       released_h_[r] = std::clamp<double>(g[r].h, 0.0, half);
     }
-    for (auto q : passives_) // no gradients: they travel masked
+    for (auto q : passives_) { // no gradients in the clear
       out.push_back({q, tree_start{tree_, {}}});
+      if (ldp_)
+        out.push_back({q, release_noisy()});
+    }
+    if (exchange_ == exchange::fedxgboost_ldp) {
+      // Its own candidates on the passive parties' scale: rows counted in
+      // place of hessians (spec §6.3).
+      scoring_grads_.resize(g.size());
+      for (std::size_t r = 0; r < g.size(); ++r)
+        scoring_grads_[r] = {g[r].g, 1.0f};
+    }
   } else {
     for (auto q : passives_)
       out.push_back({q, tree_start{tree_, {g.begin(), g.end()}}});
@@ -302,16 +317,28 @@ outbox active_party::open_level(std::vector<split_outcome> splits) {
   req.tree = tree_;
   req.depth = depth_;
   req.splits = std::move(splits);
-  // MaskedXGBoost scores every node afresh: no histograms to subtract.
-  req.build = level_nodes(exchange_ == exchange::masked);
+  // Passive parties that score every node afresh have no histograms to
+  // subtract.
+  req.build = level_nodes(passives_score(exchange_));
   for (auto q : passives_)
     out.push_back({q, req});
-  own_hists_.compute(own_bins_, class_grads(), frontier, params_.threads);
+  own_hists_.compute(own_bins_,
+                     exchange_ == exchange::fedxgboost_ldp
+                         ? std::span<const grad_pair>(scoring_grads_)
+                         : class_grads(),
+                     frontier, params_.threads);
   if (passives_.empty())
     return evaluate();
   std::fill(waiting_.begin(), waiting_.end(), true);
-  if (exchange_ == exchange::masked) {
-    passive_gains_.assign(passives_.size(), {});
+  if (passives_score(exchange_)) {
+    // MaskedXGBoost's scores come after its noise; the LDP baselines'
+    // right away.
+    passive_gains_.assign(
+        passives_.size(),
+        exchange_ == exchange::masked
+            ? std::vector<double>{}
+            : std::vector<double>(frontier.size(),
+                                  -std::numeric_limits<double>::infinity()));
     phase_ = phase::awaiting_masked;
   } else {
     phase_ = phase::awaiting_histograms;
@@ -327,9 +354,27 @@ std::vector<std::int32_t> active_party::level_nodes(bool all) const {
   return nodes;
 }
 
+message active_party::release_noisy() {
+  noisy_gradients m;
+  m.tree = tree_;
+  bool hessians = exchange_ == exchange::xgboost_ldp;
+  crypto::seeded_random rng(noise_->next_key());
+  m.g.resize(released_g_.size());
+  for (std::size_t r = 0; r < m.g.size(); ++r)
+    m.g[r] = released_g_[r] + ldp_->stddev * dp::standard_normal(rng);
+  if (hessians) {
+    m.h.resize(released_h_.size());
+    for (std::size_t r = 0; r < m.h.size(); ++r)
+      m.h[r] = released_h_[r] + ldp_->stddev * dp::standard_normal(rng);
+  }
+  return m;
+}
+
 outcome<outbox> active_party::on_noise(party_id from,
                                        const noise_matrices& m) {
   auto k = party_index(from);
+  if (exchange_ != exchange::masked)
+    return refuse("noise_matrices", "not a MaskedXGBoost session");
   if (m.tree != tree_ || m.depth != depth_)
     return refuse("noise_matrices", "not for the current level");
   if (!passive_gains_[k].empty())
@@ -486,11 +531,14 @@ outbox active_party::evaluate() {
   } else {
     for (std::size_t i = 0; i < frontier.size(); ++i) {
       const auto& n = frontier[i];
+      auto node_sum = n.sum;
+      if (exchange_ == exchange::fedxgboost_ldp)
+        node_sum.h = static_cast<double>(n.rows.size());
       consider(i,
                learners::best_split(tp, own_bins_.layout(),
-                                    own_hists_.of(n.node), n.sum),
+                                    own_hists_.of(n.node), node_sum),
                0, 0);
-      if (exchange_ == exchange::masked) {
+      if (passives_score(exchange_)) {
         // A passive party's best by its own (noisy) score; which of its
         // candidates it is stays with it. It checked both children.
         for (std::size_t k = 0; k < passives_.size(); ++k) {
@@ -532,7 +580,7 @@ outbox active_party::evaluate() {
     } else {
       d.threshold = std::numeric_limits<float>::quiet_NaN();
       auto k = party_index(d.owner);
-      if (exchange_ == exchange::masked) {
+      if (passives_score(exchange_)) {
         scored[k].tree = tree_;
         scored[k].depth = depth_;
         scored[k].nodes.push_back(d.node);

@@ -11,6 +11,7 @@
 #include "learners/boost/model.hpp"
 #include "learners/hist/histogram.hpp"
 #include "learners/tree/tree_grower.hpp"
+#include "protocols/masked/baselines.hpp"
 #include "protocols/masked/exchange.hpp"
 #include "protocols/outcome.hpp"
 #include "protocols/plain/passive_party.hpp"
@@ -92,9 +93,13 @@ public:
   std::size_t training_rows() const { return own_.rows(); }
 
   /// MaskedXGBoost: what the budgets fixed, once the passive parties are
-  /// set up (none with the plain exchange or before).
+  /// set up (none with the plain exchange or before); its LDP baselines'
+  /// release.
   const std::optional<masked::calibration>& calibration() const {
     return calibration_;
+  }
+  const std::optional<masked::ldp_release>& ldp_release() const {
+    return ldp_;
   }
 
 private:
@@ -118,6 +123,7 @@ private:
   outcome<outbox> on_noise(party_id from, const noise_matrices& m);
   outcome<outbox> on_scores(party_id from, const passive_scores& m);
   std::vector<std::int32_t> level_nodes(bool all) const;
+  message release_noisy();
   outcome<outbox> on_split_answer(party_id from, const split_answer& m);
   outcome<outbox> on_predict_answer(party_id from, const predict_answer& m);
 
@@ -154,6 +160,8 @@ private:
   plain::exchange exchange_ = exchange::histograms;
   masked::params masking_;
   std::optional<masked::calibration> calibration_;
+  std::optional<masked::ldp_release> ldp_; // the LDP baselines'
+  std::vector<learners::grad_pair> scoring_grads_; // FedXGBoost-LDP: (g, 1)
   std::optional<masked::noise_source> noise_;
   std::uint64_t max_candidates_ = 0;
   std::vector<double> released_g_, released_h_; // clipped, by row

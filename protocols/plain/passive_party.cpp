@@ -1,6 +1,7 @@
 #include "protocols/plain/passive_party.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -41,7 +42,7 @@ passive_party::passive_party(learners::dataset train, exchange ex,
                              masked::params masking, party_id self)
     : train_(std::move(train)), exchange_(ex), masking_(masking),
       self_(self) {
-  if (exchange_ == exchange::masked)
+  if (passives_score(exchange_))
     masking_.validate();
 }
 
@@ -69,6 +70,8 @@ outcome<outbox> passive_party::on_message(party_id from, message m) {
     return on_level(*x);
   if (auto* x = std::get_if<split_query>(&m))
     return on_split_query(*x);
+  if (auto* x = std::get_if<noisy_gradients>(&m))
+    return on_noisy_gradients(std::move(*x));
   if (auto* x = std::get_if<masked_sums>(&m))
     return on_masked_sums(*x);
   if (auto* x = std::get_if<scored_split_query>(&m))
@@ -91,11 +94,12 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
   bins_ = learners::bin_matrix(train_, cuts_, threads_);
   ready_ = true;
   setup_done reply;
-  if (exchange_ == exchange::masked) {
+  if (passives_score(exchange_)) {
     try {
       m.tree_settings.validate();
       // Only ρ, σ2 and W matter here: the PP's own budget fixes them.
-      calibration_ = masked::calibrate(masking_, train_.rows(), 1, 1, 1);
+      if (exchange_ == exchange::masked)
+        calibration_ = masked::calibrate(masking_, train_.rows(), 1, 1, 1);
     } catch (const input_error& e) {
       return refuse("setup", e.what());
     }
@@ -114,7 +118,7 @@ outcome<outbox> passive_party::on_tree_start(tree_start&& m) {
   if (!ready_)
     return refuse("tree_start", "no setup received yet");
   // MaskedXGBoost's gradients travel masked, never in the clear.
-  auto want = exchange_ == exchange::masked ? 0 : train_.rows();
+  auto want = passives_score(exchange_) ? 0 : train_.rows();
   if (m.grads.size() != want)
     return refuse("tree_start", "expected " + std::to_string(want) +
                                     " gradient pairs, got " +
@@ -162,6 +166,8 @@ outcome<outbox> passive_party::on_level(const level_request& m) {
     return outbox{};
   if (exchange_ == exchange::masked)
     return noise_for(m);
+  if (passives_score(exchange_))
+    return scores_for(m);
   histograms reply;
   reply.tree = m.tree;
   reply.depth = m.depth;
@@ -240,6 +246,53 @@ outcome<outbox> passive_party::noise_for(const level_request& m) {
     masked::make_noise(bins_, rows, candidates_[i], *calibration_, *noise_,
                        threads_, {reply.noise.data() + at, size});
     at += size;
+  }
+  return to_active(std::move(reply));
+}
+
+outcome<outbox> passive_party::on_noisy_gradients(noisy_gradients&& m) {
+  bool hessians = exchange_ == exchange::xgboost_ldp;
+  if (exchange_ != exchange::xgboost_ldp &&
+      exchange_ != exchange::fedxgboost_ldp)
+    return refuse("noisy_gradients", "not an LDP baseline's session");
+  if (m.tree != tree_)
+    return refuse("noisy_gradients", "not for the current tree");
+  if (m.g.size() != train_.rows() ||
+      m.h.size() != (hessians ? train_.rows() : 0))
+    return refuse("noisy_gradients",
+                  "expected " + std::to_string(train_.rows()) +
+                      " gradients" + (hessians ? " and hessians" : ""));
+  for (auto* v : {&m.g, &m.h})
+    for (double x : *v)
+      if (!std::isfinite(x))
+        return refuse("noisy_gradients", "a value is not finite");
+  noisy_g_ = std::move(m.g);
+  noisy_h_ = std::move(m.h);
+  return outbox{};
+}
+
+outcome<outbox> passive_party::scores_for(const level_request& m) {
+  if (noisy_g_.size() != train_.rows())
+    return refuse("level_request", "no noisy gradients for this tree");
+  passive_scores reply;
+  reply.tree = m.tree;
+  reply.depth = m.depth;
+  level_nodes_.clear();
+  candidates_.clear();
+  best_.clear();
+  for (auto node : m.build) {
+    if (!partition_.contains(node))
+      return refuse("level_request",
+                    "scores for unknown node " + std::to_string(node));
+    auto rows = partition_.rows_of(node);
+    candidates_.push_back(masked::node_candidates(bins_, rows));
+    auto best = masked::best_noisy_candidate(bins_, rows, candidates_.back(),
+                                             noisy_g_, noisy_h_, tree_params_);
+    level_nodes_.push_back(node);
+    reply.nodes.push_back(node);
+    best_.push_back(best ? static_cast<std::int64_t>(best->index) : -1);
+    reply.gains.push_back(best ? best->gain
+                               : -std::numeric_limits<double>::infinity());
   }
   return to_active(std::move(reply));
 }

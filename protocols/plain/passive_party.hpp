@@ -9,6 +9,7 @@
 #include "learners/binning/quantile_cuts.hpp"
 #include "learners/data/dataset.hpp"
 #include "learners/tree/row_partition.hpp"
+#include "protocols/masked/baselines.hpp"
 #include "protocols/masked/exchange.hpp"
 #include "protocols/outcome.hpp"
 #include "protocols/plain/wire.hpp"
@@ -67,6 +68,8 @@ private:
   outcome<outbox> on_masked_sums(const masked_sums& m);
   outcome<outbox> on_scored_query(const scored_split_query& m);
   outcome<outbox> noise_for(const level_request& m);
+  outcome<outbox> on_noisy_gradients(noisy_gradients&& m);
+  outcome<outbox> scores_for(const level_request& m);
   outcome<outbox> on_predict(const predict_query& m);
 
   learners::dataset train_;
@@ -92,6 +95,7 @@ private:
   std::vector<std::int32_t> level_nodes_;
   std::vector<std::vector<masked::candidate>> candidates_;
   std::vector<std::int64_t> best_;
+  std::vector<double> noisy_g_, noisy_h_; // the LDP baselines' release
 };
 
 } // namespace veil::protocols::plain

@@ -10,6 +10,9 @@ struct namer {
   const char* operator()(const tree_start&) const { return "tree_start"; }
   const char* operator()(const level_request&) const { return "level_request"; }
   const char* operator()(const histograms&) const { return "histograms"; }
+  const char* operator()(const noisy_gradients&) const {
+    return "noisy_gradients";
+  }
   const char* operator()(const noise_matrices&) const {
     return "noise_matrices";
   }

@@ -28,7 +28,17 @@ enum class exchange : std::int32_t {
   /// MaskedXGBoost (protocols/masked/exchange.hpp): noise matrices, masked
   /// gradient vectors, the passive party's best score.
   masked = 1,
+  /// Its baselines (protocols/masked/baselines.hpp): noisy gradients and
+  /// hessians once per tree (XGBoost-LDP), or noisy gradients only with a
+  /// count-based score (FedXGBoost-LDP); the passive party's best score.
+  xgboost_ldp = 2,
+  fedxgboost_ldp = 3,
 };
+
+/// Whether the passive parties score their own candidates (every exchange
+/// but plain's histograms): their features stay hidden from the active
+/// party, which gets their best score per node.
+inline bool passives_score(exchange e) { return e != exchange::histograms; }
 
 /// What every party of a vertical XGBoost session gets in its roster: the
 /// booster's settings, the exchange, and MaskedXGBoost's settings (used
@@ -92,6 +102,15 @@ struct histograms {
   std::int32_t depth = 0;
   std::vector<std::int32_t> nodes;
   std::vector<learners::grad_sum> sums;
+};
+
+/// XGBoost-LDP and FedXGBoost-LDP: the active party's clipped gradients
+/// (and hessians; none for FedXGBoost-LDP) with Gaussian noise, by row,
+/// once per tree.
+struct noisy_gradients {
+  std::int32_t tree = 0;
+  std::vector<double> g;
+  std::vector<double> h;
 };
 
 /// MaskedXGBoost, M1 (passive -> active): for each node of the level, its
@@ -175,7 +194,7 @@ using protocols::failure;
 
 using message =
     std::variant<setup, setup_done, tree_start, level_request, histograms,
-                 noise_matrices, masked_sums, passive_scores,
+                 noisy_gradients, noise_matrices, masked_sums, passive_scores,
                  scored_split_query, split_query, split_answer, predict_query,
                  predict_answer, failure>;
 

@@ -107,6 +107,32 @@ BOOST_AUTO_TEST_CASE(prints_the_guarantee_it_fixed) {
   BOOST_TEST(j["privacy"]["passive_parties"]["rho"].get<double>() == c.rho);
 }
 
+// Its LDP baselines from the same command: what they release and whom the
+// guarantee holds against.
+BOOST_AUTO_TEST_CASE(ldp_baselines_print_their_guarantee) {
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: no " << adult("train"));
+    return;
+  }
+  for (std::string name : {"xgboost-ldp", "fedxgboost-ldp"}) {
+    auto r = run_veil("train --protocol " + name +
+                      " --parties 2 --epsilon 2 --trees 3 --quiet --data " +
+                      adult("train"));
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+    BOOST_TEST(contains(r.output, name + " protocol"), r.output);
+    BOOST_TEST(contains(r.output, name == "xgboost-ldp" ? "noisy g and h"
+                                                        : "noisy g released"),
+               r.output);
+    BOOST_TEST(contains(r.output, "against everyone"), r.output);
+    BOOST_TEST(contains(r.output, "end to end over every release (" +
+                                      std::string(name == "xgboost-ldp"
+                                                      ? "6"
+                                                      : "3") +
+                                      " per record): epsilon 2"),
+               r.output);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
   temp_dir dir;
   auto data = dir.path("d.csv");

@@ -58,7 +58,8 @@ struct federation {
 
 federation train_masked(const dataset& train, const learners::booster_params& p,
                         const mx::params& mp, std::size_t parties,
-                        std::size_t active_cols, bool record = false) {
+                        std::size_t active_cols, bool record = false,
+                        exchange ex = exchange::masked) {
   federation f;
   auto m = train.features();
   f.bounds = {0, active_cols};
@@ -68,11 +69,11 @@ federation train_masked(const dataset& train, const learners::booster_params& p,
   for (std::size_t q = 1; q < parties; ++q) {
     ids.push_back(static_cast<party_id>(q));
     f.passives.push_back(std::make_unique<passive_party>(
-        columns(train, f.bounds[q], f.bounds[q + 1], false),
-        exchange::masked, mp, static_cast<party_id>(q)));
+        columns(train, f.bounds[q], f.bounds[q + 1], false), ex, mp,
+        static_cast<party_id>(q)));
   }
   f.active = std::make_unique<active_party>(
-      p, columns(train, 0, active_cols, true), ids, exchange::masked, mp);
+      p, columns(train, 0, active_cols, true), ids, ex, mp);
   plain_pump pump(5);
   pump.add(0, [&](int from, const message& msg) {
     if (record)
@@ -104,14 +105,15 @@ learners::booster_params binary(int rounds, int depth) {
 /// With σ2 = 0 (the structured noise only) and nothing clipped (μ = 2),
 /// the trees are centralized training's: same splits, same leaves.
 void require_lossless(const dataset& train, std::size_t parties,
-                      std::size_t active_cols) {
+                      std::size_t active_cols,
+                      exchange ex = exchange::masked) {
   auto p = binary(6, 4);
   mx::params mp;
   mp.lossless_check = true;
   mp.mu = 2;
   mp.seed = 3;
   mp.epsilon_ap = 0.5; // large noise energy: the cancellation must be exact
-  auto f = train_masked(train, p, mp, parties, active_cols);
+  auto f = train_masked(train, p, mp, parties, active_cols, false, ex);
   auto central = learners::train(train, nullptr, p).model;
   const auto& fed = f.active->model();
   BOOST_REQUIRE_EQUAL(fed.trees.size(), central.trees.size());
@@ -230,6 +232,53 @@ BOOST_AUTO_TEST_CASE(message_sizes_follow_the_spec) {
   BOOST_TEST(noise[0]->left_counts.size() == l); // adaptive: disclosed
   BOOST_TEST(sums[0]->masked.size() == std::size_t{l} * 2 * 300);
   BOOST_TEST(sums[0]->sums.size() == 2u);
+}
+
+// XGBoost-LDP without noise scores as plain does: centralized training's
+// trees (spec §6.2; its noise is checked below).
+BOOST_AUTO_TEST_CASE(xgboost_ldp_without_noise_is_lossless) {
+  require_lossless(make_data(1200, 8, true), 2, 4, exchange::xgboost_ldp);
+}
+
+// The LDP baselines release, once per tree, every coordinate with the
+// noise of its calibration: g (and h for XGBoost-LDP) differ between two
+// noise seeds everywhere, by the stated standard deviation.
+BOOST_AUTO_TEST_CASE(ldp_baselines_release_noisy_gradients) {
+  auto d = make_data(2000, 6, false);
+  auto p = binary(2, 3);
+  mx::params mp;
+  mp.epsilon_ap = 4;
+  mp.sensitivity = mx::sensitivity::record;
+  for (auto ex : {exchange::xgboost_ldp, exchange::fedxgboost_ldp}) {
+    bool hessians = ex == exchange::xgboost_ldp;
+    auto expected = mx::ldp_calibrate(mp, 2000, 2, 1, hessians);
+    std::vector<std::vector<double>> g;
+    for (std::uint64_t seed : {31u, 32u}) {
+      mp.seed = seed;
+      auto f = train_masked(d, p, mp, 2, 3, true, ex);
+      BOOST_REQUIRE(f.active->ldp_release().has_value());
+      BOOST_TEST(f.active->ldp_release()->stddev == expected.stddev);
+      for (const auto& m : f.to_passive)
+        if (auto* x = std::get_if<noisy_gradients>(&m)) {
+          BOOST_TEST(x->h.size() == (hessians ? 2000u : 0u));
+          if (x->tree == 0)
+            g.push_back(x->g);
+        }
+    }
+    BOOST_REQUIRE_EQUAL(g.size(), 2u);
+    // The difference of two releases of the same g: N(0, 2 s^2) per row.
+    double sq = 0;
+    std::size_t same = 0;
+    for (std::size_t r = 0; r < 2000; ++r) {
+      double diff = g[0][r] - g[1][r];
+      same += diff == 0;
+      sq += diff * diff;
+    }
+    BOOST_TEST(same == 0u);
+    double var = sq / 2000, want = 2 * expected.stddev * expected.stddev;
+    // The sample variance of 2000 normals: sd want * sqrt(2/2000).
+    BOOST_TEST(std::abs(var - want) < 5 * want * std::sqrt(2.0 / 2000));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
