@@ -360,6 +360,23 @@ struct inspect_options {
 
 int run_inspect(const inspect_options& opts);
 
+/// Options of `veil audit`: a protocol, its settings, an attack.
+struct audit_options {
+  std::string protocol = "masked-xgboost";
+  std::string data;
+  std::string label = "label";
+  double epsilon = 0; ///< 0: the protocol's default
+  double delta = 0;
+  std::vector<std::string> settings;
+  std::string attack = "all"; ///< least-squares, subset or all
+  int trials = 1000;          ///< subset attack's sub-problems
+  std::uint64_t seed = 1;     ///< which rows and cuts the trials take
+  int threads = 1;
+  std::string report;
+};
+
+int run_audit(const audit_options& opts);
+
 struct generate_options {
   std::string kind = "classification";
   std::size_t rows = 10000;

@@ -274,6 +274,32 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   gen->add_option("--out", g.out, "Output CSV (.gz compresses)")->required();
 
+  audit_options au;
+  auto* audit = app.add_subcommand(
+      "audit", "Run a protocol and an attack on it, and report the "
+               "attacker's success beside the guarantee (masked-xgboost: "
+               "the passive party's least-squares attack on the labels, the "
+               "active party's subset attack on splitting vectors)");
+  audit->add_option("--protocol", au.protocol, "Protocol")
+      ->capture_default_str();
+  audit->add_option("--data", au.data, "Training CSV (label column)")
+      ->required();
+  audit->add_option("--label", au.label, "Label column")->capture_default_str();
+  audit->add_option("--epsilon", au.epsilon, "The active party's budget");
+  audit->add_option("--delta", au.delta, "The active party's delta");
+  audit->add_option("--set", au.settings, "KEY=VALUE: a protocol setting");
+  audit->add_option("--attack", au.attack, "least-squares, subset or all")
+      ->capture_default_str();
+  audit->add_option("--trials", au.trials, "Subset attack: sub-problems")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  audit->add_option("--seed", au.seed, "Subset attack: which rows and cuts")
+      ->capture_default_str();
+  audit->add_option("--threads", au.threads, "Worker threads")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  audit->add_option("--report", au.report, "Write the results as JSON");
+
   std::string help_protocol;
   auto* help = app.add_subcommand(
       "help", "List the protocols, or one protocol's parties and settings "
@@ -337,6 +363,8 @@ int main(int argc, char** argv) {
       return run_inspect(ins);
     if (help->parsed())
       return run_help(help_protocol, help_markdown);
+    if (audit->parsed())
+      return run_audit(au);
   } catch (const veil::input_error& err) {
     std::cerr << "veil: error: " << err.what() << "\n";
     return 2;
