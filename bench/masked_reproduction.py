@@ -78,6 +78,9 @@ def main():
     ap.add_argument("--trees", type=int, default=60)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--methods", default="all",
+                    help="all, or a comma list of plain, masked-xgboost, "
+                         "xgboost-ldp, fedxgboost-ldp, federboost")
     a = ap.parse_args()
     epsilons = [float(e) for e in a.epsilons.split(",")]
     os.makedirs(a.out, exist_ok=True)
@@ -87,15 +90,25 @@ def main():
     methods = [("masked-xgboost", s) for s in ("vector", "record")] + \
               [("xgboost-ldp", s) for s in ("vector", "record")] + \
               [("fedxgboost-ldp", s) for s in ("vector", "record")]
+    wanted = None if a.methods == "all" else set(a.methods.split(","))
+    methods = [m for m in methods if wanted is None or m[0] in wanted]
+    do_plain = wanted is None or "plain" in wanted
+    do_federboost = wanted is None or "federboost" in wanted
     results = []
     with tempfile.TemporaryDirectory() as work:
         for rep in range(a.reps):
             train, test = split(a.data, 1000 + rep, work)
             report = os.path.join(work, "r.json")
-            r = run(a.veil, "plain", train, test, a.trees, a.threads,
-                    plain_learner, report)
-            results.append({"method": "plain", "sensitivity": "-",
-                            "epsilon": None, "rep": rep, **r})
+            if do_plain:
+                r = run(a.veil, "plain", train, test, a.trees, a.threads,
+                        plain_learner, report)
+                results.append({"method": "plain", "sensitivity": "-",
+                                "epsilon": None, "rep": rep, **r})
+            if do_federboost:  # flat in the active party's budget
+                r = run(a.veil, "federboost", train, test, a.trees,
+                        a.threads, [], report)
+                results.append({"method": "federboost", "sensitivity": "-",
+                                "epsilon": None, "rep": rep, **r})
             for method, sens in methods:
                 for eps in epsilons:
                     r = run(a.veil, method, train, test, a.trees, a.threads,
@@ -113,12 +126,15 @@ def main():
         sd = statistics.stdev(aucs) if len(aucs) > 1 else 0.0
         return f"{statistics.mean(aucs):.4f} ± {sd:.4f}"
 
-    plain = [r for r in results if r["method"] == "plain"]
     print(f"| method | neighbours | " +
           " | ".join(f"ε_AP = {e:g}" for e in epsilons) + " |")
     print("|---|---|" + "---|" * len(epsilons))
-    print("| plain (no protection) | - | " +
-          " | ".join(cell(plain) for _ in epsilons) + " |")
+    for flat, label in (("plain", "plain (no protection)"),
+                        ("federboost", "federboost (ε_PP = 1)")):
+        rows = [r for r in results if r["method"] == flat]
+        if rows:
+            print(f"| {label} | - | " +
+                  " | ".join(cell(rows) for _ in epsilons) + " |")
     for method, sens in methods:
         row = [cell([r for r in results if r["method"] == method and
                      r["sensitivity"] == sens and r["epsilon"] == e])

@@ -42,6 +42,18 @@ typename Inspector::result_type inspect(Inspector& f, noisy_gradients& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bucket_ids& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::bucket_ids"),
+           raw(x.domains), raw(x.ids));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bucket_splits& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::bucket_splits"),
+           x.tree, raw(x.nodes), raw(x.features), raw(x.thresholds));
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, noise_matrices& x) {
   return f(caf::meta::type_name("veil::protocols::plain::noise_matrices"),
            x.tree, x.depth, raw(x.nodes), raw(x.candidates),

@@ -34,6 +34,8 @@ protocols::plain::exchange exchange_of(const std::string& name) {
     return exchange::xgboost_ldp;
   case mx::method::fedxgboost_ldp:
     return exchange::fedxgboost_ldp;
+  case mx::method::federboost:
+    return exchange::federboost;
   }
   return exchange::masked;
 }
@@ -51,6 +53,8 @@ std::string vertical_exchange::name() const {
     return "xgboost-ldp";
   case exchange::fedxgboost_ldp:
     return "fedxgboost-ldp";
+  case exchange::federboost:
+    return "federboost";
   }
   return "plain";
 }
@@ -66,6 +70,11 @@ int run_masked_train(const train_options& o) {
     if (!mx::apply_setting(ex.masking, key, value, "--set " + s))
       learner_settings.push_back(s);
   }
+  if (ex.kind == protocols::plain::exchange::federboost &&
+      (o.epsilon > 0 || o.delta > 0))
+    throw input_error("--epsilon/--delta: FederBoost's active party releases "
+                      "nothing, so no budget of its would be spent; the "
+                      "passive parties' is --set masked.epsilon_pp");
   if (o.epsilon > 0)
     ex.masking.epsilon_ap = checked_epsilon("--epsilon", o.epsilon);
   if (o.delta > 0)

@@ -87,7 +87,7 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
                        const vertical_exchange& ex) {
   if (!o.categorical.empty())
     throw input_error("--categorical: only for --protocol opboost");
-  bool masked = protocols::plain::passives_score(ex.kind);
+  bool masked = ex.kind != protocols::plain::exchange::histograms;
   int n = o.parties == 0 ? (masked ? 2 : 3) : o.parties;
   if (n < 2)
     throw input_error("--parties " + std::to_string(n) + ": the " +
@@ -192,7 +192,7 @@ int report_federated(const actors::session_outcome& out,
   if (!out.ok())
     return session_failure(out);
   const auto& r = *out.result;
-  bool masked = protocols::plain::passives_score(cfg.exchange);
+  bool masked = cfg.exchange != protocols::plain::exchange::histograms;
   auto protocol = vertical_exchange{cfg.exchange, cfg.masking}.name();
   std::optional<protocols::masked::guarantee> guarantee;
   if (masked) {

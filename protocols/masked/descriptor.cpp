@@ -9,14 +9,16 @@ const protocols::descriptor& descriptor() {
     constexpr double inf = std::numeric_limits<double>::infinity();
     protocols::descriptor x;
     // Its LDP baselines (spec §6.2–6.3) run on the same roles.
-    x.names = {"masked-xgboost", "xgboost-ldp", "fedxgboost-ldp"};
+    x.names = {"masked-xgboost", "xgboost-ldp", "fedxgboost-ldp",
+               "federboost"};
     x.summary = "MaskedXGBoost: the passive parties send noise matrices "
                 "whose structured part cancels in their split sums, the "
                 "active party returns its gradients masked with them; "
                 "bilateral DP (Gaussian LDP for the gradients, DP for the "
                 "passive parties' splitting vectors); xgboost-ldp and "
                 "fedxgboost-ldp: its baselines, noisy gradients (and "
-                "hessians) once per tree";
+                "hessians) once per tree; federboost: the passive parties' "
+                "bucket ids under randomized response, once";
     x.parties = {
         {"active", 1, 1,
          "holds the labels and its columns; masks its gradients, compares "

@@ -108,6 +108,8 @@ method method_named(const std::string& name) {
     return method::xgboost_ldp;
   if (name == "fedxgboost-ldp")
     return method::fedxgboost_ldp;
+  if (name == "federboost")
+    return method::federboost;
   throw std::invalid_argument("not a method of MaskedXGBoost's: " + name);
 }
 
@@ -119,6 +121,8 @@ const char* to_string(method m) {
     return "xgboost-ldp";
   case method::fedxgboost_ldp:
     return "fedxgboost-ldp";
+  case method::federboost:
+    return "federboost";
   }
   return "?";
 }
@@ -129,6 +133,9 @@ guarantee fix_guarantee(method m, const params& p,
   guarantee g;
   g.method = m;
   g.settings = p;
+  g.passive_features = passive_features;
+  if (m == method::federboost)
+    return g; // nothing of the active party's is released
   if (m != method::masked) {
     bool hessians = m == method::xgboost_ldp;
     g.ldp = ldp_calibrate(p, rows, bp.rounds, passives, hessians);
@@ -168,6 +175,43 @@ guarantee fix_guarantee(method m, const params& p,
 }
 
 namespace {
+
+nlohmann::json federboost_privacy_json(const guarantee& g) {
+  const auto& p = g.settings;
+  auto f = static_cast<double>(g.passive_features);
+  nlohmann::json j;
+  j["mechanism"] = "federboost: each passive party's bucket ids under "
+                   "randomized response, once (spec maskedxgboost §6.4)";
+  j["passive_parties"] = {
+      {"epsilon_per_value", p.epsilon_pp},
+      {"epsilon_per_record", f * p.epsilon_pp},
+      {"composition", "basic, over the widest passive party's features"},
+      {"holds_against", "the active party (and anyone who sees the ids)"}};
+  j["active_party"] = {
+      {"released", "no gradient; each passive party learns which of its "
+                   "bucket bounds the trees use"}};
+  j["noise"] = p.seed == 0 ? "the operating system's CSPRNG"
+                           : "a fixed seed (predictable: no protection)";
+  return j;
+}
+
+std::string federboost_privacy_text(const guarantee& g) {
+  const auto& p = g.settings;
+  std::ostringstream os;
+  os.precision(4);
+  os << "privacy (passive parties): each bucket id under randomized "
+        "response, epsilon "
+     << p.epsilon_pp << " per value; "
+     << static_cast<double>(g.passive_features) * p.epsilon_pp
+     << " per record over " << g.passive_features
+     << " features (basic composition); against the active party\n";
+  os << "privacy (active party): no gradient released; each passive party "
+        "learns which of its bucket bounds the trees use";
+  if (p.seed != 0)
+    os << "\nWARNING: masked.seed is set: the noise is predictable and "
+          "protects nothing";
+  return os.str();
+}
 
 nlohmann::json ldp_privacy_json(const guarantee& g) {
   const auto& p = g.settings;
@@ -227,6 +271,8 @@ std::string ldp_privacy_text(const guarantee& g) {
 } // namespace
 
 nlohmann::json privacy_json(const guarantee& g) {
+  if (g.method == method::federboost)
+    return federboost_privacy_json(g);
   if (g.method != method::masked)
     return ldp_privacy_json(g);
   const auto& p = g.settings;
@@ -271,6 +317,8 @@ nlohmann::json privacy_json(const guarantee& g) {
 }
 
 std::string privacy_text(const guarantee& g) {
+  if (g.method == method::federboost)
+    return federboost_privacy_text(g);
   if (g.method != method::masked)
     return ldp_privacy_text(g);
   const auto& p = g.settings;

@@ -39,7 +39,7 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
 /// node can have, exchange.hpp's max_candidates, as the active party
 /// counts them).
 /// Which of the methods of spec maskedxgboost the session runs.
-enum class method { masked, xgboost_ldp, fedxgboost_ldp };
+enum class method { masked, xgboost_ldp, fedxgboost_ldp, federboost };
 
 /// The method `--protocol NAME` names (masked-xgboost, xgboost-ldp,
 /// fedxgboost-ldp); throws std::invalid_argument for another name.
@@ -57,6 +57,9 @@ struct guarantee {
   std::uint64_t end_to_end_releases = 0;
   /// The LDP baselines': one noisy release per tree and passive party.
   ldp_release ldp;
+  /// FederBoost: the features of the widest passive party (each value
+  /// under ε_PP, a record under their sum).
+  std::uint64_t passive_features = 0;
 };
 
 guarantee fix_guarantee(method m, const params& p,

@@ -35,7 +35,7 @@ active_party::active_party(const learners::booster_params& p,
       own_features_(own_.features()), passives_(std::move(passives)),
       exchange_(ex), masking_(masking) {
   params_.validate();
-  if (passives_score(exchange_)) {
+  if (exchange_ != exchange::histograms) {
     masking_.validate();
     if (params_.objective != learners::objective_kind::binary_logistic)
       throw input_error("MaskedXGBoost trains binary:logistic only (its "
@@ -59,6 +59,7 @@ active_party::active_party(const learners::booster_params& p,
   layouts_.resize(passives_.size());
   offsets_.resize(passives_.size());
   waiting_.assign(passives_.size(), false);
+  bucket_ids_.resize(passives_.size());
   model_.objective = params_.objective;
   model_.num_class = objective_.outputs() > 1 ? params_.num_class : 1;
   model_.weak_learner = params_.tree.oblivious ? "decision_table" : "tree";
@@ -176,8 +177,13 @@ outcome<outbox> active_party::on_message(party_id from, const message& m) {
                   "party " + std::to_string(from) +
                       " sent a message that was not asked for");
   if (auto* x = std::get_if<setup_done>(&m);
-      x && phase_ == phase::awaiting_setup)
+      x && phase_ == phase::awaiting_setup &&
+      exchange_ != exchange::federboost)
     return on_setup_done(from, *x);
+  if (auto* x = std::get_if<bucket_ids>(&m);
+      x && phase_ == phase::awaiting_setup &&
+      exchange_ == exchange::federboost)
+    return on_buckets(from, *x);
   if (auto* x = std::get_if<histograms>(&m);
       x && phase_ == phase::awaiting_histograms)
     return on_histograms(from, *x);
@@ -251,6 +257,58 @@ outcome<outbox> active_party::on_setup_done(party_id from,
   return begin_round();
 }
 
+outcome<outbox> active_party::on_buckets(party_id from, const bucket_ids& m) {
+  auto k = party_index(from);
+  auto n = own_.rows();
+  if (m.domains.empty() || m.domains.size() > 65535 ||
+      m.ids.size() != m.domains.size() * n)
+    return refuse("bucket_ids", "expected one id per row and feature");
+  for (std::size_t f = 0; f < m.domains.size(); ++f) {
+    if (m.domains[f] < 1 || m.domains[f] > 65536)
+      return refuse("bucket_ids", "a domain is out of range");
+    for (std::size_t r = 0; r < n; ++r)
+      if (m.ids[f * n + r] >= m.domains[f])
+        return refuse("bucket_ids", "an id is outside its domain");
+  }
+  bucket_ids_[k] = m;
+  waiting_[k] = false;
+  if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
+    return outbox{};
+  // The perturbed ids become columns of the active party's own data, after
+  // its own, party after party: it trains on all of them alone.
+  auto own = own_features_;
+  std::vector<std::string> names = own_.feature_names();
+  for (std::size_t i = 0; i < passives_.size(); ++i)
+    for (std::size_t f = 0; f < bucket_ids_[i].domains.size(); ++f)
+      names.push_back("party" + std::to_string(passives_[i]) + ":" +
+                      std::to_string(f));
+  learners::dataset all(n, names);
+  for (std::size_t f = 0; f < own; ++f) {
+    auto from_col = own_.column(f);
+    std::copy(from_col.begin(), from_col.end(), all.column(f).begin());
+  }
+  auto next = own;
+  for (std::size_t i = 0; i < passives_.size(); ++i) {
+    offsets_[i] = static_cast<std::int32_t>(next);
+    layouts_[i] = learners::hist_layout(std::vector<int>(
+        bucket_ids_[i].domains.size(), 1)); // feature counts only
+    for (std::size_t f = 0; f < bucket_ids_[i].domains.size(); ++f, ++next) {
+      auto col = all.column(next);
+      for (std::size_t r = 0; r < n; ++r)
+        col[r] = static_cast<float>(bucket_ids_[i].ids[f * n + r]);
+    }
+  }
+  all.labels() = own_.labels();
+  own_ = std::move(all);
+  own_cuts_ =
+      learners::quantile_cuts::compute(own_, params_.max_bin, params_.threads);
+  own_bins_ = learners::bin_matrix(own_, own_cuts_, params_.threads);
+  own_hists_ = learners::histogram_set(own_bins_.layout().slots());
+  model_.feature_names = std::move(names);
+  pending_buckets_.assign(passives_.size(), {});
+  return begin_round();
+}
+
 outbox active_party::begin_round() {
   auto n = own_.rows();
   auto k = static_cast<std::size_t>(objective_.outputs());
@@ -300,7 +358,7 @@ outbox active_party::begin_tree() {
       for (std::size_t r = 0; r < g.size(); ++r)
         scoring_grads_[r] = {g[r].g, 1.0f};
     }
-  } else {
+  } else if (exchange_ == exchange::histograms) {
     for (auto q : passives_)
       out.push_back({q, tree_start{tree_, {g.begin(), g.end()}}});
   }
@@ -320,14 +378,17 @@ outbox active_party::open_level(std::vector<split_outcome> splits) {
   // Passive parties that score every node afresh have no histograms to
   // subtract.
   req.build = level_nodes(passives_score(exchange_));
-  for (auto q : passives_)
-    out.push_back({q, req});
+  // FederBoost's active party trains alone on the perturbed ids.
+  bool alone = passives_.empty() || exchange_ == exchange::federboost;
+  if (!alone)
+    for (auto q : passives_)
+      out.push_back({q, req});
   own_hists_.compute(own_bins_,
                      exchange_ == exchange::fedxgboost_ldp
                          ? std::span<const grad_pair>(scoring_grads_)
                          : class_grads(),
                      frontier, params_.threads);
-  if (passives_.empty())
+  if (alone)
     return evaluate();
   std::fill(waiting_.begin(), waiting_.end(), true);
   if (passives_score(exchange_)) {
@@ -554,6 +615,8 @@ outbox active_party::evaluate() {
         }
         continue;
       }
+      if (exchange_ == exchange::federboost)
+        continue; // the perturbed ids are among its own columns
       for (std::size_t k = 0; k < passives_.size(); ++k)
         consider(i,
                  learners::best_split(tp, layouts_[k],
@@ -572,6 +635,26 @@ outbox active_party::evaluate() {
     if (!grower_->accepts(d))
       continue;
     d.feature = d.split.feature;
+    if (exchange_ == exchange::federboost &&
+        static_cast<std::size_t>(d.feature) >= own_features_) {
+      // A perturbed column: split here on the ids; its owner keeps the
+      // bound on its true values (after the tree) and routes predictions.
+      std::size_t k = passives_.size() - 1;
+      while (d.feature < offsets_[k])
+        --k;
+      d.owner = passives_[k];
+      d.goes_left =
+          learners::route_rows(own_bins_, d.split.feature, d.split.bin,
+                               d.split.default_left, frontier[i].rows);
+      d.threshold = std::numeric_limits<float>::quiet_NaN();
+      auto& b = pending_buckets_[k];
+      b.tree = tree_;
+      b.nodes.push_back(d.node);
+      b.features.push_back(d.feature - offsets_[k]);
+      b.thresholds.push_back(
+          own_cuts_.threshold(d.split.feature, d.split.bin));
+      continue;
+    }
     if (d.owner == 0) {
       d.threshold = own_cuts_.threshold(d.split.feature, d.split.bin);
       d.goes_left =
@@ -688,10 +771,22 @@ outbox active_party::finish_tree() {
   t.target = class_;
   model_.trees.push_back(std::move(t));
   grower_.reset();
-  if (++class_ < objective_.outputs())
-    return begin_tree();
-  ++round_;
-  return watch_ ? start_round_evaluation() : next_round();
+  // FederBoost: each passive party learns its bounds before anything asks
+  // it to route by them (one way, no answer).
+  outbox out;
+  for (std::size_t k = 0; k < pending_buckets_.size(); ++k)
+    if (!pending_buckets_[k].nodes.empty())
+      out.push_back(
+          {passives_[k], std::exchange(pending_buckets_[k], bucket_splits{})});
+  auto more = [&] {
+    if (++class_ < objective_.outputs())
+      return begin_tree();
+    ++round_;
+    return watch_ ? start_round_evaluation() : next_round();
+  }();
+  out.insert(out.end(), std::make_move_iterator(more.begin()),
+             std::make_move_iterator(more.end()));
+  return out;
 }
 
 outbox active_party::next_round() {

@@ -122,6 +122,7 @@ private:
   outcome<outbox> on_histograms(party_id from, const histograms& m);
   outcome<outbox> on_noise(party_id from, const noise_matrices& m);
   outcome<outbox> on_scores(party_id from, const passive_scores& m);
+  outcome<outbox> on_buckets(party_id from, const bucket_ids& m);
   std::vector<std::int32_t> level_nodes(bool all) const;
   message release_noisy();
   outcome<outbox> on_split_answer(party_id from, const split_answer& m);
@@ -162,6 +163,8 @@ private:
   std::optional<masked::calibration> calibration_;
   std::optional<masked::ldp_release> ldp_; // the LDP baselines'
   std::vector<learners::grad_pair> scoring_grads_; // FedXGBoost-LDP: (g, 1)
+  std::vector<bucket_ids> bucket_ids_; // FederBoost, by passive
+  std::vector<bucket_splits> pending_buckets_; // FederBoost, by passive
   std::optional<masked::noise_source> noise_;
   std::uint64_t max_candidates_ = 0;
   std::vector<double> released_g_, released_h_; // clipped, by row

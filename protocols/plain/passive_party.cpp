@@ -42,7 +42,7 @@ passive_party::passive_party(learners::dataset train, exchange ex,
                              masked::params masking, party_id self)
     : train_(std::move(train)), exchange_(ex), masking_(masking),
       self_(self) {
-  if (passives_score(exchange_))
+  if (exchange_ != exchange::histograms)
     masking_.validate();
 }
 
@@ -70,6 +70,8 @@ outcome<outbox> passive_party::on_message(party_id from, message m) {
     return on_level(*x);
   if (auto* x = std::get_if<split_query>(&m))
     return on_split_query(*x);
+  if (auto* x = std::get_if<bucket_splits>(&m))
+    return on_bucket_splits(*x);
   if (auto* x = std::get_if<noisy_gradients>(&m))
     return on_noisy_gradients(std::move(*x));
   if (auto* x = std::get_if<masked_sums>(&m))
@@ -93,6 +95,14 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
   }
   bins_ = learners::bin_matrix(train_, cuts_, threads_);
   ready_ = true;
+  if (exchange_ == exchange::federboost) {
+    // Its bucket ids, perturbed once for the whole training (ε_PP per
+    // value).
+    masked::noise_source source(masking_.seed, static_cast<std::uint64_t>(self_));
+    crypto::seeded_random rng(source.next_key());
+    auto ids = masked::perturb_buckets(bins_, masking_.epsilon_pp, rng);
+    return to_active(bucket_ids{std::move(ids.domains), std::move(ids.ids)});
+  }
   setup_done reply;
   if (passives_score(exchange_)) {
     try {
@@ -248,6 +258,24 @@ outcome<outbox> passive_party::noise_for(const level_request& m) {
     at += size;
   }
   return to_active(std::move(reply));
+}
+
+outcome<outbox> passive_party::on_bucket_splits(const bucket_splits& m) {
+  if (exchange_ != exchange::federboost || !ready_)
+    return refuse("bucket_splits", "not a FederBoost session");
+  auto k = m.nodes.size();
+  if (m.features.size() != k || m.thresholds.size() != k)
+    return refuse("bucket_splits", "field lengths differ");
+  for (std::size_t i = 0; i < k; ++i) {
+    auto f = m.features[i];
+    if (f < 0 || static_cast<std::size_t>(f) >= train_.features() ||
+        !std::isfinite(m.thresholds[i]))
+      return refuse("bucket_splits", "feature or threshold out of range");
+    auto s = masked::true_split(cuts_, bins_, static_cast<std::size_t>(f),
+                                m.thresholds[i]);
+    splits_[{m.tree, m.nodes[i]}] = {f, s.threshold, s.default_left};
+  }
+  return outbox{};
 }
 
 outcome<outbox> passive_party::on_noisy_gradients(noisy_gradients&& m) {

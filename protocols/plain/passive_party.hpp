@@ -11,6 +11,7 @@
 #include "learners/tree/row_partition.hpp"
 #include "protocols/masked/baselines.hpp"
 #include "protocols/masked/exchange.hpp"
+#include "protocols/masked/federboost.hpp"
 #include "protocols/outcome.hpp"
 #include "protocols/plain/wire.hpp"
 
@@ -69,6 +70,7 @@ private:
   outcome<outbox> on_scored_query(const scored_split_query& m);
   outcome<outbox> noise_for(const level_request& m);
   outcome<outbox> on_noisy_gradients(noisy_gradients&& m);
+  outcome<outbox> on_bucket_splits(const bucket_splits& m);
   outcome<outbox> scores_for(const level_request& m);
   outcome<outbox> on_predict(const predict_query& m);
 

@@ -33,12 +33,18 @@ enum class exchange : std::int32_t {
   /// count-based score (FedXGBoost-LDP); the passive party's best score.
   xgboost_ldp = 2,
   fedxgboost_ldp = 3,
+  /// FederBoost (protocols/masked/federboost.hpp): the passive parties'
+  /// bucket ids, perturbed, once; the active party trains alone.
+  federboost = 4,
 };
 
-/// Whether the passive parties score their own candidates (every exchange
-/// but plain's histograms): their features stay hidden from the active
+/// Whether the passive parties score their own candidates (MaskedXGBoost
+/// and its LDP baselines): their features stay hidden from the active
 /// party, which gets their best score per node.
-inline bool passives_score(exchange e) { return e != exchange::histograms; }
+inline bool passives_score(exchange e) {
+  return e == exchange::masked || e == exchange::xgboost_ldp ||
+         e == exchange::fedxgboost_ldp;
+}
 
 /// What every party of a vertical XGBoost session gets in its roster: the
 /// booster's settings, the exchange, and MaskedXGBoost's settings (used
@@ -111,6 +117,25 @@ struct noisy_gradients {
   std::int32_t tree = 0;
   std::vector<double> g;
   std::vector<double> h;
+};
+
+/// FederBoost (passive -> active, the answer to setup): every feature's
+/// perturbed bucket ids, the domain of each feature, then the ids feature
+/// after feature.
+struct bucket_ids {
+  std::vector<std::int32_t> domains;
+  std::vector<std::uint16_t> ids;
+};
+
+/// FederBoost (active -> passive, after each tree, no answer): the splits
+/// of tree `tree` on the passive party's perturbed columns, "id <
+/// thresholds[k]" on its feature features[k] at node nodes[k], which it
+/// keeps as thresholds on the true values for prediction.
+struct bucket_splits {
+  std::int32_t tree = 0;
+  std::vector<std::int32_t> nodes;
+  std::vector<std::int32_t> features;
+  std::vector<float> thresholds;
 };
 
 /// MaskedXGBoost, M1 (passive -> active): for each node of the level, its
@@ -194,7 +219,7 @@ using protocols::failure;
 
 using message =
     std::variant<setup, setup_done, tree_start, level_request, histograms,
-                 noisy_gradients, noise_matrices, masked_sums, passive_scores,
+                 noisy_gradients, bucket_ids, bucket_splits, noise_matrices, masked_sums, passive_scores,
                  scored_split_query, split_query, split_answer, predict_query,
                  predict_answer, failure>;
 

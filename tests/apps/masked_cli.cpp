@@ -133,6 +133,35 @@ BOOST_AUTO_TEST_CASE(ldp_baselines_print_their_guarantee) {
   }
 }
 
+// FederBoost from the same command: the passive parties' guarantee, a
+// model that predicts through them, and no budget of the active party's.
+BOOST_AUTO_TEST_CASE(federboost_from_the_command_line) {
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: no " << adult("train"));
+    return;
+  }
+  temp_dir dir;
+  auto r = run_veil("train --protocol federboost --parties 2 --trees 3 "
+                    "--quiet --data " +
+                    adult("train") + " --test " + adult("test") +
+                    " --report " + (dir / "r.json") + " --model-out " +
+                    (dir / "m.json"));
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  BOOST_TEST(contains(r.output, "epsilon 1 per value; 7 per record over 7 "
+                                "features"),
+             r.output);
+  auto p = run_veil("predict --model " + (dir / "m.json") + " --data " +
+                    adult("test") + " --report " + (dir / "p.json"));
+  BOOST_REQUIRE_MESSAGE(p.status == 0, p.output);
+  BOOST_TEST(read_json(dir / "p.json")["metrics"]["auc"] ==
+             read_json(dir / "r.json")["metrics"]["auc"]);
+  auto e = run_veil("train --protocol federboost --parties 2 --epsilon 2 "
+                    "--data " +
+                    adult("train"));
+  BOOST_TEST(e.status == 2);
+  BOOST_TEST(contains(e.output, "masked.epsilon_pp"), e.output);
+}
+
 BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
   temp_dir dir;
   auto data = dir.path("d.csv");

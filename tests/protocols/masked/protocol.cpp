@@ -12,6 +12,10 @@
 #include "learners/input_error.hpp"
 #include "protocols/plain/active_party.hpp"
 #include "protocols/plain/passive_party.hpp"
+#include "protocols/masked/federboost.hpp"
+#include "learners/binning/quantile_cuts.hpp"
+#include "learners/binning/bin_matrix.hpp"
+#include "protocols/crypto/random.hpp"
 #include "tests/support/pump.hpp"
 
 using namespace veil;
@@ -279,6 +283,61 @@ BOOST_AUTO_TEST_CASE(ldp_baselines_release_noisy_gradients) {
     // The sample variance of 2000 normals: sd want * sqrt(2/2000).
     BOOST_TEST(std::abs(var - want) < 5 * want * std::sqrt(2.0 / 2000));
   }
+}
+
+// FederBoost: the active party trains on the passive party's perturbed
+// bucket ids alone; the passive party keeps a bound on its true values for
+// every split on its columns (for prediction) and nothing else.
+BOOST_AUTO_TEST_CASE(federboost_passive_party_keeps_a_bound_per_split) {
+  auto d = make_data(1500, 8, true);
+  auto p = binary(4, 4);
+  mx::params mp;
+  mp.epsilon_pp = 200; // keeps each id with probability 1 - 31 e^-200
+  mp.seed = 12;
+  auto f = train_masked(d, p, mp, 2, 4, true, exchange::federboost);
+  const auto& model = f.active->model();
+  std::size_t passive_splits = 0;
+  for (const auto& t : model.trees)
+    for (const auto& n : t.nodes)
+      passive_splits += !n.is_leaf() && n.owner == 1;
+  BOOST_TEST(passive_splits > 0u);
+  BOOST_TEST(f.passives[0]->splits().size() == passive_splits);
+  // Only the ids went to the active party: no gradient, no level request.
+  for (const auto& m : f.to_passive)
+    BOOST_TEST((std::holds_alternative<setup>(m) ||
+                std::holds_alternative<bucket_splits>(m)));
+}
+
+// Randomized response keeps an id with e^ε / (e^ε + D - 1) and spreads the
+// rest evenly: over 20,000 rows of one bucket, the kept share within 5 sd
+// of that, and every other id about equally often.
+BOOST_AUTO_TEST_CASE(federboost_randomized_response_law) {
+  learners::dataset one(20000, {"x"});
+  for (std::size_t r = 0; r < one.rows(); ++r)
+    one.value(r, 0) = static_cast<float>(r % 8); // 8 buckets
+  auto cuts = learners::quantile_cuts::compute(one, 32, 1);
+  learners::bin_matrix bins(one, cuts, 1);
+  veil::protocols::crypto::seeded_random rng(77);
+  double eps = 1;
+  auto ids = mx::perturb_buckets(bins, eps, rng);
+  BOOST_REQUIRE_EQUAL(ids.domains.size(), 1u);
+  int domain = ids.domains[0];
+  BOOST_TEST(domain == 8);
+  double keep = mx::keep_probability(eps, domain);
+  BOOST_TEST(keep == std::exp(1.0) / (std::exp(1.0) + 7));
+  std::vector<double> count(static_cast<std::size_t>(domain), 0);
+  std::size_t kept = 0;
+  for (std::size_t r = 0; r < one.rows(); ++r) {
+    kept += ids.ids[r] == bins.bin(r, 0);
+    if (bins.bin(r, 0) == 0)
+      count[ids.ids[r]] += 1;
+  }
+  double n = 20000;
+  BOOST_TEST(std::abs(kept / n - keep) < 5 * std::sqrt(keep * (1 - keep) / n));
+  // Rows of bucket 0 (2,500): each other id with (1 - keep) / 7.
+  double other = 2500 * (1 - keep) / 7;
+  for (int id = 1; id < domain; ++id)
+    BOOST_TEST(std::abs(count[id] - other) < 5 * std::sqrt(other));
 }
 
 BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
