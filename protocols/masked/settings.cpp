@@ -47,13 +47,8 @@ bool apply_setting(params& p, const std::string& key, const std::string& value,
     p.seed = static_cast<std::uint64_t>(number());
   else
     throw std::logic_error("masked: setting " + key + " has no handler");
-  try {
-    p.validate();
-  } catch (const input_error& e) {
-    // ε_PP against W: whichever came second names the conflict.
-    if (key == "masked.w" || key == "masked.epsilon_pp")
-      throw input_error(context + ": " + e.what());
-  }
+  // Settings that depend on each other (ε_PP > W ln 2) are checked once
+  // all are given (params::validate), whatever their order.
   return true;
 }
 

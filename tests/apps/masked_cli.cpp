@@ -170,8 +170,13 @@ BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
   auto base = "train --protocol masked-xgboost --parties 2 --data " + data;
   auto w = run_veil(base + " --set masked.w=2");
   BOOST_TEST(w.status == 2);
-  BOOST_TEST(contains(w.output, "--set masked.w=2"), w.output);
+  BOOST_TEST(contains(w.output, "masked.epsilon_pp=1 with masked.w=2"),
+             w.output);
   BOOST_TEST(contains(w.output, "epsilon_pp > w ln 2"), w.output);
+  // Either order of two settings that depend on each other.
+  auto both = run_veil(base + " --set masked.w=3 --set masked.epsilon_pp=3 "
+                              "--trees 1");
+  BOOST_TEST(both.status == 0, both.output);
   auto obj = run_veil(base + " --objective reg:squarederror");
   BOOST_TEST(obj.status == 2);
   BOOST_TEST(contains(obj.output, "binary:logistic only"), obj.output);
