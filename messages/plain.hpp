@@ -56,8 +56,8 @@ typename Inspector::result_type inspect(Inspector& f, bucket_splits& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, noise_matrices& x) {
   return f(caf::meta::type_name("veil::protocols::plain::noise_matrices"),
-           x.tree, x.depth, raw(x.nodes), raw(x.candidates),
-           raw(x.left_counts), raw(x.noise));
+           x.tree, x.depth, raw(x.nodes), raw(x.candidates), raw(x.left_counts),
+           raw(x.noise));
 }
 
 template <class Inspector>

@@ -128,8 +128,7 @@ json least_squares(const learners::dataset& d, const mx::params& mp,
   };
   auto g = mx::recover_gradients(
       at(view.noise.noise, 0, w * n), at(view.noise.noise, w * n, w * n),
-      at(view.masked.masked, 0, n), at(view.masked.masked, 2 * n, n),
-      mp.w);
+      at(view.masked.masked, 0, n), at(view.masked.masked, 2 * n, n), mp.w);
   // The released gradients of the first tree: p - y at margin 0, clipped.
   double half = mp.mu / 2, worst = 0, noise_sd = 0;
   std::vector<std::uint8_t> guess(n), truth(n);
@@ -168,8 +167,7 @@ json subset(const learners::dataset& d, const mx::params& mp, int trials,
   double match = 0, chance = 0;
   int done = 0;
   auto attack = [&](auto& rng) {
-    for (int attempt = 0; done < trials && attempt < 100 * trials;
-         ++attempt) {
+    for (int attempt = 0; done < trials && attempt < 100 * trials; ++attempt) {
       // 20 training rows, a feature and a cut with both sides non-empty.
       std::vector<std::uint32_t> rows(ns);
       for (auto& r : rows)

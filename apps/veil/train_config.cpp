@@ -105,8 +105,8 @@ int run_vertical_config(const session_config& c, const train_options& o,
       p.num_class == 0)
     throw input_error(c.source + ": multi:softmax with the " + ex.name() +
                       " protocol "
-                                 "needs the number of classes: num_class in "
-                                 "[learner] or --set num_class=K");
+                      "needs the number of classes: num_class in "
+                      "[learner] or --set num_class=K");
   if (p.num_class == 0)
     p.num_class = 2;
 

@@ -90,8 +90,7 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
   bool masked = ex.kind != protocols::plain::exchange::histograms;
   int n = o.parties == 0 ? (masked ? 2 : 3) : o.parties;
   if (n < 2)
-    throw input_error("--parties " + std::to_string(n) + ": the " +
-                      ex.name() +
+    throw input_error("--parties " + std::to_string(n) + ": the " + ex.name() +
                       " protocol needs at least 2 parties (the "
                       "active party with the label and at least one passive "
                       "party); for one party use --protocol centralized");
@@ -160,9 +159,8 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
   std::size_t next = 0;
   for (int q = 0; q < n; ++q) {
     auto slot = static_cast<std::size_t>(masked ? q - 1 : q);
-    auto width = masked && q == 0
-                     ? first
-                     : rest / dealt + (slot < rest % dealt ? 1 : 0);
+    auto width =
+        masked && q == 0 ? first : rest / dealt + (slot < rest % dealt ? 1 : 0);
     actors::party_spec spec;
     spec.name = "party" + std::to_string(q);
     spec.data.path = train_path;
@@ -233,8 +231,8 @@ int report_federated(const actors::session_outcome& out,
   std::cout << "trained " << r.model.rounds() << " rounds (" << sum.trees << " "
             << (p.tree.oblivious ? "decision tables" : "trees") << ") on "
             << r.rows << " rows x " << sum.total_features() << " features in "
-            << std::fixed << std::setprecision(3) << r.train_seconds
-            << " s (" << protocol << " protocol, " << where << ", "
+            << std::fixed << std::setprecision(3) << r.train_seconds << " s ("
+            << protocol << " protocol, " << where << ", "
             << human_bytes(sum.total_bytes()) << " exchanged)\n"
             << std::defaultfloat << r.metrics_on << ": "
             << format_metrics(sum.metrics) << "\n";

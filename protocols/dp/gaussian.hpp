@@ -55,8 +55,8 @@ double gaussian(Engine& rng, double stddev) {
 /// ratio[i] = x[i+1] / x[i], below which a point is inside without a test.
 struct ziggurat_table {
   static constexpr int layers = 128;
-  static constexpr double r = 3.442619855899;          // the tail's start
-  static constexpr double v = 9.91256303526217e-3;     // each layer's area
+  static constexpr double r = 3.442619855899;      // the tail's start
+  static constexpr double v = 9.91256303526217e-3; // each layer's area
   double x[layers + 1];
   double ratio[layers];
   ziggurat_table();

@@ -17,8 +17,7 @@ namespace veil::protocols::masked {
 /// disturbing noise the true left set sums to exactly 0), by exhaustive
 /// search; 1 for the rows in S. n at most 30.
 std::vector<std::uint8_t> subset_attack(std::span<const double> b,
-                                        std::size_t n, int w,
-                                        std::size_t left);
+                                        std::size_t n, int w, std::size_t left);
 
 /// Share of positions where `guess` equals `truth`.
 double bit_match(std::span<const std::uint8_t> guess,

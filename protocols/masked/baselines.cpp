@@ -23,19 +23,16 @@ ldp_release ldp_calibrate(const params& p, std::uint64_t rows, int trees,
     out.budget.delta /= 2;
   }
   double r = chernoff_budget(out.budget.epsilon, out.budget.delta);
-  double n = p.sensitivity == sensitivity::record
-                 ? 1.0
-                 : static_cast<double>(rows);
+  double n =
+      p.sensitivity == sensitivity::record ? 1.0 : static_cast<double>(rows);
   out.stddev = p.lossless_check ? 0.0 : std::sqrt(n * p.mu * p.mu / r);
   return out;
 }
 
-std::optional<scored> best_noisy_candidate(const learners::bin_matrix& bins,
-                                           std::span<const std::uint32_t> rows,
-                                           std::span<const candidate> candidates,
-                                           std::span<const double> g,
-                                           std::span<const double> h,
-                                           const learners::tree_params& tp) {
+std::optional<scored> best_noisy_candidate(
+    const learners::bin_matrix& bins, std::span<const std::uint32_t> rows,
+    std::span<const candidate> candidates, std::span<const double> g,
+    std::span<const double> h, const learners::tree_params& tp) {
   bool counts = h.empty();
   // Per feature and bin (the last slot: missing), the noisy sums.
   const auto& layout = bins.layout();

@@ -37,11 +37,9 @@ ldp_release ldp_calibrate(const params& p, std::uint64_t rows, int trees,
 /// the noisy ones too. Same rules as best_candidate (a non-positive
 /// denominator or min_child_weight on noisy sums skips a candidate; the
 /// first of equal gains wins).
-std::optional<scored> best_noisy_candidate(const learners::bin_matrix& bins,
-                                           std::span<const std::uint32_t> rows,
-                                           std::span<const candidate> candidates,
-                                           std::span<const double> g,
-                                           std::span<const double> h,
-                                           const learners::tree_params& tp);
+std::optional<scored> best_noisy_candidate(
+    const learners::bin_matrix& bins, std::span<const std::uint32_t> rows,
+    std::span<const candidate> candidates, std::span<const double> g,
+    std::span<const double> h, const learners::tree_params& tp);
 
 } // namespace veil::protocols::masked

@@ -9,8 +9,7 @@ const protocols::descriptor& descriptor() {
     constexpr double inf = std::numeric_limits<double>::infinity();
     protocols::descriptor x;
     // Its LDP baselines (spec §6.2–6.3) run on the same roles.
-    x.names = {"masked-xgboost", "xgboost-ldp", "fedxgboost-ldp",
-               "federboost"};
+    x.names = {"masked-xgboost", "xgboost-ldp", "fedxgboost-ldp", "federboost"};
     x.summary = "MaskedXGBoost: the passive parties send noise matrices "
                 "whose structured part cancels in their split sums, the "
                 "active party returns its gradients masked with them; "
@@ -47,10 +46,8 @@ const protocols::descriptor& descriptor() {
         number_setting("masked.delta_pp", "0", 0, 1, false, true,
                        "each passive party's delta per noise matrix (0: "
                        "1/rows)"),
-        integer_setting("masked.w", "1", 1, 64,
-                        "noise columns per candidate"),
-        number_setting("masked.mu", "1.4621171572600098", 0, inf, true,
-                       false,
+        integer_setting("masked.w", "1", 1, 64, "noise columns per candidate"),
+        number_setting("masked.mu", "1.4621171572600098", 0, inf, true, false,
                        "the gradients' range: released g clipped to "
                        "[-mu/2, mu/2], h to [0, mu/2] (2: nothing clipped)"),
         choice_setting("masked.accounting",

@@ -161,8 +161,7 @@ std::pair<double, double> mask_gradients(
   {
     crypto::seeded_random rng(source.next_key());
     for (std::size_t i = 0; i < candidates; ++i) {
-      double energy =
-          candidate_energy(p, c, n, left.empty() ? n : left[i]);
+      double energy = candidate_energy(p, c, n, left.empty() ? n : left[i]);
       for (std::size_t v = 0; v < 2; ++v) {
         auto cs = sphere_coefficients(c.w, energy, rng);
         std::copy(cs.begin(), cs.end(), coef.begin() + (2 * i + v) * w);
@@ -193,9 +192,8 @@ std::pair<double, double> mask_gradients(
 std::optional<scored> best_candidate(const learners::bin_matrix& bins,
                                      std::span<const std::uint32_t> rows,
                                      std::span<const candidate> candidates,
-                                     std::span<const double> masked,
-                                     double g, double h,
-                                     const learners::tree_params& tp,
+                                     std::span<const double> masked, double g,
+                                     double h, const learners::tree_params& tp,
                                      int threads) {
   auto n = rows.size();
   std::vector<double> gains(candidates.size(),

@@ -50,7 +50,6 @@ std::vector<candidate> node_candidates(const learners::bin_matrix& bins,
 /// training) can compute it.
 std::uint64_t max_candidates(std::uint64_t features, int max_bin);
 
-
 /// The generator every party's noise comes from: the OS's CSPRNG, or, with
 /// a seed, a predictable ChaCha20 stream (tests, experiments) whose key
 /// also depends on `stream` so that two parties never share one.
@@ -99,9 +98,8 @@ struct scored {
 std::optional<scored> best_candidate(const learners::bin_matrix& bins,
                                      std::span<const std::uint32_t> rows,
                                      std::span<const candidate> candidates,
-                                     std::span<const double> masked,
-                                     double g, double h,
-                                     const learners::tree_params& tp,
+                                     std::span<const double> masked, double g,
+                                     double h, const learners::tree_params& tp,
                                      int threads);
 
 /// Whether `row` goes left under `c`.

@@ -12,8 +12,7 @@ double keep_probability(double epsilon, int domain) {
 }
 
 perturbed_buckets perturb_buckets(const learners::bin_matrix& bins,
-                                  double epsilon,
-                                  crypto::seeded_random& rng) {
+                                  double epsilon, crypto::seeded_random& rng) {
   perturbed_buckets out;
   const auto& layout = bins.layout();
   auto n = bins.rows();

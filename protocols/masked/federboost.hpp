@@ -31,8 +31,7 @@ struct perturbed_buckets {
 };
 
 perturbed_buckets perturb_buckets(const learners::bin_matrix& bins,
-                                  double epsilon,
-                                  crypto::seeded_random& rng);
+                                  double epsilon, crypto::seeded_random& rng);
 
 /// A split "id < t" the active party found on a perturbed column, as the
 /// passive party applies it to true values: left iff x < threshold, a

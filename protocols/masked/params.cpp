@@ -35,17 +35,16 @@ void params::validate() const {
     throw input_error("masked.w must be in [1, 64], got " + std::to_string(w));
   if (!(epsilon_pp > w * std::log(2.0)))
     throw input_error(
-        "masked.epsilon_pp=" + number(epsilon_pp) + " with masked.w=" +
-        std::to_string(w) +
+        "masked.epsilon_pp=" + number(epsilon_pp) +
+        " with masked.w=" + std::to_string(w) +
         ": Theorem 3 needs epsilon_pp > w ln 2 = " + number(w * std::log(2.0)) +
         " (W too large for epsilon_pp; epsilon_pp = 1 allows w = 1 only)");
   if (!(mu > 0) || !std::isfinite(mu))
-    throw input_error("masked.mu must be a positive number, got " +
-                      number(mu));
+    throw input_error("masked.mu must be a positive number, got " + number(mu));
 }
 
-calibration calibrate(const params& p, std::uint64_t rows, int trees,
-                      int depth, int passives, std::uint64_t max_candidates) {
+calibration calibrate(const params& p, std::uint64_t rows, int trees, int depth,
+                      int passives, std::uint64_t max_candidates) {
   p.validate();
   calibration c;
   c.w = p.w;
@@ -71,8 +70,7 @@ double candidate_energy(const params& p, const calibration& c,
                         std::uint64_t rows, std::uint64_t left) {
   if (p.energy == energy_mode::worst)
     left = rows;
-  return noise_energy(p.mu, c.rho, left, rows - left, c.release,
-                      p.sensitivity);
+  return noise_energy(p.mu, c.rho, left, rows - left, c.release, p.sensitivity);
 }
 
 const char* to_string(accounting a) {

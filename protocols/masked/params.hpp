@@ -69,9 +69,8 @@ struct calibration {
 /// `max_candidates`: the most candidates a PP scores at one node (the
 /// strict accounting counts every candidate's release; the PPs report it
 /// at setup). Throws input_error when the budgets cannot be met.
-calibration calibrate(const params& p, std::uint64_t rows, int trees,
-                      int depth, int passives,
-                      std::uint64_t max_candidates = 1);
+calibration calibrate(const params& p, std::uint64_t rows, int trees, int depth,
+                      int passives, std::uint64_t max_candidates = 1);
 
 /// C of a candidate with `left` of a node's `rows` instances on its left
 /// (`left` is ignored in energy_mode::worst).

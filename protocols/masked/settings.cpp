@@ -88,7 +88,8 @@ learners::booster_params booster_for(const learners::booster_params& given) {
 void refuse_unused_learner_settings(const learners::booster_params& bp,
                                     const std::string& context) {
   if (bp.objective != learners::objective_kind::binary_logistic)
-    throw input_error(context + "objective " + learners::to_string(bp.objective) +
+    throw input_error(context + "objective " +
+                      learners::to_string(bp.objective) +
                       ": MaskedXGBoost trains binary:logistic only (its "
                       "gradient bound mu assumes the logistic loss)");
   if (bp.tree.oblivious)
@@ -138,8 +139,7 @@ guarantee fix_guarantee(method m, const params& p,
     g.end_to_end_releases = static_cast<std::uint64_t>(bp.rounds) *
                             static_cast<std::uint64_t>(passives) *
                             (hessians ? 2 : 1);
-    auto [e, d] = advanced_composition(g.ldp.budget.epsilon,
-                                       g.ldp.budget.delta,
+    auto [e, d] = advanced_composition(g.ldp.budget.epsilon, g.ldp.budget.delta,
                                        g.end_to_end_releases, p.delta_ap / 2);
     double k = static_cast<double>(g.end_to_end_releases);
     bool basic = k * g.ldp.budget.epsilon <= e;
@@ -182,9 +182,9 @@ nlohmann::json federboost_privacy_json(const guarantee& g) {
       {"epsilon_per_record", f * p.epsilon_pp},
       {"composition", "basic, over the widest passive party's features"},
       {"holds_against", "the active party (and anyone who sees the ids)"}};
-  j["active_party"] = {
-      {"released", "no gradient; each passive party learns which of its "
-                   "bucket bounds the trees use"}};
+  j["active_party"] = {{"released",
+                        "no gradient; each passive party learns which of its "
+                        "bucket bounds the trees use"}};
   j["noise"] = p.seed == 0 ? "the operating system's CSPRNG"
                            : "a fixed seed (predictable: no protection)";
   return j;
@@ -216,23 +216,23 @@ nlohmann::json ldp_privacy_json(const guarantee& g) {
                    ": Gaussian noise on the active party's clipped " +
                    (hessians ? "gradients and hessians" : "gradients") +
                    ", once per tree (spec maskedxgboost §6)";
-  j["active_party"] = {
-      {"epsilon", p.epsilon_ap},
-      {"delta", p.delta_ap},
-      {"accounting", to_string(p.accounting)},
-      {"sensitivity", to_string(p.sensitivity)},
-      {"per_release_epsilon", g.ldp.budget.epsilon},
-      {"per_release_delta", g.ldp.budget.delta},
-      {"noise_stddev", g.ldp.stddev},
-      {"end_to_end_releases", g.end_to_end_releases},
-      {"end_to_end_epsilon", g.end_to_end_epsilon},
-      {"end_to_end_delta", g.end_to_end_delta},
-      {"holds_against", "everyone, the passive parties included (they see "
+  j["active_party"] = {{"epsilon", p.epsilon_ap},
+                       {"delta", p.delta_ap},
+                       {"accounting", to_string(p.accounting)},
+                       {"sensitivity", to_string(p.sensitivity)},
+                       {"per_release_epsilon", g.ldp.budget.epsilon},
+                       {"per_release_delta", g.ldp.budget.delta},
+                       {"noise_stddev", g.ldp.stddev},
+                       {"end_to_end_releases", g.end_to_end_releases},
+                       {"end_to_end_epsilon", g.end_to_end_epsilon},
+                       {"end_to_end_delta", g.end_to_end_delta},
+                       {"holds_against",
+                        "everyone, the passive parties included (they see "
                         "only the noisy values)"}};
-  j["passive_parties"] = {
-      {"protection", "none beyond keeping their features and thresholds: "
-                     "their best scores and winning partitions go to the "
-                     "active party"}};
+  j["passive_parties"] = {{"protection",
+                           "none beyond keeping their features and thresholds: "
+                           "their best scores and winning partitions go to the "
+                           "active party"}};
   j["not_covered"] = {"every node's partition (both ways)",
                       "each passive party's best score per node"};
   j["noise"] = p.seed == 0 ? "the operating system's CSPRNG"
@@ -249,9 +249,9 @@ std::string ldp_privacy_text(const guarantee& g) {
   os << "privacy (active party): (epsilon " << p.epsilon_ap << ", delta "
      << p.delta_ap << ") " << to_string(p.accounting) << "; each tree's "
      << (g.method == method::xgboost_ldp ? "noisy g and h" : "noisy g")
-     << " released with (" << g.ldp.budget.epsilon << ", "
-     << g.ldp.budget.delta << "), noise sd " << g.ldp.stddev << ", "
-     << to_string(p.sensitivity) << " neighbours; against everyone\n";
+     << " released with (" << g.ldp.budget.epsilon << ", " << g.ldp.budget.delta
+     << "), noise sd " << g.ldp.stddev << ", " << to_string(p.sensitivity)
+     << " neighbours; against everyone\n";
   os << "  end to end over every release (" << g.end_to_end_releases
      << " per record): epsilon " << g.end_to_end_epsilon << ", delta "
      << g.end_to_end_delta << "\n";
@@ -332,8 +332,8 @@ std::string privacy_text(const guarantee& g) {
      << ", " << to_string(p.sensitivity) << " neighbours\n";
   os << "  end to end over every release (" << g.end_to_end_releases
      << " per record, up to " << g.max_candidates
-     << " candidates per node): epsilon " << g.end_to_end_epsilon
-     << ", delta " << g.end_to_end_delta << "\n";
+     << " candidates per node): epsilon " << g.end_to_end_epsilon << ", delta "
+     << g.end_to_end_delta << "\n";
   os << "  holds against a party that does not know the noise matrices; NOT "
         "against the passive parties, who made them and can remove them "
         "(spec §5.6(1))\n";

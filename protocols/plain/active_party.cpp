@@ -177,12 +177,10 @@ outcome<outbox> active_party::on_message(party_id from, const message& m) {
                   "party " + std::to_string(from) +
                       " sent a message that was not asked for");
   if (auto* x = std::get_if<setup_done>(&m);
-      x && phase_ == phase::awaiting_setup &&
-      exchange_ != exchange::federboost)
+      x && phase_ == phase::awaiting_setup && exchange_ != exchange::federboost)
     return on_setup_done(from, *x);
   if (auto* x = std::get_if<bucket_ids>(&m);
-      x && phase_ == phase::awaiting_setup &&
-      exchange_ == exchange::federboost)
+      x && phase_ == phase::awaiting_setup && exchange_ == exchange::federboost)
     return on_buckets(from, *x);
   if (auto* x = std::get_if<histograms>(&m);
       x && phase_ == phase::awaiting_histograms)
@@ -217,8 +215,8 @@ outcome<outbox> active_party::on_setup_done(party_id from,
     layouts_[k] = learners::hist_layout(std::vector<int>{1});
     max_candidates_ = std::max(max_candidates_, m.max_candidates);
   } else {
-    layouts_[k] = learners::hist_layout(std::vector<int>(
-        m.bins_per_feature.begin(), m.bins_per_feature.end()));
+    layouts_[k] = learners::hist_layout(
+        std::vector<int>(m.bins_per_feature.begin(), m.bins_per_feature.end()));
   }
   waiting_[k] = false;
   if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
@@ -230,9 +228,9 @@ outcome<outbox> active_party::on_setup_done(party_id from,
           masked::calibrate(masking_, own_.rows(), params_.rounds,
                             params_.tree.max_depth, passives, max_candidates_);
     else if (passives_score(exchange_))
-      ldp_ = masked::ldp_calibrate(masking_, own_.rows(), params_.rounds,
-                                   passives,
-                                   exchange_ == exchange::xgboost_ldp);
+      ldp_ =
+          masked::ldp_calibrate(masking_, own_.rows(), params_.rounds, passives,
+                                exchange_ == exchange::xgboost_ldp);
   } catch (const input_error& e) {
     return refuse("setup_done", e.what());
   }
@@ -431,8 +429,7 @@ message active_party::release_noisy() {
   return m;
 }
 
-outcome<outbox> active_party::on_noise(party_id from,
-                                       const noise_matrices& m) {
+outcome<outbox> active_party::on_noise(party_id from, const noise_matrices& m) {
   auto k = party_index(from);
   if (exchange_ != exchange::masked)
     return refuse("noise_matrices", "not a MaskedXGBoost session");
@@ -651,8 +648,7 @@ outbox active_party::evaluate() {
       b.tree = tree_;
       b.nodes.push_back(d.node);
       b.features.push_back(d.feature - offsets_[k]);
-      b.thresholds.push_back(
-          own_cuts_.threshold(d.split.feature, d.split.bin));
+      b.thresholds.push_back(own_cuts_.threshold(d.split.feature, d.split.bin));
       continue;
     }
     if (d.owner == 0) {

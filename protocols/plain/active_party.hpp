@@ -38,8 +38,7 @@ public:
   /// only, no decision tables.
   active_party(const learners::booster_params& p, learners::dataset own,
                std::vector<party_id> passives,
-               exchange ex = exchange::histograms,
-               masked::params masking = {});
+               exchange ex = exchange::histograms, masked::params masking = {});
 
   /// An active party that only predicts, restored from a trained model of
   /// this protocol (its own splits hold their thresholds; the passive
@@ -98,9 +97,7 @@ public:
   const std::optional<masked::calibration>& calibration() const {
     return calibration_;
   }
-  const std::optional<masked::ldp_release>& ldp_release() const {
-    return ldp_;
-  }
+  const std::optional<masked::ldp_release>& ldp_release() const { return ldp_; }
 
 private:
   explicit active_party(learners::objective objective)
@@ -161,13 +158,13 @@ private:
   plain::exchange exchange_ = exchange::histograms;
   masked::params masking_;
   std::optional<masked::calibration> calibration_;
-  std::optional<masked::ldp_release> ldp_; // the LDP baselines'
+  std::optional<masked::ldp_release> ldp_;         // the LDP baselines'
   std::vector<learners::grad_pair> scoring_grads_; // FedXGBoost-LDP: (g, 1)
-  std::vector<bucket_ids> bucket_ids_; // FederBoost, by passive
-  std::vector<bucket_splits> pending_buckets_; // FederBoost, by passive
+  std::vector<bucket_ids> bucket_ids_;             // FederBoost, by passive
+  std::vector<bucket_splits> pending_buckets_;     // FederBoost, by passive
   std::optional<masked::noise_source> noise_;
   std::uint64_t max_candidates_ = 0;
-  std::vector<double> released_g_, released_h_; // clipped, by row
+  std::vector<double> released_g_, released_h_;    // clipped, by row
   std::vector<std::vector<double>> passive_gains_; // by passive, frontier
 
   phase phase_ = phase::idle;

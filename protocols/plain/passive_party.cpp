@@ -40,8 +40,7 @@ std::vector<std::uint8_t> route(const learners::dataset& d,
 
 passive_party::passive_party(learners::dataset train, exchange ex,
                              masked::params masking, party_id self)
-    : train_(std::move(train)), exchange_(ex), masking_(masking),
-      self_(self) {
+    : train_(std::move(train)), exchange_(ex), masking_(masking), self_(self) {
   if (exchange_ != exchange::histograms)
     masking_.validate();
 }
@@ -98,7 +97,8 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
   if (exchange_ == exchange::federboost) {
     // Its bucket ids, perturbed once for the whole training (ε_PP per
     // value).
-    masked::noise_source source(masking_.seed, static_cast<std::uint64_t>(self_));
+    masked::noise_source source(masking_.seed,
+                                static_cast<std::uint64_t>(self_));
     crypto::seeded_random rng(source.next_key());
     auto ids = masked::perturb_buckets(bins_, masking_.epsilon_pp, rng);
     return to_active(bucket_ids{std::move(ids.domains), std::move(ids.ids)});
@@ -115,8 +115,7 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
     }
     tree_params_ = m.tree_settings;
     noise_.emplace(masking_.seed, static_cast<std::uint64_t>(self_));
-    reply.max_candidates =
-        masked::max_candidates(train_.features(), m.max_bin);
+    reply.max_candidates = masked::max_candidates(train_.features(), m.max_bin);
     return to_active(std::move(reply));
   }
   for (std::size_t f = 0; f < cuts_.features(); ++f)
@@ -288,8 +287,8 @@ outcome<outbox> passive_party::on_noisy_gradients(noisy_gradients&& m) {
   if (m.g.size() != train_.rows() ||
       m.h.size() != (hessians ? train_.rows() : 0))
     return refuse("noisy_gradients",
-                  "expected " + std::to_string(train_.rows()) +
-                      " gradients" + (hessians ? " and hessians" : ""));
+                  "expected " + std::to_string(train_.rows()) + " gradients" +
+                      (hessians ? " and hessians" : ""));
   for (auto* v : {&m.g, &m.h})
     for (double x : *v)
       if (!std::isfinite(x))
@@ -347,8 +346,8 @@ outcome<outbox> passive_party::on_masked_sums(const masked_sums& m) {
     auto rows = partition_.rows_of(m.nodes[i]);
     auto size = 2 * candidates_[i].size() * rows.size();
     auto best = masked::best_candidate(
-        bins_, rows, candidates_[i], {m.masked.data() + at, size}, m.sums[2 * i],
-        m.sums[2 * i + 1], tree_params_, threads_);
+        bins_, rows, candidates_[i], {m.masked.data() + at, size},
+        m.sums[2 * i], m.sums[2 * i + 1], tree_params_, threads_);
     at += size;
     best_.push_back(best ? static_cast<std::int64_t>(best->index) : -1);
     reply.gains.push_back(best ? best->gain
@@ -366,15 +365,14 @@ outcome<outbox> passive_party::on_scored_query(const scored_split_query& m) {
   for (auto node : m.nodes) {
     auto it = std::find(level_nodes_.begin(), level_nodes_.end(), node);
     if (it == level_nodes_.end())
-      return refuse("scored_split_query", "node " + std::to_string(node) +
-                                              " was not scored");
+      return refuse("scored_split_query",
+                    "node " + std::to_string(node) + " was not scored");
     auto i = static_cast<std::size_t>(it - level_nodes_.begin());
     if (best_[i] < 0)
       return refuse("scored_split_query",
                     "node " + std::to_string(node) + " has no candidate");
     const auto& c = candidates_[i][static_cast<std::size_t>(best_[i])];
-    owned_split s{c.feature, cuts_.threshold(c.feature, c.bin),
-                  c.default_left};
+    owned_split s{c.feature, cuts_.threshold(c.feature, c.bin), c.default_left};
     splits_[{m.tree, node}] = s;
     reply.nodes.push_back(node);
     append_bits(reply.goes_left_bits,

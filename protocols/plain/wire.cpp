@@ -14,9 +14,7 @@ struct namer {
     return "noisy_gradients";
   }
   const char* operator()(const bucket_ids&) const { return "bucket_ids"; }
-  const char* operator()(const bucket_splits&) const {
-    return "bucket_splits";
-  }
+  const char* operator()(const bucket_splits&) const { return "bucket_splits"; }
   const char* operator()(const noise_matrices&) const {
     return "noise_matrices";
   }

@@ -219,9 +219,9 @@ using protocols::failure;
 
 using message =
     std::variant<setup, setup_done, tree_start, level_request, histograms,
-                 noisy_gradients, bucket_ids, bucket_splits, noise_matrices, masked_sums, passive_scores,
-                 scored_split_query, split_query, split_answer, predict_query,
-                 predict_answer, failure>;
+                 noisy_gradients, bucket_ids, bucket_splits, noise_matrices,
+                 masked_sums, passive_scores, scored_split_query, split_query,
+                 split_answer, predict_query, predict_answer, failure>;
 
 /// A message and its destination.
 using envelope = addressed<message>;

@@ -48,8 +48,7 @@ BOOST_AUTO_TEST_CASE(lossless_check_on_adult_equals_plain) {
       common + " --report " + (dir / "masked.json") + " --model-out " +
       (dir / "m.json"));
   BOOST_REQUIRE_MESSAGE(masked.status == 0, masked.output);
-  BOOST_TEST(contains(masked.output, "masked-xgboost protocol"),
-             masked.output);
+  BOOST_TEST(contains(masked.output, "masked-xgboost protocol"), masked.output);
   BOOST_TEST(contains(masked.output, "privacy: NONE for the active party's "
                                      "gradient sums"),
              masked.output);
@@ -60,11 +59,10 @@ BOOST_AUTO_TEST_CASE(lossless_check_on_adult_equals_plain) {
   auto m = read_json(dir / "masked.json");
   auto p = read_json(dir / "plain.json");
   BOOST_TEST(m["protocol"] == "masked-xgboost");
-  BOOST_TEST(m["metrics"] == p["metrics"], m["metrics"].dump() << " vs "
-                                                 << p["metrics"].dump());
+  BOOST_TEST(m["metrics"] == p["metrics"],
+             m["metrics"].dump() << " vs " << p["metrics"].dump());
   // A passive party's splits are named by the party only.
-  BOOST_TEST(m["importance"].contains("party1:hidden"),
-             m["importance"].dump());
+  BOOST_TEST(m["importance"].contains("party1:hidden"), m["importance"].dump());
   // Prediction goes through the parties, as plain's.
   auto pr = run_veil("predict --model " + (dir / "m.json") + " --data " +
                      adult("test") + " --report " + (dir / "p.json"));
@@ -124,12 +122,11 @@ BOOST_AUTO_TEST_CASE(ldp_baselines_print_their_guarantee) {
                                                         : "noisy g released"),
                r.output);
     BOOST_TEST(contains(r.output, "against everyone"), r.output);
-    BOOST_TEST(contains(r.output, "end to end over every release (" +
-                                      std::string(name == "xgboost-ldp"
-                                                      ? "6"
-                                                      : "3") +
-                                      " per record): epsilon 2"),
-               r.output);
+    BOOST_TEST(
+        contains(r.output, "end to end over every release (" +
+                               std::string(name == "xgboost-ldp" ? "6" : "3") +
+                               " per record): epsilon 2"),
+        r.output);
   }
 }
 
@@ -143,9 +140,8 @@ BOOST_AUTO_TEST_CASE(federboost_from_the_command_line) {
   temp_dir dir;
   auto r = run_veil("train --protocol federboost --parties 2 --trees 3 "
                     "--quiet --data " +
-                    adult("train") + " --test " + adult("test") +
-                    " --report " + (dir / "r.json") + " --model-out " +
-                    (dir / "m.json"));
+                    adult("train") + " --test " + adult("test") + " --report " +
+                    (dir / "r.json") + " --model-out " + (dir / "m.json"));
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   BOOST_TEST(contains(r.output, "epsilon 1 per value; 7 per record over 7 "
                                 "features"),

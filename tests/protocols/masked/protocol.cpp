@@ -7,15 +7,15 @@
 #include <cmath>
 #include <numeric>
 
+#include "learners/binning/bin_matrix.hpp"
+#include "learners/binning/quantile_cuts.hpp"
 #include "learners/boost/booster.hpp"
 #include "learners/data/synthetic.hpp"
 #include "learners/input_error.hpp"
+#include "protocols/crypto/random.hpp"
+#include "protocols/masked/federboost.hpp"
 #include "protocols/plain/active_party.hpp"
 #include "protocols/plain/passive_party.hpp"
-#include "protocols/masked/federboost.hpp"
-#include "learners/binning/quantile_cuts.hpp"
-#include "learners/binning/bin_matrix.hpp"
-#include "protocols/crypto/random.hpp"
 #include "tests/support/pump.hpp"
 
 using namespace veil;
@@ -109,8 +109,7 @@ learners::booster_params binary(int rounds, int depth) {
 /// With σ2 = 0 (the structured noise only) and nothing clipped (μ = 2),
 /// the trees are centralized training's: same splits, same leaves.
 void require_lossless(const dataset& train, std::size_t parties,
-                      std::size_t active_cols,
-                      exchange ex = exchange::masked) {
+                      std::size_t active_cols, exchange ex = exchange::masked) {
   auto p = binary(6, 4);
   mx::params mp;
   mp.lossless_check = true;
@@ -194,7 +193,7 @@ BOOST_AUTO_TEST_CASE(released_values_carry_the_noise) {
         for (auto c : x->candidates)
           l += c;
         BOOST_TEST(x->left_counts.empty()); // energy worst: no counts
-        BOOST_TEST(x->noise.size() >= l); // W = 1, a row per candidate
+        BOOST_TEST(x->noise.size() >= l);   // W = 1, a row per candidate
       }
     BOOST_TEST(noise_msgs > 0u);
     masked_runs.push_back(std::move(all));
@@ -351,9 +350,9 @@ BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
   mp.w = 1;
   auto p = binary(1, 2);
   p.objective = learners::objective_kind::reg_squarederror;
-  BOOST_CHECK_THROW(active_party(p, columns(d, 0, 2, true), {1},
-                                 exchange::masked, mp),
-                    input_error);
+  BOOST_CHECK_THROW(
+      active_party(p, columns(d, 0, 2, true), {1}, exchange::masked, mp),
+      input_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
