@@ -4,6 +4,8 @@
 // nodes, with the names of messages/type_ids.hpp).
 #include "tests/actors/round_trip.hpp"
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "messages/plain.hpp"
@@ -28,7 +30,7 @@ BOOST_AUTO_TEST_SUITE(messages)
 BOOST_FIXTURE_TEST_SUITE(plain, fixture)
 
 BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
-  auto s = round_trip(wire::setup{128, 3});
+  auto s = round_trip(wire::setup{128, 3, {}});
   BOOST_TEST(s.max_bin == 128);
   BOOST_TEST(s.threads == 3);
 
@@ -203,6 +205,48 @@ BOOST_AUTO_TEST_CASE(session_errors_render_their_message) {
   auto text = sys.render(err);
   BOOST_TEST(text.find("p2 ended") != std::string::npos, text);
   BOOST_TEST(text.find("party_down") != std::string::npos, text);
+}
+
+// MaskedXGBoost's and its baselines' messages, doubles bit for bit, and
+// the roster settings that carry their parameters.
+BOOST_AUTO_TEST_CASE(masked_exchange_structs_round_trip) {
+  wire::noise_matrices nm{3, 2, {5, 6}, {2, 1}, {1, 1, 1}, {0.1, -2.5e7, 3}};
+  auto nm2 = round_trip(nm);
+  BOOST_TEST(nm2.nodes == nm.nodes);
+  BOOST_TEST(nm2.candidates == nm.candidates);
+  BOOST_TEST(nm2.left_counts == nm.left_counts);
+  BOOST_TEST(nm2.noise == nm.noise);
+  wire::masked_sums ms{3, 2, {5}, {1.5, 2.25}, {1e-300, -0.0, 7}};
+  auto ms2 = round_trip(ms);
+  BOOST_TEST(ms2.sums == ms.sums);
+  BOOST_TEST(ms2.masked == ms.masked);
+  auto ps = round_trip(wire::passive_scores{
+      1, 0, {0}, {-std::numeric_limits<double>::infinity()}});
+  BOOST_TEST(std::isinf(ps.gains[0]));
+  BOOST_TEST(round_trip(wire::scored_split_query{1, 4, {9, 10}}).nodes ==
+             (std::vector<std::int32_t>{9, 10}));
+  auto ng = round_trip(wire::noisy_gradients{7, {0.5, -0.25}, {}});
+  BOOST_TEST(ng.g == (std::vector<double>{0.5, -0.25}));
+  BOOST_TEST(ng.h.empty());
+  auto bi = round_trip(wire::bucket_ids{{3, 33}, {0, 1, 2, 32, 0, 5}});
+  BOOST_TEST(bi.ids == (std::vector<std::uint16_t>{0, 1, 2, 32, 0, 5}));
+  auto bs = round_trip(wire::bucket_splits{2, {1}, {0}, {3.5f}});
+  BOOST_TEST(bs.thresholds == std::vector<float>{3.5f});
+  wire::roster_settings rs;
+  rs.exchange = wire::exchange::masked;
+  rs.masking.epsilon_pp = 3;
+  rs.masking.w = 2;
+  rs.masking.accounting = protocols::masked::accounting::strict;
+  rs.masking.seed = 99;
+  std::vector<std::uint8_t> packed = veil::messages::pack(rs);
+  wire::roster_settings back;
+  BOOST_REQUIRE(veil::messages::unpack(packed, back));
+  BOOST_TEST((back.exchange == wire::exchange::masked));
+  BOOST_TEST(back.masking.epsilon_pp == 3);
+  BOOST_TEST(back.masking.w == 2);
+  BOOST_TEST(
+      (back.masking.accounting == protocols::masked::accounting::strict));
+  BOOST_TEST(back.masking.seed == 99u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
