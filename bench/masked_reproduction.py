@@ -55,7 +55,8 @@ def split(path, seed, workdir):
 
 
 def run(veil, protocol, train, test, trees, threads, extra, report):
-    cmd = [veil, "train", "--protocol", protocol, "--parties", "2",
+    parties = [] if protocol == "centralized" else ["--parties", "2"]
+    cmd = [veil, "train", "--protocol", protocol] + parties + [
            "--data", train, "--test", test, "--trees", str(trees),
            "--threads", str(threads), "--quiet", "--report", report] + extra
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -64,7 +65,7 @@ def run(veil, protocol, train, test, trees, threads, extra, report):
     with open(report) as f:
         j = json.load(f)
     return {"auc": j["metrics"]["auc"], "train_seconds": j["train_seconds"],
-            "bytes": j["bytes"]["total"],
+            "bytes": j["bytes"]["total"] if "bytes" in j else 0,
             "history": [h["test"]["auc"] for h in j.get("history", [])]}
 
 
