@@ -197,6 +197,11 @@ outcome<outbox> passive_party::on_level(const level_request& m) {
 }
 
 outcome<outbox> passive_party::on_split_query(const split_query& m) {
+  // Naming a feature and a bin is plain's: with another exchange the
+  // features stay here, and answering would hand over any partition.
+  if (exchange_ != exchange::histograms)
+    return refuse("split_query", "this party splits only by its own best "
+                                 "candidate (scored_split_query)");
   auto k = m.nodes.size();
   if (m.tree != tree_ || m.depth != depth_)
     return refuse("split_query", "not for the current level");
@@ -357,6 +362,8 @@ outcome<outbox> passive_party::on_masked_sums(const masked_sums& m) {
 }
 
 outcome<outbox> passive_party::on_scored_query(const scored_split_query& m) {
+  if (!passives_score(exchange_))
+    return refuse("scored_split_query", "this party scores no candidates");
   if (m.tree != tree_ || m.depth != depth_ || best_.empty())
     return refuse("scored_split_query", "not for the current level");
   split_answer reply;

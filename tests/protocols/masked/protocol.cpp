@@ -339,6 +339,19 @@ BOOST_AUTO_TEST_CASE(federboost_randomized_response_law) {
     BOOST_TEST(std::abs(count[id] - other) < 5 * std::sqrt(other));
 }
 
+// A passive party of MaskedXGBoost never answers plain's split query (a
+// feature and a bin of the asker's choosing: any partition it likes).
+BOOST_AUTO_TEST_CASE(passive_party_refuses_a_chosen_split) {
+  auto d = make_data(100, 4, false);
+  mx::params mp;
+  passive_party pp(columns(d, 2, 4, false), exchange::masked, mp, 1);
+  BOOST_REQUIRE(pp.on_message(0, setup{32, 1, {}}));
+  BOOST_REQUIRE(pp.on_message(0, tree_start{0, {}}));
+  auto r = pp.on_message(0, split_query{0, -1, {0}, {0}, {3}, {0}});
+  BOOST_REQUIRE(!r);
+  BOOST_TEST(r.error().reason.find("own best candidate") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
   auto d = make_data(200, 4, false);
   mx::params mp;
