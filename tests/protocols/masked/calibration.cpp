@@ -4,7 +4,9 @@
 // budgets Theorem 3 cannot meet.
 #include <boost/test/unit_test.hpp>
 
+#include <array>
 #include <cmath>
+#include <random>
 
 #include <Eigen/Dense>
 
@@ -231,6 +233,55 @@ BOOST_AUTO_TEST_CASE(noise_energy_follows_theorem2) {
                       4 * (70 / 2.0 + 30) / r) <= 1e-12 * 4 * 65 / r);
   BOOST_TEST(std::abs(noise_energy(1, 0.02, 1000, 0, b, sensitivity::record) -
                       1 / r) <= 1e-12 / r);
+}
+
+// spec §9 item 17, Theorem 3 by Monte Carlo: for n = 8, m = (0, 1, …, 1)
+// against m' = (1, …, 1) and one noise column, the probability that the
+// privacy loss ln p(b)/p'(b) exceeds ε, under b ~ N(0, Σ1) (forward) and
+// the reverse loss under b ~ N(0, Σ2), stays below the δ Theorem 3 gives
+// (the larger of the two tails at t = 2ε − 2 ln 2, with the finite-n
+// a, b, c) plus 3 standard errors; 400,000 draws each.
+BOOST_AUTO_TEST_CASE(theorem3_bounds_the_privacy_loss_by_monte_carlo) {
+  const int n = 8, draws = 400000;
+  std::mt19937_64 gen(17);
+  std::normal_distribution<double> z01;
+  for (double rho : {0.1, 1.0})
+    for (double eps : {1.0, 2.0}) {
+      auto s1 = sigma_b(n, n - 1, rho, 1);
+      auto s2 = sigma_b(n, n, rho, 1);
+      Eigen::MatrixXd d = s1.inverse() - s2.inverse();
+      double logdet = std::log(s2.determinant() / s1.determinant());
+      auto k = theorem3_eigenvalues(theorem3_abc(rho, n));
+      std::array<double, 3> reverse;
+      for (int i = 0; i < 3; ++i)
+        reverse[i] = -k[i] / (1 + k[i]);
+      double t = 2 * eps - 2 * std::log(2.0);
+      double delta = std::max(quadratic_tail(k, t, tail_method::exact),
+                              quadratic_tail(reverse, t, tail_method::exact));
+      for (int direction = 0; direction < 2; ++direction) {
+        Eigen::LLT<Eigen::MatrixXd> chol(direction == 0 ? s1 : s2);
+        Eigen::MatrixXd l = chol.matrixL();
+        int above = 0;
+        Eigen::VectorXd z(n);
+        for (int i = 0; i < draws; ++i) {
+          for (int j = 0; j < n; ++j)
+            z(j) = z01(gen);
+          Eigen::VectorXd b = l * z;
+          // ln p1(b) - ln p2(b) = ½ ln(|Σ2|/|Σ1|) − ½ bᵀ(Σ1⁻¹ − Σ2⁻¹)b.
+          double loss = 0.5 * logdet - 0.5 * b.dot(d * b);
+          if ((direction == 0 ? loss : -loss) > eps)
+            ++above;
+        }
+        double p = static_cast<double>(above) / draws;
+        double se = std::sqrt(std::max(p, 1.0 / draws) * (1 - p) / draws);
+        BOOST_TEST_MESSAGE("rho " << rho << " eps " << eps << " direction "
+                                  << direction << ": P(loss > eps) " << p
+                                  << ", delta " << delta);
+        BOOST_TEST(p <= delta + 3 * se, "rho " << rho << " eps " << eps
+                                               << " direction " << direction
+                                               << ": " << p << " > " << delta);
+      }
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
