@@ -67,6 +67,30 @@ masked_sample draw(const one_node& node, const mx::params& p,
 BOOST_AUTO_TEST_SUITE(masked)
 BOOST_AUTO_TEST_SUITE(exchange)
 
+// Item 1, the paper's Example 1: Split([24, 25, 20, 22, 15, 17, 18, 16],
+// 18) = [0, 0, 0, 0, 1, 1, 1, 1] is one of the node's candidates.
+BOOST_AUTO_TEST_CASE(example_1_is_a_candidate) {
+  learners::dataset d(8, {"x"});
+  float xs[] = {24, 25, 20, 22, 15, 17, 18, 16};
+  for (std::size_t r = 0; r < 8; ++r)
+    d.value(r, 0) = xs[r];
+  auto cuts = learners::quantile_cuts::compute(d, 32, 1);
+  learners::bin_matrix bins(d, cuts, 1);
+  std::vector<std::uint32_t> rows(8);
+  std::iota(rows.begin(), rows.end(), 0u);
+  std::vector<std::uint8_t> want{0, 0, 0, 0, 1, 1, 1, 1};
+  int found = 0;
+  for (const auto& c : mx::node_candidates(bins, rows)) {
+    std::vector<std::uint8_t> m;
+    for (auto r : rows)
+      m.push_back(mx::goes_left(bins, r, c));
+    found += m == want;
+    BOOST_TEST(c.left ==
+               static_cast<std::uint32_t>(std::count(m.begin(), m.end(), 1)));
+  }
+  BOOST_TEST(found == 1);
+}
+
 // Item 13: what survives in the passive party's sum mᵀ⟨g⟩ is the
 // disturbing noise only: variance C n_A σ2² (not C n_A (2σ1² + σ2²)), over
 // 4,000 draws within 5 sd of the variance estimate (sd var sqrt(2/N));
