@@ -26,7 +26,7 @@ typename Inspector::result_type inspect(Inspector& f, roster_settings& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, setup& x) {
   return f(caf::meta::type_name("veil::protocols::plain::setup"), x.max_bin,
-           x.threads, x.tree_settings);
+           x.threads, x.tree_settings, x.paillier_bits, raw(x.paillier_key));
 }
 
 template <class Inspector>
@@ -39,6 +39,18 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, noisy_gradients& x) {
   return f(caf::meta::type_name("veil::protocols::plain::noisy_gradients"),
            x.tree, raw(x.g), raw(x.h));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, encrypted_gradients& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::encrypted_gradients"),
+           x.tree, raw(x.ciphertexts));
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, encrypted_histograms& x) {
+  return f(caf::meta::type_name("veil::protocols::plain::encrypted_histograms"),
+           x.tree, x.depth, raw(x.nodes), raw(x.ciphertexts));
 }
 
 template <class Inspector>
@@ -138,7 +150,8 @@ typename Inspector::result_type inspect(Inspector& f, params& x) {
   return f(caf::meta::type_name("veil::protocols::masked::params"),
            exact(x.epsilon_ap), exact(x.delta_ap), exact(x.epsilon_pp),
            exact(x.delta_pp), x.w, exact(x.mu), x.accounting, x.sensitivity,
-           x.energy, x.split_gh, x.tail, x.lossless_check, x.seed);
+           x.energy, x.split_gh, x.tail, x.lossless_check, x.seed,
+           x.paillier_bits);
 }
 
 } // namespace veil::protocols::masked

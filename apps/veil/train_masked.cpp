@@ -36,6 +36,8 @@ protocols::plain::exchange exchange_of(const std::string& name) {
     return exchange::fedxgboost_ldp;
   case mx::method::federboost:
     return exchange::federboost;
+  case mx::method::he:
+    return exchange::he;
   }
   return exchange::masked;
 }
@@ -55,6 +57,8 @@ std::string vertical_exchange::name() const {
     return "fedxgboost-ldp";
   case exchange::federboost:
     return "federboost";
+  case exchange::he:
+    return "he-xgboost";
   }
   return "plain";
 }
@@ -70,6 +74,10 @@ int run_masked_train(const train_options& o) {
     if (!mx::apply_setting(ex.masking, key, value, "--set " + s))
       learner_settings.push_back(s);
   }
+  if (ex.kind == protocols::plain::exchange::he &&
+      (o.epsilon > 0 || o.delta > 0))
+    throw input_error("--epsilon/--delta: HE-XGBoost adds no noise (it "
+                      "encrypts), so no budget would be spent");
   if (ex.kind == protocols::plain::exchange::federboost &&
       (o.epsilon > 0 || o.delta > 0))
     throw input_error("--epsilon/--delta: FederBoost's active party releases "

@@ -9,7 +9,8 @@ const protocols::descriptor& descriptor() {
     constexpr double inf = std::numeric_limits<double>::infinity();
     protocols::descriptor x;
     // Its LDP baselines (spec §6.2–6.3) run on the same roles.
-    x.names = {"masked-xgboost", "xgboost-ldp", "fedxgboost-ldp", "federboost"};
+    x.names = {"masked-xgboost", "xgboost-ldp", "fedxgboost-ldp", "federboost",
+               "he-xgboost"};
     x.summary = "MaskedXGBoost: the passive parties send noise matrices "
                 "whose structured part cancels in their split sums, the "
                 "active party returns its gradients masked with them; "
@@ -17,7 +18,8 @@ const protocols::descriptor& descriptor() {
                 "passive parties' splitting vectors); xgboost-ldp and "
                 "fedxgboost-ldp: its baselines, noisy gradients (and "
                 "hessians) once per tree; federboost: the passive parties' "
-                "bucket ids under randomized response, once";
+                "bucket ids under randomized response, once; he-xgboost: "
+                "plain's histograms of Paillier-encrypted gradients";
     x.parties = {
         {"active", 1, 1,
          "holds the labels and its columns; masks its gradients, compares "
@@ -71,6 +73,9 @@ const protocols::descriptor& descriptor() {
         bool_setting("masked.lossless_check", false,
                      "no disturbing noise (sigma2 = 0): the trees are "
                      "plain's, and the gradient sums are NOT protected"),
+        choice_setting("paillier.bits", {"2048", "1024", "3072"},
+                       "he-xgboost's Paillier modulus (1024: below today's "
+                       "recommendations)"),
         integer_setting("masked.seed", "0", 0, 9007199254740992.0,
                         "0: noise from the OS; otherwise a fixed seed "
                         "(reproducible, and the noise is predictable)"),

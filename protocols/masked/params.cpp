@@ -39,6 +39,9 @@ void params::validate() const {
         " with masked.w=" + std::to_string(w) +
         ": Theorem 3 needs epsilon_pp > w ln 2 = " + number(w * std::log(2.0)) +
         " (W too large for epsilon_pp; epsilon_pp = 1 allows w = 1 only)");
+  if (paillier_bits != 1024 && paillier_bits != 2048 && paillier_bits != 3072)
+    throw input_error("paillier.bits must be 1024, 2048 or 3072, got " +
+                      std::to_string(paillier_bits));
   if (!(mu > 0) || !std::isfinite(mu))
     throw input_error("masked.mu must be a positive number, got " + number(mu));
 }

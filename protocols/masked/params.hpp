@@ -46,6 +46,8 @@ struct params {
   /// 0: noise from the operating system's CSPRNG; otherwise a fixed seed
   /// (tests and reproducible experiments: the noise is then predictable).
   std::uint64_t seed = 0;
+  /// HE-XGBoost: bits of the Paillier modulus.
+  int paillier_bits = 2048;
 
   /// Throws veil::input_error naming the first setting out of range
   /// (ε_PP ≤ W ln 2 included).

@@ -45,6 +45,8 @@ bool apply_setting(params& p, const std::string& key, const std::string& value,
     p.lossless_check = value == "true";
   else if (key == "masked.seed")
     p.seed = static_cast<std::uint64_t>(number());
+  else if (key == "paillier.bits")
+    p.paillier_bits = static_cast<int>(number());
   else
     throw std::logic_error("masked: setting " + key + " has no handler");
   // Settings that depend on each other (ε_PP > W ln 2) are checked once
@@ -106,6 +108,8 @@ method method_named(const std::string& name) {
     return method::fedxgboost_ldp;
   if (name == "federboost")
     return method::federboost;
+  if (name == "he-xgboost")
+    return method::he;
   throw std::invalid_argument("not a method of MaskedXGBoost's: " + name);
 }
 
@@ -119,6 +123,8 @@ const char* to_string(method m) {
     return "fedxgboost-ldp";
   case method::federboost:
     return "federboost";
+  case method::he:
+    return "he-xgboost";
   }
   return "?";
 }
@@ -130,8 +136,8 @@ guarantee fix_guarantee(method m, const params& p,
   g.method = m;
   g.settings = p;
   g.passive_features = passive_features;
-  if (m == method::federboost)
-    return g; // nothing of the active party's is released
+  if (m == method::federboost || m == method::he)
+    return g; // no noise to calibrate
   if (m != method::masked) {
     bool hessians = m == method::xgboost_ldp;
     g.ldp = ldp_calibrate(p, rows, bp.rounds, passives, hessians);
@@ -170,6 +176,29 @@ guarantee fix_guarantee(method m, const params& p,
 }
 
 namespace {
+
+nlohmann::json he_privacy_json(const guarantee& g) {
+  nlohmann::json j;
+  j["mechanism"] = "he-xgboost: Paillier, " +
+                   std::to_string(g.settings.paillier_bits) +
+                   "-bit modulus (spec maskedxgboost §6.5)";
+  j["passive_parties_see"] = "ciphertexts of every row's gradient and "
+                             "hessian (semantically secure under DCR)";
+  j["active_party_sees"] = "each passive party's histograms: the sums of its "
+                           "own gradients per bin of every feature (as "
+                           "plain, SecureBoost's pattern)";
+  j["not_covered"] = {"every node's partition (both ways)",
+                      "the passive parties' bin sums at the active party"};
+  return j;
+}
+
+std::string he_privacy_text(const guarantee& g) {
+  return "privacy: Paillier " + std::to_string(g.settings.paillier_bits) +
+         "-bit: the passive parties see only ciphertexts of the gradients; "
+         "the active party sees their histograms (sums of its gradients per "
+         "bin of each of their features), as in plain; no differential "
+         "privacy";
+}
 
 nlohmann::json federboost_privacy_json(const guarantee& g) {
   const auto& p = g.settings;
@@ -266,6 +295,8 @@ std::string ldp_privacy_text(const guarantee& g) {
 } // namespace
 
 nlohmann::json privacy_json(const guarantee& g) {
+  if (g.method == method::he)
+    return he_privacy_json(g);
   if (g.method == method::federboost)
     return federboost_privacy_json(g);
   if (g.method != method::masked)
@@ -312,6 +343,8 @@ nlohmann::json privacy_json(const guarantee& g) {
 }
 
 std::string privacy_text(const guarantee& g) {
+  if (g.method == method::he)
+    return he_privacy_text(g);
   if (g.method == method::federboost)
     return federboost_privacy_text(g);
   if (g.method != method::masked)

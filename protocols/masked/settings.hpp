@@ -39,7 +39,7 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
 /// node can have, exchange.hpp's max_candidates, as the active party
 /// counts them).
 /// Which of the methods of spec maskedxgboost the session runs.
-enum class method { masked, xgboost_ldp, fedxgboost_ldp, federboost };
+enum class method { masked, xgboost_ldp, fedxgboost_ldp, federboost, he };
 
 /// The method `--protocol NAME` names (masked-xgboost, xgboost-ldp,
 /// fedxgboost-ldp); throws std::invalid_argument for another name.

@@ -158,8 +158,23 @@ outbox active_party::start() {
     model_.feature_names = own_.feature_names();
     return begin_round();
   }
+  setup s{params_.max_bin, params_.threads, params_.tree, 0, {}};
+  if (exchange_ == exchange::he) {
+    // The key pair is made here, before training (its time is the
+    // session's, not a tree's).
+    if (!masked::fits_rows(own_.rows()))
+      throw input_error("HE-XGBoost's fixed point holds sums of at most "
+                        "2^23 rows");
+    crypto::seeded_random keyed(noise_->next_key());
+    paillier::random_engine rng = [&keyed] { return keyed(); };
+    he_key_.emplace(paillier::generate_key(masking_.paillier_bits, rng));
+    he_rng_key_.emplace(noise_->next_key());
+    he_pack_.emplace(he_key_->public_part(), own_.rows());
+    s.paillier_bits = masking_.paillier_bits;
+    s.paillier_key = he_key_->public_part().to_bytes();
+  }
   for (auto q : passives_)
-    out.push_back({q, setup{params_.max_bin, params_.threads, params_.tree}});
+    out.push_back({q, s});
   std::fill(waiting_.begin(), waiting_.end(), true);
   phase_ = phase::awaiting_setup;
   return out;
@@ -183,8 +198,12 @@ outcome<outbox> active_party::on_message(party_id from, const message& m) {
       x && phase_ == phase::awaiting_setup && exchange_ == exchange::federboost)
     return on_buckets(from, *x);
   if (auto* x = std::get_if<histograms>(&m);
-      x && phase_ == phase::awaiting_histograms)
+      x && phase_ == phase::awaiting_histograms &&
+      exchange_ == exchange::histograms)
     return on_histograms(from, *x);
+  if (auto* x = std::get_if<encrypted_histograms>(&m);
+      x && phase_ == phase::awaiting_histograms && exchange_ == exchange::he)
+    return on_encrypted_histograms(from, *x);
   if (auto* x = std::get_if<noise_matrices>(&m);
       x && phase_ == phase::awaiting_masked)
     return on_noise(from, *x);
@@ -356,6 +375,18 @@ outbox active_party::begin_tree() {
       for (std::size_t r = 0; r < g.size(); ++r)
         scoring_grads_[r] = {g[r].g, 1.0f};
     }
+  } else if (exchange_ == exchange::he) {
+    // One encryption of every row's (g, h) per tree, for every passive
+    // party (each sums its own features' histograms).
+    crypto::seeded_random keyed(*he_rng_key_);
+    he_rng_key_.emplace(noise_->next_key());
+    paillier::random_engine rng = [&keyed] { return keyed(); };
+    auto cts = masked::encrypt_gradients(he_key_->public_part(), *he_pack_, g,
+                                         rng, params_.threads);
+    for (auto q : passives_) {
+      out.push_back({q, tree_start{tree_, {}}});
+      out.push_back({q, encrypted_gradients{tree_, cts}});
+    }
   } else if (exchange_ == exchange::histograms) {
     for (auto q : passives_)
       out.push_back({q, tree_start{tree_, {g.begin(), g.end()}}});
@@ -508,6 +539,25 @@ outcome<outbox> active_party::on_scores(party_id from,
   if (std::any_of(waiting_.begin(), waiting_.end(), [](bool w) { return w; }))
     return outbox{};
   return evaluate();
+}
+
+outcome<outbox>
+active_party::on_encrypted_histograms(party_id from,
+                                      const encrypted_histograms& m) {
+  // Decrypted, they are plain's histograms: the rest is plain's.
+  auto k = party_index(from);
+  histograms h;
+  h.tree = m.tree;
+  h.depth = m.depth;
+  h.nodes = m.nodes;
+  auto count = m.nodes.size() * layouts_[k].slots();
+  try {
+    h.sums = masked::decrypt_histograms(*he_key_, *he_pack_, m.ciphertexts,
+                                        count, params_.threads);
+  } catch (const std::invalid_argument& e) {
+    return refuse("encrypted_histograms", e.what());
+  }
+  return on_histograms(from, h);
 }
 
 outcome<outbox> active_party::on_histograms(party_id from,

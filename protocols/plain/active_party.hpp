@@ -13,6 +13,7 @@
 #include "learners/tree/tree_grower.hpp"
 #include "protocols/masked/baselines.hpp"
 #include "protocols/masked/exchange.hpp"
+#include "protocols/masked/he.hpp"
 #include "protocols/outcome.hpp"
 #include "protocols/plain/passive_party.hpp"
 #include "protocols/plain/wire.hpp"
@@ -120,6 +121,8 @@ private:
   outcome<outbox> on_noise(party_id from, const noise_matrices& m);
   outcome<outbox> on_scores(party_id from, const passive_scores& m);
   outcome<outbox> on_buckets(party_id from, const bucket_ids& m);
+  outcome<outbox> on_encrypted_histograms(party_id from,
+                                          const encrypted_histograms& m);
   std::vector<std::int32_t> level_nodes(bool all) const;
   message release_noisy();
   outcome<outbox> on_split_answer(party_id from, const split_answer& m);
@@ -162,6 +165,11 @@ private:
   std::vector<learners::grad_pair> scoring_grads_; // FedXGBoost-LDP: (g, 1)
   std::vector<bucket_ids> bucket_ids_;             // FederBoost, by passive
   std::vector<bucket_splits> pending_buckets_;     // FederBoost, by passive
+  // HE-XGBoost: the key pair, the packing of (g, h), the next tree's
+  // encryption randomness.
+  std::optional<paillier::private_key> he_key_;
+  std::optional<paillier::packing> he_pack_;
+  std::optional<crypto::key32> he_rng_key_;
   std::optional<masked::noise_source> noise_;
   std::uint64_t max_candidates_ = 0;
   std::vector<double> released_g_, released_h_;    // clipped, by row

@@ -71,6 +71,8 @@ outcome<outbox> passive_party::on_message(party_id from, message m) {
     return on_split_query(*x);
   if (auto* x = std::get_if<bucket_splits>(&m))
     return on_bucket_splits(*x);
+  if (auto* x = std::get_if<encrypted_gradients>(&m))
+    return on_encrypted_gradients(*x);
   if (auto* x = std::get_if<noisy_gradients>(&m))
     return on_noisy_gradients(std::move(*x));
   if (auto* x = std::get_if<masked_sums>(&m))
@@ -104,6 +106,13 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
     return to_active(bucket_ids{std::move(ids.domains), std::move(ids.ids)});
   }
   setup_done reply;
+  if (exchange_ == exchange::he) {
+    he_key_ = paillier::public_key::from_bytes(m.paillier_key, m.paillier_bits);
+    if (!he_key_ || m.paillier_bits != masking_.paillier_bits)
+      return refuse("setup", "not a Paillier public key of the session's " +
+                                 std::to_string(masking_.paillier_bits) +
+                                 " bits");
+  }
   if (passives_score(exchange_)) {
     try {
       m.tree_settings.validate();
@@ -127,7 +136,7 @@ outcome<outbox> passive_party::on_tree_start(tree_start&& m) {
   if (!ready_)
     return refuse("tree_start", "no setup received yet");
   // MaskedXGBoost's gradients travel masked, never in the clear.
-  auto want = passives_score(exchange_) ? 0 : train_.rows();
+  auto want = exchange_ == exchange::histograms ? train_.rows() : 0;
   if (m.grads.size() != want)
     return refuse("tree_start", "expected " + std::to_string(want) +
                                     " gradient pairs, got " +
@@ -177,6 +186,8 @@ outcome<outbox> passive_party::on_level(const level_request& m) {
     return noise_for(m);
   if (passives_score(exchange_))
     return scores_for(m);
+  if (exchange_ == exchange::he)
+    return encrypted_for(m);
   histograms reply;
   reply.tree = m.tree;
   reply.depth = m.depth;
@@ -199,7 +210,7 @@ outcome<outbox> passive_party::on_level(const level_request& m) {
 outcome<outbox> passive_party::on_split_query(const split_query& m) {
   // Naming a feature and a bin is plain's: with another exchange the
   // features stay here, and answering would hand over any partition.
-  if (exchange_ != exchange::histograms)
+  if (exchange_ != exchange::histograms && exchange_ != exchange::he)
     return refuse("split_query", "this party splits only by its own best "
                                  "candidate (scored_split_query)");
   auto k = m.nodes.size();
@@ -260,6 +271,39 @@ outcome<outbox> passive_party::noise_for(const level_request& m) {
     masked::make_noise(bins_, rows, candidates_[i], *calibration_, *noise_,
                        threads_, {reply.noise.data() + at, size});
     at += size;
+  }
+  return to_active(std::move(reply));
+}
+
+outcome<outbox>
+passive_party::on_encrypted_gradients(const encrypted_gradients& m) {
+  if (exchange_ != exchange::he || !he_key_)
+    return refuse("encrypted_gradients", "not an HE-XGBoost session");
+  if (m.tree != tree_)
+    return refuse("encrypted_gradients", "not for the current tree");
+  auto cts = masked::read_ciphertexts(*he_key_, m.ciphertexts, train_.rows());
+  if (!cts)
+    return refuse("encrypted_gradients",
+                  "expected " + std::to_string(train_.rows()) +
+                      " ciphertexts under the session's key");
+  he_grads_ = std::move(*cts);
+  return outbox{};
+}
+
+outcome<outbox> passive_party::encrypted_for(const level_request& m) {
+  if (he_grads_.size() != train_.rows())
+    return refuse("level_request", "no encrypted gradients for this tree");
+  encrypted_histograms reply;
+  reply.tree = m.tree;
+  reply.depth = m.depth;
+  for (auto node : m.build) {
+    if (!partition_.contains(node))
+      return refuse("level_request",
+                    "histogram of unknown node " + std::to_string(node));
+    reply.nodes.push_back(node);
+    masked::encrypted_histogram(*he_key_, he_grads_, bins_,
+                                partition_.rows_of(node), reply.ciphertexts,
+                                threads_);
   }
   return to_active(std::move(reply));
 }

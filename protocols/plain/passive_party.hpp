@@ -12,6 +12,7 @@
 #include "protocols/masked/baselines.hpp"
 #include "protocols/masked/exchange.hpp"
 #include "protocols/masked/federboost.hpp"
+#include "protocols/masked/he.hpp"
 #include "protocols/outcome.hpp"
 #include "protocols/plain/wire.hpp"
 
@@ -71,6 +72,8 @@ private:
   outcome<outbox> noise_for(const level_request& m);
   outcome<outbox> on_noisy_gradients(noisy_gradients&& m);
   outcome<outbox> on_bucket_splits(const bucket_splits& m);
+  outcome<outbox> on_encrypted_gradients(const encrypted_gradients& m);
+  outcome<outbox> encrypted_for(const level_request& m);
   outcome<outbox> scores_for(const level_request& m);
   outcome<outbox> on_predict(const predict_query& m);
 
@@ -98,6 +101,9 @@ private:
   std::vector<std::vector<masked::candidate>> candidates_;
   std::vector<std::int64_t> best_;
   std::vector<double> noisy_g_, noisy_h_; // the LDP baselines' release
+  // HE-XGBoost: the active party's key and this tree's ciphertexts.
+  std::optional<paillier::public_key> he_key_;
+  std::vector<paillier::ciphertext> he_grads_;
 };
 
 } // namespace veil::protocols::plain

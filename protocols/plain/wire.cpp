@@ -14,6 +14,12 @@ struct namer {
     return "noisy_gradients";
   }
   const char* operator()(const bucket_ids&) const { return "bucket_ids"; }
+  const char* operator()(const encrypted_gradients&) const {
+    return "encrypted_gradients";
+  }
+  const char* operator()(const encrypted_histograms&) const {
+    return "encrypted_histograms";
+  }
   const char* operator()(const bucket_splits&) const { return "bucket_splits"; }
   const char* operator()(const noise_matrices&) const {
     return "noise_matrices";

@@ -36,6 +36,9 @@ enum class exchange : std::int32_t {
   /// FederBoost (protocols/masked/federboost.hpp): the passive parties'
   /// bucket ids, perturbed, once; the active party trains alone.
   federboost = 4,
+  /// HE-XGBoost (SecureBoost's pattern, spec maskedxgboost §6.5): plain's
+  /// histograms, of Paillier-encrypted gradients.
+  he = 5,
 };
 
 /// Whether the passive parties score their own candidates (MaskedXGBoost
@@ -63,6 +66,10 @@ struct setup {
   /// The tree settings a passive party scores its own candidates with
   /// (masked exchange).
   learners::tree_params tree_settings;
+  /// HE-XGBoost: the active party's Paillier public key (n and its fixed
+  /// base, paillier::public_key::to_bytes) and its bits; empty otherwise.
+  std::int32_t paillier_bits = 0;
+  std::vector<std::uint8_t> paillier_key;
 };
 
 /// Sent by a passive party after setup: how many bins each of its features
@@ -117,6 +124,24 @@ struct noisy_gradients {
   std::int32_t tree = 0;
   std::vector<double> g;
   std::vector<double> h;
+};
+
+/// HE-XGBoost (active -> passive, after tree_start): every row's (g, h) in
+/// fixed point, packed into one plaintext and encrypted, the ciphertexts
+/// one after the other (public_key::write).
+struct encrypted_gradients {
+  std::int32_t tree = 0;
+  std::vector<std::uint8_t> ciphertexts;
+};
+
+/// HE-XGBoost (passive -> active, the answer to level_request): for each
+/// node asked for, one ciphertext per histogram slot (its features' bins
+/// and missing slots, in layout order), the sum of its rows' ciphertexts.
+struct encrypted_histograms {
+  std::int32_t tree = 0;
+  std::int32_t depth = 0;
+  std::vector<std::int32_t> nodes;
+  std::vector<std::uint8_t> ciphertexts;
 };
 
 /// FederBoost (passive -> active, the answer to setup): every feature's
@@ -219,7 +244,8 @@ using protocols::failure;
 
 using message =
     std::variant<setup, setup_done, tree_start, level_request, histograms,
-                 noisy_gradients, bucket_ids, bucket_splits, noise_matrices,
+                 noisy_gradients, bucket_ids, bucket_splits,
+                 encrypted_gradients, encrypted_histograms, noise_matrices,
                  masked_sums, passive_scores, scored_split_query, split_query,
                  split_answer, predict_query, predict_answer, failure>;
 

@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(an_idle_party_leaves_after_its_bound_on_the_test_clock) {
 
   // The active party's setup: the passive party answers and, having its
   // role, starts watching the time.
-  active->send(party, protocols::plain::setup{256, 1, {}});
+  active->send(party, protocols::plain::setup{256, 1, {}, 0, {}});
   sched.run();
   bool answered = false;
   active->receive([&](protocols::plain::setup_done&) { answered = true; },

@@ -158,6 +158,30 @@ BOOST_AUTO_TEST_CASE(federboost_from_the_command_line) {
   BOOST_TEST(contains(e.output, "masked.epsilon_pp"), e.output);
 }
 
+// HE-XGBoost from the command line: plain's metrics (it is lossless), its
+// privacy line, and no budget.
+BOOST_AUTO_TEST_CASE(he_xgboost_from_the_command_line) {
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: no " << adult("train"));
+    return;
+  }
+  temp_dir dir;
+  auto common = " --parties 2 --trees 1 --depth 3 --threads 2 --quiet --data " +
+                adult("train") + " --test " + adult("test");
+  auto he = run_veil("train --protocol he-xgboost --set paillier.bits=1024" +
+                     common + " --report " + (dir / "he.json"));
+  BOOST_REQUIRE_MESSAGE(he.status == 0, he.output);
+  BOOST_TEST(contains(he.output, "privacy: Paillier 1024-bit"), he.output);
+  auto plain = run_veil("train --protocol plain --set max_bin=32 --set "
+                        "min_child_weight=0 --set base_score=0.5" +
+                        common + " --report " + (dir / "plain.json"));
+  BOOST_REQUIRE_MESSAGE(plain.status == 0, plain.output);
+  BOOST_TEST(read_json(dir / "he.json")["metrics"] ==
+             read_json(dir / "plain.json")["metrics"]);
+  auto eps = run_veil("train --protocol he-xgboost --epsilon 1" + common);
+  BOOST_TEST(eps.status == 2);
+}
+
 BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
   temp_dir dir;
   auto data = dir.path("d.csv");

@@ -30,7 +30,7 @@ BOOST_AUTO_TEST_SUITE(messages)
 BOOST_FIXTURE_TEST_SUITE(plain, fixture)
 
 BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
-  auto s = round_trip(wire::setup{128, 3, {}});
+  auto s = round_trip(wire::setup{128, 3, {}, 0, {}});
   BOOST_TEST(s.max_bin == 128);
   BOOST_TEST(s.threads == 3);
 

@@ -109,9 +109,11 @@ learners::booster_params binary(int rounds, int depth) {
 /// With σ2 = 0 (the structured noise only) and nothing clipped (μ = 2),
 /// the trees are centralized training's: same splits, same leaves.
 void require_lossless(const dataset& train, std::size_t parties,
-                      std::size_t active_cols, exchange ex = exchange::masked) {
-  auto p = binary(6, 4);
+                      std::size_t active_cols, exchange ex = exchange::masked,
+                      int rounds = 6) {
+  auto p = binary(rounds, 4);
   mx::params mp;
+  mp.paillier_bits = 1024; // he: the test's time
   mp.lossless_check = true;
   mp.mu = 2;
   mp.seed = 3;
@@ -341,11 +343,33 @@ BOOST_AUTO_TEST_CASE(federboost_randomized_response_law) {
 
 // A passive party of MaskedXGBoost never answers plain's split query (a
 // feature and a bin of the asker's choosing: any partition it likes).
+// HE-XGBoost is plain's histograms of encrypted gradients: centralized
+// training's trees (fixed point 2^-40 against float sums: the same splits
+// here), and the passive party receives ciphertexts only.
+BOOST_AUTO_TEST_CASE(he_xgboost_is_lossless_and_sends_ciphertexts) {
+  auto d = make_data(500, 6, true);
+  require_lossless(d, 2, 3, exchange::he, 2);
+  mx::params mp;
+  mp.paillier_bits = 1024;
+  mp.seed = 8;
+  auto f = train_masked(d, binary(1, 2), mp, 2, 3, true, exchange::he);
+  std::size_t encrypted = 0;
+  for (const auto& m : f.to_passive) {
+    if (auto* t = std::get_if<tree_start>(&m))
+      BOOST_TEST(t->grads.empty());
+    if (auto* e = std::get_if<encrypted_gradients>(&m)) {
+      ++encrypted;
+      BOOST_TEST(e->ciphertexts.size() == 500u * 256u); // 1024-bit key
+    }
+  }
+  BOOST_TEST(encrypted == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(passive_party_refuses_a_chosen_split) {
   auto d = make_data(100, 4, false);
   mx::params mp;
   passive_party pp(columns(d, 2, 4, false), exchange::masked, mp, 1);
-  BOOST_REQUIRE(pp.on_message(0, setup{32, 1, {}}));
+  BOOST_REQUIRE(pp.on_message(0, setup{32, 1, {}, 0, {}}));
   BOOST_REQUIRE(pp.on_message(0, tree_start{0, {}}));
   auto r = pp.on_message(0, split_query{0, -1, {0}, {0}, {3}, {0}});
   BOOST_REQUIRE(!r);

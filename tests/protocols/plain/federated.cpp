@@ -307,7 +307,7 @@ BOOST_AUTO_TEST_CASE(passive_party_refuses_bad_input) {
   // Nothing before setup.
   BOOST_TEST(!party.on_message(0, tree_start{0, {}}));
   BOOST_TEST(!party.on_message(1, setup{}));
-  BOOST_REQUIRE(party.on_message(0, setup{256, 1, {}}));
+  BOOST_REQUIRE(party.on_message(0, setup{256, 1, {}, 0, {}}));
   // Gradient count must match the rows.
   BOOST_TEST(
       !party.on_message(0, tree_start{0, std::vector<learners::grad_pair>(3)}));
