@@ -176,11 +176,14 @@ struct party_hooks : loading_party_hooks<party_state> {
     report_finished(
         self, *st.active,
         [&] {
+          // What its noise applied, for the session to print.
+          auto applied = st.active->applied();
           return session::trained{m,
                                   seconds_since(st.started),
                                   st.bin_seconds,
                                   st.active->own_splits().size(),
-                                  {},
+                                  applied ? messages::pack(*applied)
+                                          : std::vector<std::uint8_t>{},
                                   session::to_wire(st.active->history()),
                                   st.active->early_stop()};
         },

@@ -186,6 +186,7 @@ struct session_hooks<plain_protocol> {
                                      result.bin_seconds = out.prepare_seconds;
                                      result.history = std::move(out.history);
                                      result.early_stop = out.early_stop;
+                                     result.report = std::move(out.report);
                                    });
   }
 

@@ -154,4 +154,11 @@ typename Inspector::result_type inspect(Inspector& f, params& x) {
            x.paillier_bits);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, applied& x) {
+  return f(caf::meta::type_name("veil::protocols::masked::applied"),
+           exact(x.epsilon0), exact(x.delta0), x.divided_over, exact(x.rho),
+           exact(x.noise_stddev));
+}
+
 } // namespace veil::protocols::masked

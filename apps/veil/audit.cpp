@@ -43,15 +43,12 @@ namespace mx = protocols::masked;
 namespace pl = protocols::plain;
 using nlohmann::json;
 
-/// The first `k` columns (with the labels) or the others (without).
+/// Columns [lo, hi) of `d`, with its labels if `labels`.
 learners::dataset columns(const learners::dataset& d, std::size_t lo,
                           std::size_t hi, bool labels) {
   std::vector<std::size_t> cols(hi - lo);
   std::iota(cols.begin(), cols.end(), lo);
-  auto part = d.select_columns(cols);
-  if (!labels)
-    part.labels().clear();
-  return part;
+  return select_columns(d, cols, labels);
 }
 
 /// What the passive party saw of the first tree's root: its noise (M1)
@@ -66,7 +63,7 @@ struct root_view {
 /// and returns the passive party's view of it.
 root_view run_root(const learners::dataset& d, const mx::params& mp,
                    int threads) {
-  auto half = std::max<std::size_t>(d.features() / 2, 1);
+  auto half = mx::active_columns(d.features());
   auto bp = mx::booster_for({});
   bp.rounds = 1;
   bp.tree.max_depth = 1;
@@ -156,7 +153,7 @@ json least_squares(const learners::dataset& d, const mx::params& mp,
 
 json subset(const learners::dataset& d, const mx::params& mp, int trials,
             std::uint64_t seed) {
-  auto half = std::max<std::size_t>(d.features() / 2, 1);
+  auto half = mx::active_columns(d.features());
   auto pp = columns(d, half, d.features(), false);
   auto bp = mx::booster_for({});
   auto cuts = learners::quantile_cuts::compute(pp, bp.max_bin, 1);

@@ -24,6 +24,7 @@
 #include "learners/boost/model_io.hpp"
 #include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
+#include "messages/plain.hpp"
 #include "protocols/masked/settings.hpp"
 #include "protocols/session/model_file.hpp"
 
@@ -87,8 +88,9 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
                        const vertical_exchange& ex) {
   if (!o.categorical.empty())
     throw input_error("--categorical: only for --protocol opboost");
-  bool masked = ex.kind != protocols::plain::exchange::histograms;
-  int n = o.parties == 0 ? (masked ? 2 : 3) : o.parties;
+  // MaskedXGBoost and its baselines: the paper's 2 parties and partition.
+  bool paper_partition = ex.kind != protocols::plain::exchange::histograms;
+  int n = o.parties == 0 ? (paper_partition ? 2 : 3) : o.parties;
   if (n < 2)
     throw input_error("--parties " + std::to_string(n) + ": the " + ex.name() +
                       " protocol needs at least 2 parties (the "
@@ -148,19 +150,20 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
   cfg.eval = have_test ? actors::evaluation::test : actors::evaluation::train;
   // MaskedXGBoost's partition (spec §7.1): the active party the first
   // half of the columns, the passive parties the rest, dealt evenly.
-  auto first = masked ? std::max<std::size_t>(m / 2, 1) : 0;
+  auto first = paper_partition ? protocols::masked::active_columns(m) : 0;
   auto rest = m - first;
-  auto dealt = static_cast<std::size_t>(masked ? n - 1 : n);
-  if (masked && rest < dealt)
+  auto dealt = static_cast<std::size_t>(paper_partition ? n - 1 : n);
+  if (paper_partition && rest < dealt)
     throw input_error("--parties " + std::to_string(n) + ": " + train_path +
                       " has " + std::to_string(m) +
                       " feature columns; the passive parties share half of "
                       "them, one at least each");
   std::size_t next = 0;
   for (int q = 0; q < n; ++q) {
-    auto slot = static_cast<std::size_t>(masked ? q - 1 : q);
-    auto width =
-        masked && q == 0 ? first : rest / dealt + (slot < rest % dealt ? 1 : 0);
+    auto slot = static_cast<std::size_t>(paper_partition ? q - 1 : q);
+    auto width = paper_partition && q == 0
+                     ? first
+                     : rest / dealt + (slot < rest % dealt ? 1 : 0);
     actors::party_spec spec;
     spec.name = "party" + std::to_string(q);
     spec.data.path = train_path;
@@ -190,16 +193,38 @@ int report_federated(const actors::session_outcome& out,
   if (!out.ok())
     return session_failure(out);
   const auto& r = *out.result;
-  bool masked = cfg.exchange != protocols::plain::exchange::histograms;
+  bool guaranteed = cfg.exchange != protocols::plain::exchange::histograms;
   auto protocol = vertical_exchange{cfg.exchange, cfg.masking}.name();
   std::optional<protocols::masked::guarantee> guarantee;
-  if (masked) {
+  if (guaranteed) {
     std::uint64_t widest = 0;
     for (std::size_t q = 1; q < r.features.size() && q < r.names.size(); ++q)
       widest = std::max<std::uint64_t>(widest, r.features[q].size());
     guarantee = protocols::masked::fix_guarantee(
         protocols::masked::method_named(protocol), cfg.masking, p, r.rows,
         static_cast<int>(r.names.size()) - 1, widest);
+    // What the active party applied is what the session states: it must be
+    // what the settings fix (a party of another build could differ).
+    protocols::masked::applied a;
+    if (!r.report.empty() && messages::unpack(r.report, a)) {
+      auto& release = guarantee->method == protocols::masked::method::masked
+                          ? guarantee->fixed.release
+                          : guarantee->ldp.budget;
+      if (a.epsilon0 != release.epsilon || a.delta0 != release.delta ||
+          a.divided_over != release.releases)
+        std::cerr << "veil: warning: the active party applied (epsilon "
+                  << a.epsilon0 << ", delta " << a.delta0
+                  << ") per release, the settings fix (" << release.epsilon
+                  << ", " << release.delta
+                  << "): the report states what it applied\n";
+      release.epsilon = a.epsilon0;
+      release.delta = a.delta0;
+      release.releases = a.divided_over;
+      if (guarantee->method == protocols::masked::method::masked)
+        guarantee->fixed.rho = a.rho;
+      else
+        guarantee->ldp.stddev = a.noise_stddev;
+    }
   }
   federated_summary sum;
   sum.protocol = protocol;
@@ -219,15 +244,16 @@ int report_federated(const actors::session_outcome& out,
   sum.predict_seconds = r.predict_seconds;
   sum.history = session::from_wire(r.history, p.rounds);
   sum.early_stop = r.early_stop;
-  // The active party names every split's feature in this protocol.
+  // Where the passive parties score their own candidates (MaskedXGBoost
+  // and its LDP baselines) their splits name the party only.
   sum.importance = importance_json(
       learners::importance(with_column_names(r.model, r.features)));
   sum.importance_note =
-      masked ? "the active party's features by name; each passive party's "
-               "splits under partyK:hidden (MaskedXGBoost keeps a passive "
-               "party's feature with it)"
-             : "every party's features: the active party knows which "
-               "feature each split uses in the plain protocol";
+      protocols::plain::passives_score(cfg.exchange)
+          ? "the active party's features by name; each passive party's "
+            "splits under partyK:hidden (its feature stays with it)"
+          : "every party's features: the active party knows which feature "
+            "each split uses";
   std::cout << "trained " << r.model.rounds() << " rounds (" << sum.trees << " "
             << (p.tree.oblivious ? "decision tables" : "trees") << ") on "
             << r.rows << " rows x " << sum.total_features() << " features in "

@@ -108,34 +108,19 @@ void make_noise(const learners::bin_matrix& bins,
   keys.reserve(count);
   for (std::size_t i = 0; i < count; ++i)
     keys.push_back(source.next_key());
-  double right_sd = std::sqrt(2 * c.sigma1 * c.sigma1 + c.sigma2 * c.sigma2);
   auto team = learners::threads_for(count * w * n, threads);
 #pragma omp parallel num_threads(team)
   {
     std::vector<double> p, z;
+    std::vector<std::uint8_t> m(n);
 #pragma omp for schedule(dynamic)
     for (std::size_t i = 0; i < count; ++i) {
       const auto& cand = candidates[i];
+      for (std::size_t r = 0; r < n; ++r)
+        m[r] = goes_left(bins, rows[r], cand);
       crypto::seeded_random rng(keys[i]);
-      for (std::size_t k = 0; k < w; ++k) {
-        // p: one draw per left row (N(0, σ1²)); z: one per row, the
-        // disturbing noise on the left, the whole noise on the right.
-        p.resize(cand.left);
-        z.resize(n);
-        dp::fill_standard_normal(rng, p);
-        dp::fill_standard_normal(rng, z);
-        double* b = noise.data() + (i * w + k) * n;
-        std::size_t j = 0; // index among the left rows
-        for (std::size_t r = 0; r < n; ++r) {
-          if (goes_left(bins, rows[r], cand)) {
-            double prev = p[j == 0 ? cand.left - 1 : j - 1];
-            b[r] = c.sigma1 * (p[j] - prev) + c.sigma2 * z[r];
-            ++j;
-          } else {
-            b[r] = right_sd * z[r];
-          }
-        }
-      }
+      fill_noise(m, cand.left, c.sigma1, c.sigma2, c.w, rng,
+                 noise.subspan(i * w * n, w * n), p, z);
     }
   }
 }

@@ -32,27 +32,50 @@ std::vector<double> noise_column(std::span<const std::uint8_t> m,
                                  std::span<const double> q,
                                  std::span<const double> r);
 
-/// B for m: `w` columns of noise_column with fresh draws from `rng`
-/// (std-style 64-bit engine), column after column (n × w, column-major).
+/// Algorithm 1 for one splitting vector m (1 = left, `left` ones) as the
+/// protocol draws it (exchange.hpp's make_noise calls it): `w` columns
+/// into `out` (m.size() × w, column-major). Per column, one N(0, σ1²) draw
+/// per left row gives the left rows' cyclic difference u, plus σ2 z; a
+/// right row's v + r is one N(0, 2σ1² + σ2²) draw, the same law as drawing
+/// v and r apart (noise_column takes them apart, for Example 2). `p` and
+/// `z` are scratch.
+template <class Engine>
+void fill_noise(std::span<const std::uint8_t> m, std::size_t left,
+                double sigma1, double sigma2, int w, Engine& rng,
+                std::span<double> out, std::vector<double>& p,
+                std::vector<double>& z) {
+  auto n = m.size();
+  double right_sd = std::sqrt(2 * sigma1 * sigma1 + sigma2 * sigma2);
+  p.resize(left);
+  z.resize(n);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(w); ++k) {
+    dp::fill_standard_normal(rng, p);
+    dp::fill_standard_normal(rng, z);
+    double* b = out.data() + k * n;
+    std::size_t j = 0; // index among the left rows
+    for (std::size_t r = 0; r < n; ++r) {
+      if (m[r]) {
+        double prev = p[j == 0 ? left - 1 : j - 1];
+        b[r] = sigma1 * (p[j] - prev) + sigma2 * z[r];
+        ++j;
+      } else {
+        b[r] = right_sd * z[r];
+      }
+    }
+  }
+}
+
+/// B for m: fill_noise with fresh draws from `rng` (std-style 64-bit
+/// engine), n × w, column-major.
 template <class Engine>
 std::vector<double> noise_matrix(std::span<const std::uint8_t> m, double sigma1,
                                  double sigma2, int w, Engine& rng) {
   std::size_t left = 0;
   for (auto x : m)
     left += x != 0;
-  std::vector<double> b;
-  b.reserve(m.size() * static_cast<std::size_t>(w));
-  std::vector<double> p(left), q(m.size() - left), r(m.size());
-  for (int k = 0; k < w; ++k) {
-    for (auto& x : p)
-      x = dp::gaussian(rng, sigma1);
-    for (auto& x : q)
-      x = dp::gaussian(rng, std::sqrt(2.0) * sigma1);
-    for (auto& x : r)
-      x = dp::gaussian(rng, sigma2);
-    auto column = noise_column(m, p, q, r);
-    b.insert(b.end(), column.begin(), column.end());
-  }
+  std::vector<double> b(m.size() * static_cast<std::size_t>(w));
+  std::vector<double> p, z;
+  fill_noise(m, left, sigma1, sigma2, w, rng, b, p, z);
   return b;
 }
 

@@ -68,6 +68,18 @@ struct calibration {
   std::uint64_t steps = 0; ///< T·D·passives
 };
 
+/// What the active party applied, as it reports it after training (the
+/// session prints these, not its own recomputation): per release (ε0, δ0)
+/// and the k it divided by, ρ (MaskedXGBoost) or the noise's standard
+/// deviation (the LDP baselines).
+struct applied {
+  double epsilon0 = 0;
+  double delta0 = 0;
+  std::uint64_t divided_over = 0;
+  double rho = 0;
+  double noise_stddev = 0;
+};
+
 /// `max_candidates`: the most candidates a PP scores at one node (the
 /// strict accounting counts every candidate's release; the PPs report it
 /// at setup). Throws input_error when the budgets cannot be met.

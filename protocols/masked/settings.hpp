@@ -23,6 +23,12 @@ namespace veil::protocols::masked {
 bool apply_setting(params& p, const std::string& key, const std::string& value,
                    const std::string& context);
 
+/// The spec's partition (§7.1) of `features` columns: the active party the
+/// first half (at least one), the passive parties the rest.
+inline std::size_t active_columns(std::size_t features) {
+  return features / 2 > 0 ? features / 2 : 1;
+}
+
 /// The active party's booster: the paper's defaults (spec §3.6), then
 /// every setting of `given` that differs from the generic defaults.
 /// objective, num_class and threads are always `given`'s.

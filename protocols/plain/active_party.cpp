@@ -38,11 +38,13 @@ active_party::active_party(const learners::booster_params& p,
   if (exchange_ != exchange::histograms) {
     masking_.validate();
     if (params_.objective != learners::objective_kind::binary_logistic)
-      throw input_error("MaskedXGBoost trains binary:logistic only (its "
-                        "gradient bound mu assumes it), not " +
+      throw input_error("MaskedXGBoost and its baselines train "
+                        "binary:logistic only (its gradient bound mu assumes "
+                        "it), not " +
                         learners::to_string(params_.objective));
     if (params_.tree.oblivious)
-      throw input_error("MaskedXGBoost grows trees, not decision tables");
+      throw input_error("MaskedXGBoost and its baselines grow trees, not "
+                        "decision tables");
     // The AP's coefficients or noise: a stream of its own (stream 0).
     noise_.emplace(masking_.seed, 0);
   }
@@ -168,7 +170,6 @@ outbox active_party::start() {
     crypto::seeded_random keyed(noise_->next_key());
     paillier::random_engine rng = [&keyed] { return keyed(); };
     he_key_.emplace(paillier::generate_key(masking_.paillier_bits, rng));
-    he_rng_key_.emplace(noise_->next_key());
     he_pack_.emplace(he_key_->public_part(), own_.rows());
     s.paillier_bits = masking_.paillier_bits;
     s.paillier_key = he_key_->public_part().to_bytes();
@@ -378,8 +379,7 @@ outbox active_party::begin_tree() {
   } else if (exchange_ == exchange::he) {
     // One encryption of every row's (g, h) per tree, for every passive
     // party (each sums its own features' histograms).
-    crypto::seeded_random keyed(*he_rng_key_);
-    he_rng_key_.emplace(noise_->next_key());
+    crypto::seeded_random keyed(noise_->next_key());
     paillier::random_engine rng = [&keyed] { return keyed(); };
     auto cts = masked::encrypt_gradients(he_key_->public_part(), *he_pack_, g,
                                          rng, params_.threads);
@@ -442,6 +442,17 @@ std::vector<std::int32_t> active_party::level_nodes(bool all) const {
     if (all || n.build)
       nodes.push_back(n.node);
   return nodes;
+}
+
+std::optional<masked::applied> active_party::applied() const {
+  if (calibration_)
+    return masked::applied{
+        calibration_->release.epsilon, calibration_->release.delta,
+        calibration_->release.releases, calibration_->rho, 0};
+  if (ldp_)
+    return masked::applied{ldp_->budget.epsilon, ldp_->budget.delta,
+                           ldp_->budget.releases, 0, ldp_->stddev};
+  return std::nullopt;
 }
 
 message active_party::release_noisy() {

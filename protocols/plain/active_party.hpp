@@ -99,6 +99,9 @@ public:
     return calibration_;
   }
   const std::optional<masked::ldp_release>& ldp_release() const { return ldp_; }
+  /// Either of them as the session reports it; none for the exchanges
+  /// without noise.
+  std::optional<masked::applied> applied() const;
 
 private:
   explicit active_party(learners::objective objective)
@@ -165,11 +168,9 @@ private:
   std::vector<learners::grad_pair> scoring_grads_; // FedXGBoost-LDP: (g, 1)
   std::vector<bucket_ids> bucket_ids_;             // FederBoost, by passive
   std::vector<bucket_splits> pending_buckets_;     // FederBoost, by passive
-  // HE-XGBoost: the key pair, the packing of (g, h), the next tree's
-  // encryption randomness.
+  // HE-XGBoost: the key pair and the packing of (g, h).
   std::optional<paillier::private_key> he_key_;
   std::optional<paillier::packing> he_pack_;
-  std::optional<crypto::key32> he_rng_key_;
   std::optional<masked::noise_source> noise_;
   std::uint64_t max_candidates_ = 0;
   std::vector<double> released_g_, released_h_;    // clipped, by row

@@ -299,6 +299,9 @@ struct session_result {
   std::vector<double> metric_values;
   std::vector<round_metrics> history;
   learners::early_stop_outcome early_stop;
+  /// The active party's own account of its training, packed (MaskedXGBoost
+  /// and its LDP baselines: masked::applied); empty otherwise.
+  std::vector<std::uint8_t> report;
   double load_seconds = 0;
   double train_seconds = 0;
   double bin_seconds = 0;

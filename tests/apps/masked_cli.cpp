@@ -5,7 +5,6 @@
 // cannot do is refused with the setting named.
 #include <boost/test/unit_test.hpp>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "protocols/masked/params.hpp"
@@ -13,23 +12,12 @@
 #include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
 
+using veil::test::adult;
 using veil::test::contains;
+using veil::test::have_adult;
 using veil::test::read_json;
 using veil::test::run_veil;
 using veil::test::temp_dir;
-
-namespace {
-
-std::string adult(const char* part) {
-  return std::string(VEIL_SHARED_DIR) + "/datasets/adult_" + part + ".csv.gz";
-}
-
-bool have_adult() {
-  return std::filesystem::exists(adult("train")) &&
-         std::filesystem::exists(adult("test"));
-}
-
-} // namespace
 
 BOOST_AUTO_TEST_SUITE(masked_cli)
 

@@ -191,10 +191,6 @@ inline std::string node_address(process& node) {
   return at(port);
 }
 
-inline std::string adult(const char* part) {
-  return std::string(VEIL_SHARED_DIR) + "/datasets/adult_" + part + ".csv.gz";
-}
-
 /// `veil node` on a free port of 127.0.0.1 serving `datasets` ("NAME=PATH"
 /// each), keeping model parts in `store` if given; for one session unless
 /// `once` is false.

@@ -14,15 +14,6 @@
 using namespace veil::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-bool have_adult() {
-  return std::filesystem::exists(adult("train")) &&
-         std::filesystem::exists(adult("test"));
-}
-
-} // namespace
-
 BOOST_AUTO_TEST_SUITE(sessions)
 
 BOOST_AUTO_TEST_CASE(three_processes_train_and_predict_as_in_one) {

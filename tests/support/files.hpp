@@ -16,6 +16,16 @@
 
 namespace veil::test {
 
+/// The shared Adult files (part "train" or "test"), and whether both are
+/// there (tests that need them skip, saying so, when they are not).
+inline std::string adult(const char* part) {
+  return std::string(VEIL_SHARED_DIR) + "/datasets/adult_" + part + ".csv.gz";
+}
+inline bool have_adult() {
+  std::ifstream train(adult("train")), test(adult("test"));
+  return train.good() && test.good();
+}
+
 /// The whole of the file at `path` (empty if it cannot be read).
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path);

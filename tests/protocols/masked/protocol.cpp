@@ -16,25 +16,18 @@
 #include "protocols/masked/federboost.hpp"
 #include "protocols/plain/active_party.hpp"
 #include "protocols/plain/passive_party.hpp"
+#include "tests/support/columns.hpp"
 #include "tests/support/pump.hpp"
 
 using namespace veil;
 using namespace veil::protocols::plain;
 namespace mx = veil::protocols::masked;
 using learners::dataset;
+using veil::test::columns;
 
 namespace {
 
 using plain_pump = test::pump<message, envelope, protocols::outcome<outbox>>;
-
-dataset columns(const dataset& d, std::size_t lo, std::size_t hi, bool labels) {
-  std::vector<std::size_t> cols(hi - lo);
-  std::iota(cols.begin(), cols.end(), lo);
-  auto part = d.select_columns(cols);
-  if (!labels)
-    part.labels().clear();
-  return part;
-}
 
 dataset make_data(std::size_t rows, std::size_t features, bool missing) {
   learners::classification_spec s;
@@ -237,6 +230,14 @@ BOOST_AUTO_TEST_CASE(message_sizes_follow_the_spec) {
   BOOST_TEST(noise[0]->left_counts.size() == l); // adaptive: disclosed
   BOOST_TEST(sums[0]->masked.size() == std::size_t{l} * 2 * 300);
   BOOST_TEST(sums[0]->sums.size() == 2u);
+  // What the active party reports it applied: per_step over 1 tree of
+  // depth 2 with one passive party, g and h half each.
+  auto applied = f.active->applied();
+  BOOST_REQUIRE(applied.has_value());
+  auto want = mx::calibrate(mp, 300, 1, 2, 1);
+  BOOST_TEST(applied->divided_over == 2u);
+  BOOST_TEST(applied->epsilon0 == want.release.epsilon);
+  BOOST_TEST(applied->rho == want.rho);
 }
 
 // XGBoost-LDP without noise scores as plain does: centralized training's

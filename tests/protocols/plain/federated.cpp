@@ -12,25 +12,17 @@
 #include "learners/data/synthetic.hpp"
 #include "protocols/plain/active_party.hpp"
 #include "protocols/plain/passive_party.hpp"
+#include "tests/support/columns.hpp"
 #include "tests/support/pump.hpp"
 
 using namespace veil;
 using namespace veil::protocols::plain;
 using learners::dataset;
+using veil::test::columns;
 
 namespace {
 
 using plain_pump = test::pump<message, envelope, protocols::outcome<outbox>>;
-
-/// Columns [lo, hi) of d; labels only for the active part.
-dataset columns(const dataset& d, std::size_t lo, std::size_t hi, bool labels) {
-  std::vector<std::size_t> cols(hi - lo);
-  std::iota(cols.begin(), cols.end(), lo);
-  auto part = d.select_columns(cols);
-  if (!labels)
-    part.labels().clear();
-  return part;
-}
 
 struct federation {
   std::unique_ptr<active_party> active;
