@@ -368,9 +368,9 @@ struct audit_options {
   double epsilon = 0; ///< 0: the protocol's default
   double delta = 0;
   std::vector<std::string> settings;
-  std::string attack = "all"; ///< least-squares, subset or all
+  std::string attack = "all"; ///< least-squares, nn, subset or all
   int trials = 1000;          ///< subset attack's sub-problems
-  std::uint64_t seed = 1;     ///< which rows and cuts the trials take
+  std::uint64_t seed = 1;     ///< subset's rows and cuts, nn's fabricated data
   int threads = 1;
   std::string report;
 };

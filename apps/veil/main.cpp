@@ -276,10 +276,12 @@ int main(int argc, char** argv) {
 
   audit_options au;
   auto* audit = app.add_subcommand(
-      "audit", "Run a protocol and an attack on it, and report the "
-               "attacker's success beside the guarantee (masked-xgboost: "
-               "the passive party's least-squares attack on the labels, the "
-               "active party's subset attack on splitting vectors)");
+      "audit",
+      "Run a protocol and an attack on it, and report the "
+      "attacker's success beside the guarantee (masked-xgboost: "
+      "the passive party's least-squares and neural-network attacks on "
+      "the labels, the active party's subset attack on splitting "
+      "vectors)");
   audit->add_option("--protocol", au.protocol, "Protocol")
       ->capture_default_str();
   audit->add_option("--data", au.data, "Training CSV (label column)")
@@ -288,12 +290,14 @@ int main(int argc, char** argv) {
   audit->add_option("--epsilon", au.epsilon, "The active party's budget");
   audit->add_option("--delta", au.delta, "The active party's delta");
   audit->add_option("--set", au.settings, "KEY=VALUE: a protocol setting");
-  audit->add_option("--attack", au.attack, "least-squares, subset or all")
+  audit->add_option("--attack", au.attack, "least-squares, nn, subset or all")
       ->capture_default_str();
   audit->add_option("--trials", au.trials, "Subset attack: sub-problems")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
-  audit->add_option("--seed", au.seed, "Subset attack: which rows and cuts")
+  audit
+      ->add_option("--seed", au.seed,
+                   "Which rows and cuts (subset), fabricated data (nn)")
       ->capture_default_str();
   audit->add_option("--threads", au.threads, "Worker threads")
       ->capture_default_str()
