@@ -54,7 +54,18 @@ read_ciphertexts(const paillier::public_key& pk,
   return out;
 }
 
+std::size_t slots_per_ciphertext(const paillier::packing& pack) {
+  return std::max<std::size_t>(1, pack.slots() / 2);
+}
+
+std::size_t histogram_ciphertexts(const paillier::packing& pack,
+                                  std::size_t slots) {
+  auto per = slots_per_ciphertext(pack);
+  return (slots + per - 1) / per;
+}
+
 void encrypted_histogram(const paillier::public_key& pk,
+                         const paillier::packing& pack,
                          std::span<const paillier::ciphertext> rows_ct,
                          const learners::bin_matrix& bins,
                          std::span<const std::uint32_t> rows,
@@ -72,29 +83,58 @@ void encrypted_histogram(const paillier::public_key& pk,
                       static_cast<std::uint32_t>(bins.bin(r, feature))],
                 rows_ct[r]);
   }
+  // Horner over each group of slots: the last slot ends up highest.
+  auto per = slots_per_ciphertext(pack);
+  auto count = histogram_ciphertexts(pack, slots.size());
+  auto shift = 2 * pack.slot_bits();
   auto base = out.size();
   auto size = pk.ciphertext_bytes();
-  out.resize(base + slots.size() * size);
-  for (std::size_t i = 0; i < slots.size(); ++i)
-    pk.write(slots[i],
-             std::span<std::uint8_t>(out.data() + base + i * size, size));
+  out.resize(base + count * size);
+  auto groups = static_cast<std::ptrdiff_t>(count);
+  team = std::max(1, std::min<int>(threads, static_cast<int>(count)));
+#pragma omp parallel for num_threads(team) schedule(dynamic)
+  for (std::ptrdiff_t g = 0; g < groups; ++g) {
+    auto first = static_cast<std::size_t>(g) * per;
+    auto last = std::min(slots.size(), first + per);
+    auto packed = std::move(slots[last - 1]);
+    for (auto k = last - 1; k-- > first;) {
+      pk.shift_to(packed, shift);
+      pk.add_to(packed, slots[k]);
+    }
+    pk.write(packed,
+             std::span<std::uint8_t>(
+                 out.data() + base + static_cast<std::size_t>(g) * size, size));
+  }
 }
 
-std::vector<learners::grad_sum> decrypt_histograms(
-    const paillier::private_key& key, const paillier::packing& pack,
-    std::span<const std::uint8_t> bytes, std::size_t count, int threads) {
+std::vector<learners::grad_sum>
+decrypt_histograms(const paillier::private_key& key,
+                   const paillier::packing& pack,
+                   std::span<const std::uint8_t> bytes, std::size_t count,
+                   std::size_t per_histogram, int threads) {
   const auto& pk = key.public_part();
-  auto cts = read_ciphertexts(pk, bytes, count);
+  if (per_histogram == 0 || count % per_histogram != 0)
+    throw std::invalid_argument("not whole histograms");
+  auto each = histogram_ciphertexts(pack, per_histogram);
+  auto histograms = count / per_histogram;
+  auto cts = read_ciphertexts(pk, bytes, histograms * each);
   if (!cts)
     throw std::invalid_argument("not a histogram of ciphertexts");
   auto plain = key.decrypt_all(*cts, threads);
   auto fp = he_fixed_point();
+  auto per = slots_per_ciphertext(pack);
   std::vector<learners::grad_sum> out(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    std::uint64_t slots[2];
-    pack.unpack(plain[i], slots);
-    out[i] = {fp.decode(slots[0]), fp.decode(slots[1])};
-  }
+  std::vector<std::uint64_t> words(2 * per);
+  for (std::size_t h = 0; h < histograms; ++h)
+    for (std::size_t c = 0; c < each; ++c) {
+      auto first = c * per;
+      auto in_this = std::min(per, per_histogram - first);
+      auto w = std::span<std::uint64_t>(words.data(), 2 * in_this);
+      pack.unpack(plain[h * each + c], w);
+      for (std::size_t k = 0; k < in_this; ++k)
+        out[h * per_histogram + first + k] = {fp.decode(w[2 * k]),
+                                              fp.decode(w[2 * k + 1])};
+    }
   return out;
 }
 

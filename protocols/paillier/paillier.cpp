@@ -305,6 +305,12 @@ void public_key::add_to(ciphertext& acc, const ciphertext& x) const {
   mpz_mod(acc.c.get(), acc.c.get(), n2_.get());
 }
 
+void public_key::shift_to(ciphertext& c, unsigned bits) const {
+  integer power;
+  mpz_setbit(power.get(), bits);
+  mpz_powm(c.c.get(), c.c.get(), power.get(), n2_.get());
+}
+
 ciphertext public_key::zero() const {
   ciphertext out;
   mpz_set_ui(out.c.get(), 1);

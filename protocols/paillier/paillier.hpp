@@ -189,6 +189,10 @@ public:
   ciphertext add(const ciphertext& a, const ciphertext& b) const;
   /// acc <- acc + x (homomorphically).
   void add_to(ciphertext& acc, const ciphertext& x) const;
+  /// c <- the ciphertext of its plaintext times 2^bits (c^(2^bits)): moves
+  /// packed slots up, to pack several sums into one ciphertext. The caller
+  /// keeps the product below n/2 (a packing's slots do).
+  void shift_to(ciphertext& c, unsigned bits) const;
   /// The trivial encryption of 0 (c = 1, no randomness): a start for sums
   /// that never leaves the party that made it.
   ciphertext zero() const;

@@ -563,8 +563,9 @@ active_party::on_encrypted_histograms(party_id from,
   h.nodes = m.nodes;
   auto count = m.nodes.size() * layouts_[k].slots();
   try {
-    h.sums = masked::decrypt_histograms(*he_key_, *he_pack_, m.ciphertexts,
-                                        count, params_.threads);
+    h.sums =
+        masked::decrypt_histograms(*he_key_, *he_pack_, m.ciphertexts, count,
+                                   layouts_[k].slots(), params_.threads);
   } catch (const std::invalid_argument& e) {
     return refuse("encrypted_histograms", e.what());
   }

@@ -112,6 +112,7 @@ outcome<outbox> passive_party::on_setup(const setup& m) {
       return refuse("setup", "not a Paillier public key of the session's " +
                                  std::to_string(masking_.paillier_bits) +
                                  " bits");
+    he_pack_.emplace(*he_key_, train_.rows());
   }
   if (passives_score(exchange_)) {
     try {
@@ -301,7 +302,7 @@ outcome<outbox> passive_party::encrypted_for(const level_request& m) {
       return refuse("level_request",
                     "histogram of unknown node " + std::to_string(node));
     reply.nodes.push_back(node);
-    masked::encrypted_histogram(*he_key_, he_grads_, bins_,
+    masked::encrypted_histogram(*he_key_, *he_pack_, he_grads_, bins_,
                                 partition_.rows_of(node), reply.ciphertexts,
                                 threads_);
   }

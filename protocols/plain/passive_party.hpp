@@ -103,6 +103,7 @@ private:
   std::vector<double> noisy_g_, noisy_h_; // the LDP baselines' release
   // HE-XGBoost: the active party's key and this tree's ciphertexts.
   std::optional<paillier::public_key> he_key_;
+  std::optional<paillier::packing> he_pack_; // the active party's, rebuilt
   std::vector<paillier::ciphertext> he_grads_;
 };
 

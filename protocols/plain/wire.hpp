@@ -135,8 +135,9 @@ struct encrypted_gradients {
 };
 
 /// HE-XGBoost (passive -> active, the answer to level_request): for each
-/// node asked for, one ciphertext per histogram slot (its features' bins
-/// and missing slots, in layout order), the sum of its rows' ciphertexts.
+/// node asked for, its histogram slots (its features' bins and missing
+/// slots, in layout order), each the sum of its rows' ciphertexts, packed
+/// several slots to a ciphertext (masked::encrypted_histogram).
 struct encrypted_histograms {
   std::int32_t tree = 0;
   std::int32_t depth = 0;

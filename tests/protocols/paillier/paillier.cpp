@@ -169,6 +169,29 @@ BOOST_AUTO_TEST_CASE(packed_sums_decrypt_slot_by_slot) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(shifted_ciphertexts_pack_sums_into_higher_slots) {
+  // What HE-XGBoost's passive party does with its histogram slots: the
+  // ciphertext of a packed sum, shifted up by whole slots and added to
+  // another, decrypts to both sums in their own slots; a shift multiplies
+  // a signed plaintext by 2^bits.
+  const auto& sk = key(1024, 1);
+  const auto& pk = sk.public_part();
+  auto rng = seeded(10);
+  pl::packing pack(pk, 16);
+  std::vector<std::uint64_t> low = {~std::uint64_t{0}, 3},
+                             high = {12345, ~std::uint64_t{1}};
+  auto c = pk.encrypt(pack.pack(high), rng);
+  pk.shift_to(c, 2 * pack.slot_bits());
+  pk.add_to(c, pk.encrypt(pack.pack(low), rng));
+  std::vector<std::uint64_t> got(4);
+  pack.unpack(sk.decrypt(c), got);
+  BOOST_TEST(got ==
+             (std::vector<std::uint64_t>{low[0], low[1], high[0], high[1]}));
+  auto d = pk.encrypt(-5, rng);
+  pk.shift_to(d, 10);
+  BOOST_TEST(sk.decrypt(d).to_int64().value_or(0) == -5120);
+}
+
 BOOST_AUTO_TEST_CASE(crt_decryption_is_the_textbook_decryption) {
   // Fresh encryptions, sums, packed plaintexts and arbitrary residues mod
   // n^2 (which decrypt to garbage, the same garbage both ways).
