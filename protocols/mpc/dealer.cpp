@@ -1,0 +1,195 @@
+#include "protocols/mpc/dealer.hpp"
+
+#include <sodium.h>
+
+#include <stdexcept>
+
+#include "protocols/crypto/masks.hpp"
+#include "protocols/crypto/random.hpp"
+
+namespace veil::protocols::mpc {
+
+namespace {
+
+/// Parts per item, and which of them the last party gets corrected.
+std::size_t parts_of(item kind) {
+  switch (kind) {
+  case item::triple:
+  case item::truncation:
+  case item::bit_triple:
+    return 3;
+  case item::dabit:
+    return 2;
+  }
+  return 0;
+}
+
+const char (&context_of(item kind))[9] {
+  static const char triple[9] = "mpcTripl", truncation[9] = "mpcTrunc",
+                    bit_triple[9] = "mpcBTrip", dabit[9] = "mpcDaBit";
+  switch (kind) {
+  case item::triple:
+    return triple;
+  case item::truncation:
+    return truncation;
+  case item::bit_triple:
+    return bit_triple;
+  case item::dabit:
+    return dabit;
+  }
+  return triple;
+}
+
+/// The number of times the signed shares' sum wraps: (Σ sgn(s) − sgn(Σ s
+/// mod 2^64)) / 2^64, an integer, as a ring element.
+word wraps(const std::vector<word>& s) {
+  __int128 sum = 0;
+  word ring = 0;
+  for (auto x : s) {
+    sum += to_signed(x);
+    ring += x;
+  }
+  return static_cast<word>(
+      static_cast<std::int64_t>((sum - to_signed(ring)) >> 64));
+}
+
+} // namespace
+
+shares_of expand_item(const crypto::key32& seed, item kind, std::uint64_t call,
+                      std::size_t k) {
+  auto key = crypto::derive_key(seed, call, context_of(kind));
+  auto parts = parts_of(kind);
+  words stream(parts * k);
+  crypto::expand(key, stream);
+  shares_of out;
+  for (std::size_t p = 0; p < parts; ++p)
+    out.parts.emplace_back(stream.begin() + static_cast<long>(p * k),
+                           stream.begin() + static_cast<long>((p + 1) * k));
+  if (kind == item::dabit)
+    for (auto& b : out.parts[0])
+      b &= 1; // the XOR share of the bit lives in bit 0
+  return out;
+}
+
+dealer::dealer(int parties, std::uint64_t seed) {
+  if (parties < 2)
+    throw std::invalid_argument("mpc::dealer: at least two parties");
+  crypto::ensure_sodium();
+  seeds_.resize(static_cast<std::size_t>(parties));
+  if (seed == 0) {
+    for (auto& s : seeds_)
+      randombytes_buf(s.data(), s.size());
+  } else {
+    crypto::seeded_random rng(seed);
+    for (auto& s : seeds_)
+      for (std::size_t i = 0; i < s.size(); i += 8) {
+        auto w = rng();
+        for (std::size_t b = 0; b < 8; ++b)
+          s.data()[i + b] = static_cast<std::uint8_t>(w >> (8 * b));
+      }
+  }
+}
+
+words dealer::correction(item kind, std::uint64_t call, std::size_t k) const {
+  auto n = seeds_.size();
+  std::vector<shares_of> all;
+  all.reserve(n);
+  for (const auto& s : seeds_)
+    all.push_back(expand_item(s, kind, call, k));
+  words out;
+  std::vector<word> column(n);
+  switch (kind) {
+  case item::triple: // c_last = a b − Σ_{others} c
+    for (std::size_t j = 0; j < k; ++j) {
+      word a = 0, b = 0, c = 0;
+      for (std::size_t p = 0; p < n; ++p) {
+        a += all[p].parts[0][j];
+        b += all[p].parts[1][j];
+        if (p + 1 < n)
+          c += all[p].parts[2][j];
+      }
+      out.push_back(a * b - c);
+    }
+    break;
+  case item::truncation: // θ then μ, each corrected to the true value
+    out.resize(2 * k);
+    for (std::size_t j = 0; j < k; ++j) {
+      word r = 0, theta = 0, mu = 0;
+      for (std::size_t p = 0; p < n; ++p) {
+        column[p] = all[p].parts[0][j];
+        r += column[p];
+        if (p + 1 < n) {
+          theta += all[p].parts[1][j];
+          mu += all[p].parts[2][j];
+        }
+      }
+      out[j] = wraps(column) - theta;
+      out[k + j] = (r >> 63) - mu;
+    }
+    break;
+  case item::bit_triple: // c_last = (a ∧ b) ⊕ (⊕_{others} c)
+    for (std::size_t j = 0; j < k; ++j) {
+      word a = 0, b = 0, c = 0;
+      for (std::size_t p = 0; p < n; ++p) {
+        a ^= all[p].parts[0][j];
+        b ^= all[p].parts[1][j];
+        if (p + 1 < n)
+          c ^= all[p].parts[2][j];
+      }
+      out.push_back((a & b) ^ c);
+    }
+    break;
+  case item::dabit: // arithmetic share: ρ − Σ_{others}
+    for (std::size_t j = 0; j < k; ++j) {
+      word rho = 0, sum = 0;
+      for (std::size_t p = 0; p < n; ++p) {
+        rho ^= all[p].parts[0][j];
+        if (p + 1 < n)
+          sum += all[p].parts[1][j];
+      }
+      out.push_back(rho - sum);
+    }
+    break;
+  }
+  correction_words_ += out.size();
+  return out;
+}
+
+correlations::correlations(int id, int parties, const crypto::key32& seed,
+                           const dealer* corrections)
+    : id_(id), parties_(parties), seed_(seed), dealer_(corrections) {
+  if (id < 0 || id >= parties)
+    throw std::invalid_argument("mpc::correlations: no such party");
+  if (id == parties - 1 && !corrections)
+    throw std::invalid_argument("mpc::correlations: the last party needs "
+                                "the dealer's corrections");
+}
+
+shares_of correlations::next(item kind, std::size_t k) {
+  auto call = calls_[static_cast<int>(kind)]++;
+  auto mine = expand_item(seed_, kind, call, k);
+  if (id_ != parties_ - 1)
+    return mine;
+  auto fix = dealer_->correction(kind, call, k);
+  auto put = [&](std::size_t part, std::size_t from) {
+    std::copy(fix.begin() + static_cast<long>(from),
+              fix.begin() + static_cast<long>(from + k),
+              mine.parts[part].begin());
+  };
+  switch (kind) {
+  case item::triple:
+  case item::bit_triple:
+    put(2, 0);
+    break;
+  case item::truncation:
+    put(1, 0);
+    put(2, k);
+    break;
+  case item::dabit:
+    put(1, 0);
+    break;
+  }
+  return mine;
+}
+
+} // namespace veil::protocols::mpc

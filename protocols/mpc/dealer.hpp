@@ -1,0 +1,81 @@
+#pragma once
+
+// The dealer's correlated randomness (spec privet §4.3), the way CrypTen's
+// trusted dealer does it: the dealer gives each party a 32-byte seed once;
+// every party expands its share of every item from its seed, and only the
+// last party also gets a correction from the dealer for the components
+// that must agree with the others' (c = ab, the wrap count and MSB of r,
+// a daBit's arithmetic share), about one word per item. The streams are
+// indexed by (kind, call counter), so an item is never used twice.
+//
+//   arithmetic triple   a, b uniform, c = ab                  (Beaver)
+//   truncation pair     r uniform, θ_r = W(r's shares), μ = msb(r)  (Trunc)
+//   bit triple          XOR shares of words a, b, c = a ∧ b     (AND)
+//   daBit               a bit ρ as XOR shares (bit 0) and as S1 shares (B2A)
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "protocols/crypto/sodium.hpp"
+#include "protocols/mpc/ring.hpp"
+
+namespace veil::protocols::mpc {
+
+enum class item { triple, truncation, bit_triple, dabit };
+
+/// A party's shares of k items of one kind: `parts` vectors of k words.
+struct shares_of {
+  std::vector<words> parts;
+};
+
+class dealer {
+public:
+  /// Seeds for `parties` parties (at least 2): from the operating
+  /// system's CSPRNG, or, with a non-zero `seed`, derived from it
+  /// (tests and reproducible runs: predictable).
+  dealer(int parties, std::uint64_t seed = 0);
+
+  int parties() const { return static_cast<int>(seeds_.size()); }
+  /// What the dealer sends party `p` at setup.
+  const crypto::key32& seed_of(int p) const { return seeds_.at(p); }
+  /// The last party's corrected components of call `call` of `kind`
+  /// (k items), in the order of the kind's parts (triple: c; truncation:
+  /// θ, μ; bit triple: c; daBit: the arithmetic share), one after the
+  /// other. Counts the words it hands out.
+  words correction(item kind, std::uint64_t call, std::size_t k) const;
+  /// Words of corrections handed out so far (the offline traffic, besides
+  /// one seed per party).
+  std::uint64_t correction_words() const { return correction_words_; }
+
+private:
+  std::vector<crypto::key32> seeds_;
+  mutable std::uint64_t correction_words_ = 0;
+};
+
+/// Party `p`'s expansion of its seed for call `call` of `kind`: every part
+/// as the PRG gives it (before any correction).
+shares_of expand_item(const crypto::key32& seed, item kind, std::uint64_t call,
+                      std::size_t k);
+
+/// A party's source of correlated randomness: its seed's expansion and,
+/// for the last party, the dealer's corrections. One counter per kind:
+/// every party draws the same kinds in the same order (the protocols are
+/// the same program at every party), so the calls line up.
+class correlations {
+public:
+  /// `corrections` is asked for the last party's corrections only (a
+  /// local dealer here; the dealer actor's messages in a session).
+  correlations(int id, int parties, const crypto::key32& seed,
+               const dealer* corrections);
+
+  shares_of next(item kind, std::size_t k);
+
+private:
+  int id_, parties_;
+  crypto::key32 seed_;
+  const dealer* dealer_;
+  std::uint64_t calls_[4] = {0, 0, 0, 0};
+};
+
+} // namespace veil::protocols::mpc
