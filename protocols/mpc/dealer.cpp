@@ -53,7 +53,53 @@ word wraps(const std::vector<word>& s) {
       static_cast<std::int64_t>((sum - to_signed(ring)) >> 64));
 }
 
+/// Party p's r and ρ for a permutation call (before ρ's correction).
+void expand_permutation(const crypto::key32& seed, std::uint64_t call,
+                        std::size_t n, std::size_t vectors,
+                        std::vector<words>& r, std::vector<words>& rho) {
+  auto key = crypto::derive_key(seed, call, "mpcPermR");
+  words stream(2 * n * vectors);
+  crypto::expand(key, stream);
+  r.clear();
+  rho.clear();
+  for (std::size_t v = 0; v < vectors; ++v) {
+    auto at = stream.begin() + static_cast<long>(2 * n * v);
+    r.emplace_back(at, at + static_cast<long>(n));
+    rho.emplace_back(at + static_cast<long>(n), at + static_cast<long>(2 * n));
+  }
+}
+
+crypto::key32 permutation_key(const crypto::key32& owner_seed,
+                              std::uint64_t call) {
+  return crypto::derive_key(owner_seed, call, "mpcPermP");
+}
+
 } // namespace
+
+words gather(std::span<const std::uint32_t> pi, std::span<const word> x) {
+  words out(pi.size());
+  for (std::size_t i = 0; i < pi.size(); ++i)
+    out[i] = x[pi[i]];
+  return out;
+}
+
+std::vector<std::uint32_t> random_permutation(const crypto::key32& key,
+                                              std::size_t n) {
+  std::vector<std::uint32_t> pi(n);
+  for (std::size_t i = 0; i < n; ++i)
+    pi[i] = static_cast<std::uint32_t>(i);
+  crypto::seeded_random rng(key);
+  for (std::size_t i = n; i > 1; --i) {
+    // j uniform in [0, i): reject the top partial range of 2^64.
+    std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % i) - 1;
+    std::uint64_t w;
+    do
+      w = rng();
+    while (w > limit);
+    std::swap(pi[i - 1], pi[w % i]);
+  }
+  return pi;
+}
 
 shares_of expand_item(const crypto::key32& seed, item kind, std::uint64_t call,
                       std::size_t k) {
@@ -155,6 +201,33 @@ words dealer::correction(item kind, std::uint64_t call, std::size_t k) const {
   return out;
 }
 
+words dealer::permutation_correction(int owner, std::uint64_t call,
+                                     std::size_t n, std::size_t vectors) const {
+  auto pi_p = random_permutation(
+      permutation_key(seeds_.at(static_cast<std::size_t>(owner)), call), n);
+  std::vector<words> total_r(vectors, words(n, 0)),
+      others_rho(vectors, words(n, 0));
+  std::vector<words> r, rho;
+  for (std::size_t p = 0; p < seeds_.size(); ++p) {
+    expand_permutation(seeds_[p], call, n, vectors, r, rho);
+    for (std::size_t v = 0; v < vectors; ++v)
+      for (std::size_t i = 0; i < n; ++i) {
+        total_r[v][i] += r[v][i];
+        if (p + 1 < seeds_.size())
+          others_rho[v][i] += rho[v][i];
+      }
+  }
+  words out;
+  out.reserve(n * vectors);
+  for (std::size_t v = 0; v < vectors; ++v) {
+    auto want = gather(pi_p, total_r[v]);
+    for (std::size_t i = 0; i < n; ++i)
+      out.push_back(want[i] - others_rho[v][i]);
+  }
+  correction_words_ += out.size();
+  return out;
+}
+
 correlations::correlations(int id, int parties, const crypto::key32& seed,
                            const dealer* corrections)
     : id_(id), parties_(parties), seed_(seed), dealer_(corrections) {
@@ -190,6 +263,29 @@ shares_of correlations::next(item kind, std::size_t k) {
     break;
   }
   return mine;
+}
+
+} // namespace veil::protocols::mpc
+
+namespace veil::protocols::mpc {
+
+permutation_shares correlations::next_permutation(int owner, std::size_t n,
+                                                  std::size_t vectors) {
+  if (owner < 0 || owner >= parties_)
+    throw std::invalid_argument("mpc::next_permutation: no such owner");
+  auto call = calls_[4]++;
+  permutation_shares out;
+  expand_permutation(seed_, call, n, vectors, out.r, out.rho);
+  if (id_ == owner)
+    out.pi_p = random_permutation(permutation_key(seed_, call), n);
+  if (id_ == parties_ - 1) {
+    auto fix = dealer_->permutation_correction(owner, call, n, vectors);
+    for (std::size_t v = 0; v < vectors; ++v)
+      std::copy(fix.begin() + static_cast<long>(v * n),
+                fix.begin() + static_cast<long>((v + 1) * n),
+                out.rho[v].begin());
+  }
+  return out;
 }
 
 } // namespace veil::protocols::mpc

@@ -47,11 +47,31 @@ public:
   /// Words of corrections handed out so far (the offline traffic, besides
   /// one seed per party).
   std::uint64_t correction_words() const { return correction_words_; }
+  /// The last party's ρ shares (vector after vector) of permutation call
+  /// `call` by `owner`.
+  words permutation_correction(int owner, std::uint64_t call, std::size_t n,
+                               std::size_t vectors) const;
 
 private:
   std::vector<crypto::key32> seeds_;
   mutable std::uint64_t correction_words_ = 0;
 };
+
+/// SecPerm's correlation (spec privet §4.11) for `vectors` vectors of
+/// length N permuted by one owner: π_p, a uniform permutation the owner
+/// alone gets (derived from the owner's seed), and per vector a fresh
+/// [[r]] and [[ρ]] with ρ = gather(π_p, r).
+struct permutation_shares {
+  std::vector<std::uint32_t> pi_p; ///< the owner's only
+  std::vector<words> r, rho;       ///< per vector
+};
+
+/// The spec's apply(π, x): gather(π, x)[i] = x[π[i]].
+words gather(std::span<const std::uint32_t> pi, std::span<const word> x);
+/// A uniform permutation of [0, n) from `key`'s stream (Fisher–Yates with
+/// unbiased bounded draws).
+std::vector<std::uint32_t> random_permutation(const crypto::key32& key,
+                                              std::size_t n);
 
 /// Party `p`'s expansion of its seed for call `call` of `kind`: every part
 /// as the PRG gives it (before any correction).
@@ -70,12 +90,16 @@ public:
                const dealer* corrections);
 
   shares_of next(item kind, std::size_t k);
+  /// SecPerm's correlation for `vectors` vectors of length n permuted by
+  /// `owner`; pi_p is empty except at the owner.
+  permutation_shares next_permutation(int owner, std::size_t n,
+                                      std::size_t vectors);
 
 private:
   int id_, parties_;
   crypto::key32 seed_;
   const dealer* dealer_;
-  std::uint64_t calls_[4] = {0, 0, 0, 0};
+  std::uint64_t calls_[5] = {0, 0, 0, 0, 0}; // the four items, permutations
 };
 
 } // namespace veil::protocols::mpc
