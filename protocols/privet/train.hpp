@@ -1,0 +1,80 @@
+#pragma once
+
+// Privet's training and inference at one party (spec privet §5): SecTable
+// level by level (every feature's bucket sums by SecDisc, all candidates'
+// scores in one batch of divisions, the best bucket per feature and the
+// best feature by SecArgmin, the owner's threshold, SecSplit), the leaves,
+// and the training rows' scores for the next table; SecInfer for new rows.
+// Every party runs the same program (a task on protocols/mpc's runtime)
+// with its own columns; the last party also holds the labels.
+//
+// What becomes public, as the paper has it: each level's feature F_d and
+// every feature's best bucket γ_j (not in the paper's own ideal
+// functionality; spec §5.3). Each threshold t_d stays with its feature's
+// owner; the leaves stay shared.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "learners/data/dataset.hpp"
+#include "learners/table/decision_tables.hpp"
+#include "protocols/mpc/arithmetic.hpp"
+
+namespace veil::protocols::privet {
+
+struct params {
+  learners::table_task task = learners::table_task::binary;
+  int tables = 10;
+  int depth = 3;
+  int buckets = 32;
+  double lambda = 1;
+  double eta = 1;
+  mpc::truncation truncation = mpc::truncation::exact;
+  /// The paper's sigmoid (limit exp with 2^k = 4, reciprocal from 2^-20)
+  /// in place of the robust one: it does not train (spec §4.10).
+  bool paper_sigmoid = false;
+  /// A public bound on |g|: 1 for the logistic loss; for regression the
+  /// bound on |ŷ − y| the label holder declares.
+  double gradient_bound = 1;
+};
+
+/// Who holds which feature: owner[j] for global feature j, and its index
+/// among that party's own columns. Public.
+struct column_map {
+  std::vector<int> owner;
+  std::vector<std::size_t> local;
+  std::size_t features() const { return owner.size(); }
+};
+
+/// What one party keeps of a trained model.
+struct party_model {
+  struct table {
+    std::vector<std::int32_t> features;           ///< F_d, public
+    std::vector<std::optional<float>> thresholds; ///< t_d where F_d is ours
+    mpc::words leaves;                            ///< this party's shares, 2^D
+  };
+  std::vector<table> tables;
+};
+
+/// The division's scale s = ⌈log2 U⌉ with U = N h_max + λ (spec §4.9),
+/// after the magnitude budget of §8.2 on the 64-bit ring: s ≤ 21, and
+/// room for |G w| < 2^22 with |G| ≤ N g_max. Throws input_error naming the
+/// bound that fails.
+int division_scale(const params& p, std::size_t rows);
+
+/// Trains at this party: `own` holds its columns of the training rows (and
+/// the labels at the last party). Every party passes the same params, map
+/// and row count.
+mpc::task<party_model> train(mpc::party& self, const params& p,
+                             const column_map& map,
+                             const learners::dataset& own);
+
+/// Shares of the raw scores of `own`'s rows (this party's columns of the
+/// rows to predict) under the model: each level's owner shares its test
+/// bits, every party multiplies the leaf indicators out (no truncation).
+mpc::task<mpc::words> infer(mpc::party& self, const party_model& model,
+                            const column_map& map, const learners::dataset& own,
+                            int depth);
+
+} // namespace veil::protocols::privet
