@@ -19,7 +19,7 @@ task<words> mul(party& self, words x, words y) {
   auto k = x.size();
   if (y.size() != k)
     throw std::invalid_argument("mpc::mul: vectors of different lengths");
-  auto t = self.dealer().next(item::triple, k);
+  auto t = co_await self.correlated(item::triple, k);
   const auto &a = t.parts[0], &b = t.parts[1], &c = t.parts[2];
   words masked(2 * k);
   for (std::size_t i = 0; i < k; ++i) {
@@ -39,7 +39,7 @@ task<words> trunc(party& self, words z, int bits, truncation mode) {
   if (bits <= 0 || bits >= 63)
     throw std::invalid_argument("mpc::trunc: shift out of range");
   auto k = z.size();
-  auto pair = self.dealer().next(item::truncation, k);
+  auto pair = co_await self.correlated(item::truncation, k);
   const auto &r = pair.parts[0], &theta_r = pair.parts[1], &mu = pair.parts[2];
   words p(k), beta(k);
   for (std::size_t i = 0; i < k; ++i) {

@@ -8,7 +8,7 @@ task<words> and_words(party& self, words x, words y) {
   auto k = x.size();
   if (y.size() != k)
     throw std::invalid_argument("mpc::and_words: vectors of different lengths");
-  auto t = self.dealer().next(item::bit_triple, k);
+  auto t = co_await self.correlated(item::bit_triple, k);
   const auto &a = t.parts[0], &b = t.parts[1], &c = t.parts[2];
   words masked(2 * k);
   for (std::size_t i = 0; i < k; ++i) {
@@ -26,7 +26,7 @@ task<words> and_words(party& self, words x, words y) {
 
 task<words> bit_to_arithmetic(party& self, words bits) {
   auto k = bits.size();
-  auto d = self.dealer().next(item::dabit, k);
+  auto d = co_await self.correlated(item::dabit, k);
   const auto &rho_bit = d.parts[0], &rho = d.parts[1];
   words masked(k);
   for (std::size_t i = 0; i < k; ++i)

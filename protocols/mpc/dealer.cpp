@@ -20,6 +20,8 @@ std::size_t parts_of(item kind) {
     return 3;
   case item::dabit:
     return 2;
+  case item::permutation:
+    return 0; // not an item stream (expand_permutation)
   }
   return 0;
 }
@@ -35,6 +37,7 @@ const char (&context_of(item kind))[9] {
   case item::bit_triple:
     return bit_triple;
   case item::dabit:
+  case item::permutation:
     return dabit;
   }
   return triple;
@@ -196,6 +199,9 @@ words dealer::correction(item kind, std::uint64_t call, std::size_t k) const {
       out.push_back(rho - sum);
     }
     break;
+  case item::permutation:
+    throw std::invalid_argument("mpc::dealer::correction: a permutation is "
+                                "permutation_correction's");
   }
   correction_words_ += out.size();
   return out;
@@ -228,22 +234,33 @@ words dealer::permutation_correction(int owner, std::uint64_t call,
   return out;
 }
 
-correlations::correlations(int id, int parties, const crypto::key32& seed,
-                           const dealer* corrections)
-    : id_(id), parties_(parties), seed_(seed), dealer_(corrections) {
-  if (id < 0 || id >= parties)
-    throw std::invalid_argument("mpc::correlations: no such party");
-  if (id == parties - 1 && !corrections)
-    throw std::invalid_argument("mpc::correlations: the last party needs "
-                                "the dealer's corrections");
+words dealer::answer(const correlation_request& r) const {
+  if (r.kind == item::permutation)
+    return permutation_correction(r.owner, r.call, r.length, r.count);
+  return correction(r.kind, r.call, r.count);
 }
 
-shares_of correlations::next(item kind, std::size_t k) {
+correlations::correlations(int id, int parties, const crypto::key32& seed)
+    : id_(id), parties_(parties), seed_(seed) {
+  if (id < 0 || id >= parties)
+    throw std::invalid_argument("mpc::correlations: no such party");
+}
+
+shares_of correlations::next(item kind, std::size_t k,
+                             correlation_request& request) {
+  if (kind == item::permutation)
+    throw std::invalid_argument("mpc::correlations::next: use "
+                                "next_permutation");
   auto call = calls_[static_cast<int>(kind)]++;
-  auto mine = expand_item(seed_, kind, call, k);
-  if (id_ != parties_ - 1)
-    return mine;
-  auto fix = dealer_->correction(kind, call, k);
+  request = {kind, call, k, -1, 0};
+  return expand_item(seed_, kind, call, k);
+}
+
+void correlations::correct(shares_of& mine, item kind, std::size_t k,
+                           const words& fix) {
+  if (fix.size() != (kind == item::truncation ? 2 * k : k))
+    throw std::runtime_error("mpc: the dealer's correction has the wrong "
+                             "length");
   auto put = [&](std::size_t part, std::size_t from) {
     std::copy(fix.begin() + static_cast<long>(from),
               fix.begin() + static_cast<long>(from + k),
@@ -261,31 +278,38 @@ shares_of correlations::next(item kind, std::size_t k) {
   case item::dabit:
     put(1, 0);
     break;
+  case item::permutation:
+    break;
   }
-  return mine;
 }
 
 } // namespace veil::protocols::mpc
 
 namespace veil::protocols::mpc {
 
-permutation_shares correlations::next_permutation(int owner, std::size_t n,
-                                                  std::size_t vectors) {
+permutation_shares
+correlations::next_permutation(int owner, std::size_t n, std::size_t vectors,
+                               correlation_request& request) {
   if (owner < 0 || owner >= parties_)
     throw std::invalid_argument("mpc::next_permutation: no such owner");
-  auto call = calls_[4]++;
+  auto call = calls_[static_cast<int>(item::permutation)]++;
+  request = {item::permutation, call, vectors, owner, n};
   permutation_shares out;
   expand_permutation(seed_, call, n, vectors, out.r, out.rho);
   if (id_ == owner)
     out.pi_p = random_permutation(permutation_key(seed_, call), n);
-  if (id_ == parties_ - 1) {
-    auto fix = dealer_->permutation_correction(owner, call, n, vectors);
-    for (std::size_t v = 0; v < vectors; ++v)
-      std::copy(fix.begin() + static_cast<long>(v * n),
-                fix.begin() + static_cast<long>((v + 1) * n),
-                out.rho[v].begin());
-  }
   return out;
+}
+
+void correlations::correct(permutation_shares& mine, std::size_t n,
+                           const words& fix) {
+  if (fix.size() != n * mine.rho.size())
+    throw std::runtime_error("mpc: the dealer's correction has the wrong "
+                             "length");
+  for (std::size_t v = 0; v < mine.rho.size(); ++v)
+    std::copy(fix.begin() + static_cast<long>(v * n),
+              fix.begin() + static_cast<long>((v + 1) * n),
+              mine.rho[v].begin());
 }
 
 } // namespace veil::protocols::mpc

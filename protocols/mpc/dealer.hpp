@@ -22,7 +22,18 @@
 
 namespace veil::protocols::mpc {
 
-enum class item { triple, truncation, bit_triple, dabit };
+enum class item { triple, truncation, bit_triple, dabit, permutation };
+
+/// What the last party asks the dealer for: the corrections of call `call`
+/// of `kind` for `count` items (a permutation: `count` vectors of `length`
+/// permuted by `owner`).
+struct correlation_request {
+  item kind = item::triple;
+  std::uint64_t call = 0;
+  std::size_t count = 0;
+  int owner = -1;
+  std::size_t length = 0;
+};
 
 /// A party's shares of k items of one kind: `parts` vectors of k words.
 struct shares_of {
@@ -44,6 +55,8 @@ public:
   /// θ, μ; bit triple: c; daBit: the arithmetic share), one after the
   /// other. Counts the words it hands out.
   words correction(item kind, std::uint64_t call, std::size_t k) const;
+  /// The answer to a request: correction() or permutation_correction().
+  words answer(const correlation_request& r) const;
   /// Words of corrections handed out so far (the offline traffic, besides
   /// one seed per party).
   std::uint64_t correction_words() const { return correction_words_; }
@@ -78,28 +91,35 @@ std::vector<std::uint32_t> random_permutation(const crypto::key32& key,
 shares_of expand_item(const crypto::key32& seed, item kind, std::uint64_t call,
                       std::size_t k);
 
-/// A party's source of correlated randomness: its seed's expansion and,
-/// for the last party, the dealer's corrections. One counter per kind:
-/// every party draws the same kinds in the same order (the protocols are
-/// the same program at every party), so the calls line up.
+/// A party's source of correlated randomness: its seed's expansion, and
+/// for the last party the request for the dealer's corrections (which
+/// party::correlated() sends and waits for: the dealer is another party,
+/// an actor in a session). One counter per kind: every party draws the
+/// same kinds in the same order (the protocols are the same program at
+/// every party), so the calls line up.
 class correlations {
 public:
-  /// `corrections` is asked for the last party's corrections only (a
-  /// local dealer here; the dealer actor's messages in a session).
-  correlations(int id, int parties, const crypto::key32& seed,
-               const dealer* corrections);
+  correlations(int id, int parties, const crypto::key32& seed);
 
-  shares_of next(item kind, std::size_t k);
+  bool needs_corrections() const { return id_ == parties_ - 1; }
+  /// This party's expansion of the next call of `kind`, and the request
+  /// that completes it (the last party only).
+  shares_of next(item kind, std::size_t k, correlation_request& request);
   /// SecPerm's correlation for `vectors` vectors of length n permuted by
   /// `owner`; pi_p is empty except at the owner.
   permutation_shares next_permutation(int owner, std::size_t n,
-                                      std::size_t vectors);
+                                      std::size_t vectors,
+                                      correlation_request& request);
+  /// Puts the dealer's answer into the last party's shares.
+  static void correct(shares_of& mine, item kind, std::size_t k,
+                      const words& answer);
+  static void correct(permutation_shares& mine, std::size_t n,
+                      const words& answer);
 
 private:
   int id_, parties_;
   crypto::key32 seed_;
-  const dealer* dealer_;
-  std::uint64_t calls_[5] = {0, 0, 0, 0, 0}; // the four items, permutations
+  std::uint64_t calls_[5] = {0, 0, 0, 0, 0}; // by item
 };
 
 } // namespace veil::protocols::mpc

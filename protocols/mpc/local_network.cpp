@@ -4,17 +4,24 @@ namespace veil::protocols::mpc {
 
 local_network::local_network(int parties, std::uint64_t seed)
     : dealer_(parties, seed) {
-  for (int p = 0; p < parties; ++p) {
-    sources_.push_back(std::make_unique<correlations>(
-        p, parties, dealer_.seed_of(p), &dealer_));
-    parties_.push_back(std::make_unique<party>(p, parties, *sources_.back(),
+  for (int p = 0; p < parties; ++p)
+    parties_.push_back(std::make_unique<party>(p, parties, dealer_.seed_of(p),
                                                seed == 0 ? 0 : seed + 17));
-  }
 }
 
 void local_network::drive(const std::function<bool(std::size_t)>& done) {
   auto n = parties_.size();
   while (true) {
+    // The dealer answers at once here (an actor in a session).
+    for (bool asked = true; asked;) {
+      asked = false;
+      for (std::size_t i = 0; i < n; ++i)
+        if (!done(i) && parties_[i]->waiting_for_dealer()) {
+          parties_[i]->deliver_correction(
+              dealer_.answer(parties_[i]->request()));
+          asked = true;
+        }
+    }
     std::size_t finished = 0;
     for (std::size_t i = 0; i < n; ++i)
       finished += done(i);

@@ -34,6 +34,9 @@ public:
   party& at(int p) { return *parties_.at(static_cast<std::size_t>(p)); }
   const mpc::dealer& dealer() const { return dealer_; }
   const mpc::traffic& traffic() const { return traffic_; }
+  /// Words the dealer sent (its corrections; the seeds besides): the
+  /// offline traffic, apart from traffic().
+  std::uint64_t dealer_words() const { return dealer_.correction_words(); }
 
   /// Runs `program` at every party to its end: the results by party.
   /// Throws std::logic_error when the parties fall out of step (one
@@ -63,7 +66,6 @@ private:
   void drive(const std::function<bool(std::size_t)>& done);
 
   mpc::dealer dealer_;
-  std::vector<std::unique_ptr<correlations>> sources_;
   std::vector<std::unique_ptr<party>> parties_;
   mpc::traffic traffic_;
 };

@@ -10,10 +10,20 @@
 
 namespace veil::protocols::mpc {
 
-party::party(int id, int parties, correlations& source, std::uint64_t own_seed)
-    : id_(id), parties_(parties), source_(&source) {
+namespace {
+
+int checked(int id, int parties) {
   if (parties < 2 || id < 0 || id >= parties)
     throw std::invalid_argument("mpc::party: no such party");
+  return id;
+}
+
+} // namespace
+
+party::party(int id, int parties, const crypto::key32& dealer_seed,
+             std::uint64_t own_seed)
+    : id_(checked(id, parties)), parties_(parties),
+      source_(id, parties, dealer_seed) {
   crypto::ensure_sodium();
   if (own_seed == 0) {
     randombytes_buf(own_key_.data(), own_key_.size());
@@ -35,11 +45,42 @@ void party::send(std::vector<words>&& to_each) {
 }
 
 void party::deliver(std::vector<words> from_each) {
-  if (!waiting_)
+  if (!waiting())
     throw std::logic_error("mpc::party::deliver: the party is not waiting");
   incoming_ = std::move(from_each);
   outgoing_.clear();
   std::exchange(waiting_, {}).resume();
+}
+
+void party::deliver_correction(words answer) {
+  if (!waiting_for_dealer())
+    throw std::logic_error("mpc::party::deliver_correction: the party is "
+                           "not waiting for the dealer");
+  correction_ = std::move(answer);
+  std::exchange(waiting_, {}).resume();
+}
+
+task<shares_of> party::correlated(item kind, std::size_t k) {
+  correlation_request request;
+  auto mine = source_.next(kind, k, request);
+  if (source_.needs_corrections()) {
+    request_ = request;
+    auto answer = co_await dealer_awaiter{*this};
+    correlations::correct(mine, kind, k, answer);
+  }
+  co_return mine;
+}
+
+task<permutation_shares> party::correlated_permutation(int owner, std::size_t n,
+                                                       std::size_t vectors) {
+  correlation_request request;
+  auto mine = source_.next_permutation(owner, n, vectors, request);
+  if (source_.needs_corrections()) {
+    request_ = request;
+    auto answer = co_await dealer_awaiter{*this};
+    correlations::correct(mine, n, answer);
+  }
+  co_return mine;
 }
 
 task<words> party::open(words share) {

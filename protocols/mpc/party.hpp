@@ -25,7 +25,8 @@ class party {
 public:
   /// Party `id` of `parties`; `own_seed` keys the randomness it shares
   /// its own inputs with (0: the operating system's).
-  party(int id, int parties, correlations& source, std::uint64_t own_seed = 0);
+  party(int id, int parties, const crypto::key32& dealer_seed,
+        std::uint64_t own_seed = 0);
   party(const party&) = delete;
   party& operator=(const party&) = delete;
 
@@ -33,15 +34,30 @@ public:
   int parties() const { return parties_; }
   /// P_1 of the paper: the party that adds public constants.
   bool first() const { return id_ == 0; }
-  correlations& dealer() { return *source_; }
+  /// This party's shares of the dealer's next `k` items of `kind` (the
+  /// last party waits for the dealer's corrections: a suspension like an
+  /// exchange, answered by deliver_correction()).
+  task<shares_of> correlated(item kind, std::size_t k);
+  task<permutation_shares> correlated_permutation(int owner, std::size_t n,
+                                                  std::size_t vectors);
 
   struct exchange_awaiter {
     party& self;
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) noexcept {
       self.waiting_ = h;
+      self.for_dealer_ = false;
     }
     std::vector<words> await_resume() { return std::move(self.incoming_); }
+  };
+  struct dealer_awaiter {
+    party& self;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> h) noexcept {
+      self.waiting_ = h;
+      self.for_dealer_ = true;
+    }
+    words await_resume() { return std::move(self.correction_); }
   };
   /// One round: send(to_each) puts to_each[p] out for every party p ≠
   /// id() (to_each has parties() entries; its own is ignored), and
@@ -66,7 +82,13 @@ public:
   words constant(std::span<const word> values) const;
 
   // For the driver.
-  bool waiting() const { return static_cast<bool>(waiting_); }
+  /// Waiting at an exchange (outgoing() holds its words) ...
+  bool waiting() const { return waiting_ && !for_dealer_; }
+  /// ... or for the dealer's answer to request().
+  bool waiting_for_dealer() const { return waiting_ && for_dealer_; }
+  const correlation_request& request() const { return request_; }
+  /// Resumes the party with the dealer's answer.
+  void deliver_correction(words answer);
   const std::vector<words>& outgoing() const { return outgoing_; }
   /// Delivers from_each (what each party sent this one) and resumes the
   /// suspended task until its next exchange or its end.
@@ -74,10 +96,13 @@ public:
 
 private:
   int id_, parties_;
-  correlations* source_;
+  correlations source_;
   crypto::key32 own_key_;
   std::uint64_t own_calls_ = 0;
   std::coroutine_handle<> waiting_;
+  bool for_dealer_ = false;
+  correlation_request request_;
+  words correction_;
   std::vector<words> outgoing_, incoming_;
 };
 

@@ -19,7 +19,7 @@ task<std::vector<words>> permute(party& self, int owner,
   if (mine && pi.size() != n)
     throw std::invalid_argument("mpc::permute: the owner's permutation does "
                                 "not fit the vectors");
-  auto corr = self.dealer().next_permutation(owner, n, vectors);
+  auto corr = co_await self.correlated_permutation(owner, n, vectors);
   auto parties = static_cast<std::size_t>(self.parties());
   std::vector<words> out(parties);
   words pi_s;

@@ -126,8 +126,10 @@ BOOST_AUTO_TEST_CASE(what_the_others_see_of_the_permutation_is_uniform) {
   std::vector<double> count(len, 0);
   const int runs = 2000;
   for (int run = 0; run < runs; ++run) {
-    local_network net(2, 1000 + static_cast<std::uint64_t>(run));
-    auto corr_owner = net.at(0).dealer().next_permutation(0, len, 1);
+    dealer d(2, 1000 + static_cast<std::uint64_t>(run));
+    correlations owner(0, 2, d.seed_of(0));
+    correlation_request request;
+    auto corr_owner = owner.next_permutation(0, len, 1, request);
     std::vector<std::uint32_t> inverse(len);
     for (std::size_t i = 0; i < len; ++i)
       inverse[corr_owner.pi_p[i]] = static_cast<std::uint32_t>(i);
