@@ -45,6 +45,8 @@ void local_network::drive(const std::function<bool(std::size_t)>& done) {
         if (to == from)
           continue;
         traffic_.words += out[to].size();
+        if (observer_ && !out[to].empty())
+          observer_(static_cast<int>(to), static_cast<int>(from), out[to]);
         inbox[to][from] = out[to];
       }
     }

@@ -38,6 +38,12 @@ public:
   /// offline traffic, apart from traffic().
   std::uint64_t dealer_words() const { return dealer_.correction_words(); }
 
+  /// Calls `observer(to, from, words)` for every message delivered: a
+  /// party's view, for tests of what it learns.
+  void watch(std::function<void(int, int, const words&)> observer) {
+    observer_ = std::move(observer);
+  }
+
   /// Runs `program` at every party to its end: the results by party.
   /// Throws std::logic_error when the parties fall out of step (one
   /// finished while another waits), or what a party's task threw.
@@ -68,6 +74,7 @@ private:
   mpc::dealer dealer_;
   std::vector<std::unique_ptr<party>> parties_;
   mpc::traffic traffic_;
+  std::function<void(int, int, const words&)> observer_;
 };
 
 } // namespace veil::protocols::mpc
