@@ -1,0 +1,196 @@
+#include "protocols/privet/roles.hpp"
+
+#include <exception>
+#include <string>
+
+namespace veil::protocols::privet {
+
+const char* message_name(const message& m) {
+  struct namer {
+    const char* operator()(const round_words&) const { return "round_words"; }
+    const char* operator()(const dealer_seed&) const { return "dealer_seed"; }
+    const char* operator()(const correlation_ask&) const {
+      return "correlation_ask";
+    }
+    const char* operator()(const correlation_answer&) const {
+      return "correlation_answer";
+    }
+    const char* operator()(const failure&) const { return "failure"; }
+  };
+  return std::visit(namer{}, m);
+}
+
+namespace {
+
+protocol_error refuse(const char* step, std::string reason) {
+  return {step, std::move(reason)};
+}
+
+} // namespace
+
+computing_party::computing_party(int id, int parties, params p, column_map map,
+                                 learners::dataset own, std::uint64_t own_seed)
+    : id_(id), parties_(parties), params_(std::move(p)), map_(std::move(map)),
+      own_(std::move(own)), own_seed_(own_seed) {}
+
+computing_party::~computing_party() = default;
+
+outbox computing_party::exchange_messages() {
+  outbox out;
+  const auto& words = party_->outgoing();
+  for (int q = 0; q < parties_; ++q)
+    if (q != id_)
+      out.push_back(
+          {q, round_words{round_, words[static_cast<std::size_t>(q)]}});
+  return out;
+}
+
+outcome<outbox> computing_party::pump() {
+  outbox out;
+  while (true) {
+    // A finished task: its result, or what it failed on (a peer's words
+    // of the wrong length, say) as a refusal.
+    bool finished = (training_ && training_->done()) ||
+                    (predicting_ && predicting_->done());
+    if (finished) {
+      try {
+        if (training_) {
+          model_ = training_->result();
+          training_.reset();
+        } else {
+          scores_ = predicting_->result();
+          predicting_.reset();
+        }
+      } catch (const std::exception& e) {
+        training_.reset();
+        predicting_.reset();
+        return refuse("mpc", e.what());
+      }
+      return out;
+    }
+    if (party_->waiting_for_dealer()) {
+      if (!asked_) {
+        const auto& r = party_->request();
+        out.push_back(
+            {parties_, correlation_ask{static_cast<std::uint8_t>(r.kind),
+                                       r.call, r.count, r.owner, r.length}});
+        asked_ = true;
+      }
+      return out;
+    }
+    // At an exchange: send this round's words once, then resume when
+    // every peer's have come.
+    auto& waiting = early_[round_];
+    if (!waiting.count(-1)) {
+      auto msgs = exchange_messages();
+      out.insert(out.end(), msgs.begin(), msgs.end());
+      waiting[-1]; // sent
+    }
+    if (waiting.size() < static_cast<std::size_t>(parties_)) // peers + sent
+      return out;
+    std::vector<mpc::words> from_each(static_cast<std::size_t>(parties_));
+    for (auto& [q, w] : waiting)
+      if (q >= 0)
+        from_each[static_cast<std::size_t>(q)] = std::move(w);
+    early_.erase(round_);
+    ++round_;
+    party_->deliver(std::move(from_each));
+  }
+}
+
+outcome<outbox> computing_party::on_message(party_id from, const message& m) {
+  if (const auto* s = std::get_if<dealer_seed>(&m)) {
+    if (from != parties_ || party_)
+      return refuse("dealer_seed", "only the dealer's, once");
+    if (s->seed.size() != crypto::key32::size())
+      return refuse("dealer_seed", "not a 32-byte seed");
+    crypto::key32 key;
+    std::copy(s->seed.begin(), s->seed.end(), key.data());
+    party_ = std::make_unique<mpc::party>(id_, parties_, key, own_seed_);
+    training_.emplace(train(*party_, params_, map_, own_));
+    training_->start();
+    return pump();
+  }
+  // A peer's words may come before the dealer's seed: they wait.
+  if (const auto* w = std::get_if<round_words>(&m)) {
+    if (from < 0 || from >= parties_ || from == id_)
+      return refuse("round_words", "not from a computing party");
+    if (w->round < round_ || w->round > round_ + 1)
+      return refuse("round_words", "round " + std::to_string(w->round) +
+                                       " while at round " +
+                                       std::to_string(round_));
+    auto& slot = early_[w->round];
+    if (slot.count(from))
+      return refuse("round_words", "a second message for one round");
+    slot[from] = w->words;
+    if (!party_ || !party_->waiting())
+      return outbox{};
+    return pump();
+  }
+  if (!party_)
+    return refuse(message_name(m), "before the dealer's seed");
+  if (const auto* a = std::get_if<correlation_answer>(&m)) {
+    if (from != parties_ || !party_->waiting_for_dealer() || !asked_)
+      return refuse("correlation_answer", "not asked for");
+    const auto& r = party_->request();
+    if (a->call != r.call || a->kind != static_cast<std::uint8_t>(r.kind))
+      return refuse("correlation_answer", "the answer to another ask");
+    asked_ = false;
+    try {
+      party_->deliver_correction(a->words);
+    } catch (const std::exception& e) {
+      return refuse("correlation_answer", e.what());
+    }
+    return pump();
+  }
+  return refuse(message_name(m), "not a computing party's message");
+}
+
+outcome<outbox> computing_party::start_predict(learners::dataset rows) {
+  if (!model_ || predicting_ || training_)
+    return refuse("predict", "before training ended, or twice at once");
+  rows_ = std::move(rows);
+  scores_.reset();
+  predicting_.emplace(infer(*party_, *model_, map_, rows_, params_.depth));
+  predicting_->start();
+  return pump();
+}
+
+dealer_role::dealer_role(int parties, std::uint64_t seed)
+    : dealer_(parties, seed) {}
+
+outbox dealer_role::start() {
+  outbox out;
+  for (int p = 0; p < dealer_.parties(); ++p) {
+    const auto& key = dealer_.seed_of(p);
+    out.push_back({p, dealer_seed{std::vector<std::uint8_t>(
+                          key.data(), key.data() + key.size())}});
+  }
+  return out;
+}
+
+outcome<outbox> dealer_role::on_message(party_id from, const message& m) {
+  const auto* a = std::get_if<correlation_ask>(&m);
+  if (!a)
+    return refuse(message_name(m), "not a dealer's message");
+  if (from != dealer_.parties() - 1)
+    return refuse("correlation_ask", "only the last party asks");
+  if (a->kind > static_cast<std::uint8_t>(mpc::item::permutation) ||
+      a->count > (std::uint64_t{1} << 32) ||
+      a->length > (std::uint64_t{1} << 32))
+    return refuse("correlation_ask", "no such correlation");
+  mpc::correlation_request r{static_cast<mpc::item>(a->kind), a->call,
+                             static_cast<std::size_t>(a->count), a->owner,
+                             static_cast<std::size_t>(a->length)};
+  if (r.kind == mpc::item::permutation &&
+      (r.owner < 0 || r.owner >= dealer_.parties()))
+    return refuse("correlation_ask", "no such owner");
+  try {
+    return outbox{
+        {from, correlation_answer{a->kind, a->call, dealer_.answer(r)}}};
+  } catch (const std::exception& e) {
+    return refuse("correlation_ask", e.what());
+  }
+}
+
+} // namespace veil::protocols::privet

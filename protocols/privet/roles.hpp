@@ -1,0 +1,82 @@
+#pragma once
+
+// Privet's roles as state machines without I/O (the actors carry their
+// messages): a computing party, which runs its side of training or
+// prediction as an mpc task and turns each suspension into messages (its
+// round's words to every peer, or an ask to the dealer), and the dealer,
+// which hands out seeds and answers the last party's asks. A party waits
+// for every peer's words of a round before it resumes; words of a later
+// round wait in a buffer (a peer may be one round ahead).
+
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "learners/data/dataset.hpp"
+#include "protocols/mpc/dealer.hpp"
+#include "protocols/mpc/party.hpp"
+#include "protocols/outcome.hpp"
+#include "protocols/privet/train.hpp"
+#include "protocols/privet/wire.hpp"
+
+namespace veil::protocols::privet {
+
+class computing_party {
+public:
+  /// Party `id` of `parties` with its columns `own` of the training rows
+  /// (the labels at the last party). `own_seed` 0: its own sharing
+  /// randomness from the operating system.
+  computing_party(int id, int parties, params p, column_map map,
+                  learners::dataset own, std::uint64_t own_seed = 0);
+  ~computing_party();
+  computing_party(const computing_party&) = delete; // its task refers to it
+  computing_party& operator=(const computing_party&) = delete;
+
+  /// Nothing to send: training starts when the dealer's seed arrives.
+  outbox start() { return {}; }
+  outcome<outbox> on_message(party_id from, const message& m);
+
+  bool trained() const { return model_.has_value(); }
+  const party_model& model() const { return *model_; }
+  /// Starts a prediction of `rows` (this party's columns of them) after
+  /// training: their scores' shares come out as predicted().
+  outcome<outbox> start_predict(learners::dataset rows);
+  bool predicted() const { return scores_.has_value(); }
+  const mpc::words& scores() const { return *scores_; }
+
+private:
+  outcome<outbox> pump();
+  outbox exchange_messages();
+
+  int id_, parties_;
+  params params_;
+  column_map map_;
+  learners::dataset own_, rows_;
+  std::uint64_t own_seed_;
+  std::unique_ptr<mpc::party> party_;
+  std::optional<mpc::task<party_model>> training_;
+  std::optional<mpc::task<mpc::words>> predicting_;
+  std::optional<party_model> model_;
+  std::optional<mpc::words> scores_;
+  std::uint64_t round_ = 0; ///< the exchange this party waits at
+  bool asked_ = false;      ///< an ask to the dealer is out
+  std::map<std::uint64_t, std::map<party_id, std::vector<std::uint64_t>>>
+      early_;
+};
+
+class dealer_role {
+public:
+  /// The dealer of `parties` parties; `seed` 0: seeds from the operating
+  /// system.
+  dealer_role(int parties, std::uint64_t seed = 0);
+  /// Every party's seed.
+  outbox start();
+  outcome<outbox> on_message(party_id from, const message& m);
+  /// Words of corrections sent (the seeds besides): the offline traffic.
+  std::uint64_t correction_words() const { return dealer_.correction_words(); }
+
+private:
+  mpc::dealer dealer_;
+};
+
+} // namespace veil::protocols::privet

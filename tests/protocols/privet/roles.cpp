@@ -1,0 +1,166 @@
+// Privet's roles (protocols/privet/roles.hpp): n computing parties and the
+// dealer exchanging their messages — delivered in a random order across
+// pairs, in order within each pair, as actors would — train the very model
+// the in-process runtime trains from the same seeds (every party's leaf
+// shares bit for bit) and predict the same scores; a message out of turn
+// is refused, naming the step.
+#include <boost/test/unit_test.hpp>
+
+#include <deque>
+#include <map>
+#include <random>
+
+#include "protocols/mpc/local_network.hpp"
+#include "protocols/privet/roles.hpp"
+
+namespace mpc = veil::protocols::mpc;
+namespace pv = veil::protocols::privet;
+namespace learners = veil::learners;
+
+namespace {
+
+learners::dataset synthetic(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> z(0, 1);
+  learners::dataset d(n, {"a", "b", "c", "d", "e"});
+  d.labels().resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < 5; ++j)
+      d.value(i, j) = static_cast<float>(z(g));
+    d.labels()[i] = d.value(i, 0) + d.value(i, 3) > 0 ? 1.0f : 0.0f;
+  }
+  return d;
+}
+
+struct dealt {
+  pv::column_map map;
+  std::vector<learners::dataset> parts;
+};
+
+dealt deal(const learners::dataset& d, int parties) {
+  dealt out;
+  std::vector<std::vector<std::size_t>> cols(static_cast<std::size_t>(parties));
+  for (std::size_t j = 0; j < d.features(); ++j) {
+    auto p = static_cast<int>(j % static_cast<std::size_t>(parties));
+    out.map.owner.push_back(p);
+    out.map.local.push_back(cols[static_cast<std::size_t>(p)].size());
+    cols[static_cast<std::size_t>(p)].push_back(j);
+  }
+  for (int p = 0; p < parties; ++p) {
+    auto part = d.select_columns(cols[static_cast<std::size_t>(p)]);
+    if (p != parties - 1)
+      part.labels().clear();
+    out.parts.push_back(std::move(part));
+  }
+  return out;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(privet)
+BOOST_AUTO_TEST_SUITE(roles)
+
+BOOST_AUTO_TEST_CASE(roles_train_what_the_runtime_trains) {
+  const int n = 3;
+  const std::uint64_t seed = 41;
+  auto train = synthetic(120, 1), test = synthetic(30, 2);
+  auto tr = deal(train, n), te = deal(test, n);
+  pv::params p;
+  p.tables = 2;
+  p.depth = 2;
+  p.buckets = 4;
+
+  // The runtime in one process.
+  mpc::local_network net(n, seed);
+  std::vector<pv::party_model> direct(n);
+  auto direct_scores =
+      net.run<mpc::words>([&](mpc::party& self) -> mpc::task<mpc::words> {
+        auto me = static_cast<std::size_t>(self.id());
+        auto m = co_await pv::train(self, p, tr.map, tr.parts[me]);
+        direct[me] = m;
+        co_return co_await pv::infer(self, m, te.map, te.parts[me], p.depth);
+      });
+
+  // The roles, messages delivered in a random order across pairs.
+  std::vector<std::unique_ptr<pv::computing_party>> parties;
+  for (int q = 0; q < n; ++q)
+    parties.push_back(std::make_unique<pv::computing_party>(
+        q, n, p, tr.map, tr.parts[static_cast<std::size_t>(q)], seed + 17));
+  pv::dealer_role dealer(n, seed);
+  std::map<std::pair<int, int>, std::deque<pv::message>> links;
+  auto post = [&](int from, pv::outbox out) {
+    for (auto& e : out)
+      links[{from, e.to}].push_back(std::move(e.msg));
+  };
+  post(n, dealer.start());
+  std::mt19937_64 order(7);
+  auto drain = [&] {
+    while (true) {
+      std::vector<std::pair<int, int>> busy;
+      for (auto& [k, q] : links)
+        if (!q.empty())
+          busy.push_back(k);
+      if (busy.empty())
+        return;
+      auto [from, to] = busy[order() % busy.size()];
+      auto m = std::move(links[{from, to}].front());
+      links[{from, to}].pop_front();
+      auto r = to == n
+                   ? dealer.on_message(from, m)
+                   : parties[static_cast<std::size_t>(to)]->on_message(from, m);
+      if (!r)
+        BOOST_FAIL("party " << to << " refused " << r.error().step << ": "
+                            << r.error().reason);
+      post(to, std::move(*r));
+    }
+  };
+  drain();
+  for (int q = 0; q < n; ++q) {
+    const auto& role = *parties[static_cast<std::size_t>(q)];
+    BOOST_REQUIRE(role.trained());
+    for (std::size_t t = 0; t < direct[0].tables.size(); ++t) {
+      BOOST_TEST(role.model().tables[t].features ==
+                 direct[static_cast<std::size_t>(q)].tables[t].features);
+      BOOST_TEST(role.model().tables[t].leaves ==
+                 direct[static_cast<std::size_t>(q)].tables[t].leaves);
+    }
+  }
+  for (int q = 0; q < n; ++q) {
+    auto r = parties[static_cast<std::size_t>(q)]->start_predict(
+        te.parts[static_cast<std::size_t>(q)]);
+    BOOST_REQUIRE(r);
+    post(q, std::move(*r));
+  }
+  drain();
+  for (int q = 0; q < n; ++q)
+    BOOST_TEST(parties[static_cast<std::size_t>(q)]->scores() ==
+               direct_scores[static_cast<std::size_t>(q)]);
+  BOOST_TEST(dealer.correction_words() == net.dealer_words());
+}
+
+BOOST_AUTO_TEST_CASE(messages_out_of_turn_are_refused) {
+  auto d = synthetic(20, 3);
+  auto tr = deal(d, 2);
+  pv::params p;
+  p.tables = 1;
+  p.depth = 1;
+  p.buckets = 2;
+  pv::computing_party a(0, 2, p, tr.map, tr.parts[0], 5);
+  // Round 0 may come before the dealer's seed (it waits); round 5 cannot,
+  // nor a second round 0.
+  BOOST_TEST(static_cast<bool>(a.on_message(1, pv::round_words{0, {1, 2}})));
+  auto ahead = a.on_message(1, pv::round_words{5, {1, 2}});
+  BOOST_REQUIRE(!ahead);
+  BOOST_TEST(ahead.error().step == "round_words");
+  BOOST_TEST(!a.on_message(1, pv::round_words{0, {3}}));
+  auto seed = a.on_message(1, pv::dealer_seed{std::vector<std::uint8_t>(32)});
+  BOOST_TEST(!seed); // a seed from a party, not the dealer
+  pv::dealer_role dealer(2, 9);
+  auto ask = dealer.on_message(0, pv::correlation_ask{0, 0, 4, -1, 0});
+  BOOST_TEST(!ask); // only the last party asks
+  auto wrong = dealer.on_message(1, pv::correlation_ask{9, 0, 4, -1, 0});
+  BOOST_TEST(!wrong);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE_END()
