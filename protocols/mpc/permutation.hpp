@@ -12,11 +12,23 @@
 
 namespace veil::protocols::mpc {
 
-/// Shares of apply(π, x) for every x of `xs` (one length n), π the
-/// owner's (the others pass an empty π). The owner sends π_s = π_p⁻¹ ∘ π
-/// to the others and they send it x − r, in one round; every vector has a
-/// fresh (r, apply(π_p, r)) from the dealer. Throws std::runtime_error on
-/// a π_s that is not a permutation of [0, n).
+/// One permutation of shared vectors: the owner, its permutation π (the
+/// others pass an empty one) and the vectors (one length n).
+struct permutation_job {
+  int owner = 0;
+  std::vector<std::uint32_t> pi;
+  std::vector<words> xs;
+};
+
+/// Shares of gather(π, x) for every x of every job, all jobs in one round:
+/// each owner sends π_s = π_p⁻¹ ∘ π to the others and they send it x − r;
+/// every vector has a fresh (r, gather(π_p, r)) from the dealer. Throws
+/// std::runtime_error on a π_s that is not a permutation of [0, n) or
+/// words of the wrong length.
+task<std::vector<std::vector<words>>>
+permute_all(party& self, std::vector<permutation_job> jobs);
+
+/// One job's permute_all.
 task<std::vector<words>> permute(party& self, int owner,
                                  std::vector<std::uint32_t> pi,
                                  std::vector<words> xs);
@@ -31,5 +43,9 @@ std::vector<std::size_t> bucket_bounds(std::size_t n, int buckets);
 task<std::vector<words>> bucket_sums(party& self, int owner,
                                      std::vector<std::uint32_t> order,
                                      std::vector<words> xs, int buckets);
+/// SecDisc for every job (each permuted by its owner's sorting order) in
+/// one round: per job, `buckets` shares per vector.
+task<std::vector<std::vector<words>>>
+bucket_sums_all(party& self, std::vector<permutation_job> jobs, int buckets);
 
 } // namespace veil::protocols::mpc

@@ -153,16 +153,17 @@ task<party_model> train(mpc::party& self, const params& p,
     party_model::table table;
     for (int d = 0; d < p.depth; ++d) {
       const std::size_t nodes = std::size_t{1} << d;
-      // (a) every feature's bucket sums at every node (SecDisc).
-      // sums[j][v][b]: v < nodes are g's, then h's.
-      std::vector<std::vector<words>> sums(J);
+      // (a) every feature's bucket sums at every node (SecDisc), all
+      // features in one round. sums[j][v][b]: v < nodes are g's, then h's.
+      std::vector<mpc::permutation_job> jobs(J);
       for (std::size_t j = 0; j < J; ++j) {
-        std::vector<words> vectors(node_g.begin(), node_g.end());
-        vectors.insert(vectors.end(), node_h.begin(), node_h.end());
-        auto r = co_await mpc::bucket_sums(self, map.owner[j], order[j],
-                                           std::move(vectors), p.buckets);
-        sums[j] = std::move(r);
+        jobs[j].owner = map.owner[j];
+        jobs[j].pi = order[j];
+        jobs[j].xs.assign(node_g.begin(), node_g.end());
+        jobs[j].xs.insert(jobs[j].xs.end(), node_h.begin(), node_h.end());
       }
+      auto sums =
+          co_await mpc::bucket_sums_all(self, std::move(jobs), p.buckets);
       // (b, c) every candidate's left and right sums, one batch of
       // divisions: w = G / (H + λ), then G w.
       words numerators, denominators;

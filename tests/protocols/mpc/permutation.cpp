@@ -86,6 +86,43 @@ BOOST_AUTO_TEST_CASE(permuted_shares_reconstruct_exactly) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(jobs_of_several_owners_share_one_round) {
+  std::mt19937_64 g(15);
+  const int n = 4;
+  const std::size_t len = 50;
+  std::vector<std::vector<std::uint32_t>> pis(3,
+                                              std::vector<std::uint32_t>(len));
+  std::vector<words> xs(3, words(len));
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::iota(pis[i].begin(), pis[i].end(), 0u);
+    std::shuffle(pis[i].begin(), pis[i].end(), g);
+    for (auto& v : xs[i])
+      v = g();
+  }
+  const int owners[3] = {3, 0, 3}; // one owner twice, one party never
+  local_network net(n, 16);
+  auto out = net.run<words>([&](party& p) -> task<words> {
+    std::vector<permutation_job> jobs(3);
+    for (std::size_t i = 0; i < 3; ++i) {
+      jobs[i].owner = owners[i];
+      if (p.id() == owners[i])
+        jobs[i].pi = pis[i];
+      // Party 0 holds the vectors, the others shares of 0.
+      jobs[i].xs = {p.first() ? xs[i] : words(len, 0)};
+    }
+    auto r = co_await permute_all(p, std::move(jobs));
+    words all;
+    for (const auto& job : r)
+      all.insert(all.end(), job[0].begin(), job[0].end());
+    co_return co_await p.open(std::move(all));
+  });
+  BOOST_TEST(net.traffic().rounds == 2u); // the permutations, the opening
+  for (std::size_t i = 0; i < 3; ++i)
+    BOOST_TEST((words(out[0].begin() + static_cast<long>(i * len),
+                      out[0].begin() + static_cast<long>((i + 1) * len)) ==
+                gather(pis[i], xs[i])));
+}
+
 BOOST_AUTO_TEST_CASE(bucket_sums_are_the_plaintexts) {
   std::mt19937_64 g(14);
   std::uniform_real_distribution<double> u(-1, 1);
