@@ -171,9 +171,9 @@ double robust_sigmoid(double x) {
   return x < 0 ? 1 - z : z;
 }
 
-double scaled_division(double x, double y, int s) {
+double scaled_division(double x, double y, int s, int steps) {
   double scaled = std::ldexp(y, -s), z = 1;
-  for (int i = 0; i < s + 6; ++i)
+  for (int i = 0; i < steps; ++i)
     z = z * (2 - scaled * z);
   return x * std::ldexp(z, -s);
 }

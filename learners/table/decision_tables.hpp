@@ -67,8 +67,8 @@ table_model train_tables(const dataset& x, const table_params& p);
 /// The secure protocol's approximations in double precision (spec privet
 /// §4.9–4.10): the robust sigmoid (sign, (1 − |x|/256)^256, five Newton
 /// steps from 0.75) and the scaled division (Newton from 1 on y/2^s,
-/// s + 6 steps), for a reference that computes as the protocol does.
+/// `steps` steps), for a reference that computes as the protocol does.
 double robust_sigmoid(double x);
-double scaled_division(double x, double y, int s);
+double scaled_division(double x, double y, int s, int steps);
 
 } // namespace veil::learners

@@ -1,5 +1,6 @@
 #include "protocols/mpc/functions.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "protocols/mpc/boolean.hpp"
@@ -28,11 +29,20 @@ words two_minus(const party& self, const words& t) {
 
 } // namespace
 
+int newton_steps(int s, double smallest) {
+  if (!(smallest > 0))
+    throw std::invalid_argument("mpc::newton_steps: the smallest "
+                                "denominator must be positive");
+  int extra =
+      smallest >= 1 ? 0 : static_cast<int>(std::ceil(-std::log2(smallest)));
+  return s + 4 + extra;
+}
+
 task<words> reciprocal_scaled(party& self, words y, int s, int iterations) {
   if (s < 0 || s > 21)
     throw std::invalid_argument("mpc::reciprocal_scaled: s in [0, 21]");
   if (iterations <= 0)
-    iterations = s + 6;
+    iterations = newton_steps(s);
   // y' = y / 2^s is the same integer at scale 2^(f+s). First step from
   // the public z = 1: t = y', z = 2 − t.
   words t = y;
@@ -51,8 +61,9 @@ task<words> reciprocal_scaled(party& self, words y, int s, int iterations) {
   co_return z;
 }
 
-task<words> divide_scaled(party& self, words x, words y, int s) {
-  auto rho = co_await reciprocal_scaled(self, std::move(y), s);
+task<words> divide_scaled(party& self, words x, words y, int s,
+                          int iterations) {
+  auto rho = co_await reciprocal_scaled(self, std::move(y), s, iterations);
   auto product = co_await mul(self, std::move(x), std::move(rho));
   co_return co_await trunc(self, std::move(product), fraction_bits + s);
 }

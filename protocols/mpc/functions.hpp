@@ -13,14 +13,21 @@ namespace veil::protocols::mpc {
 /// This party's share of x + c for a public real c (P_1 adds it).
 words add_public(const party& self, std::span<const word> x, double c);
 
+/// Newton steps from z = 1 on y' = y / 2^s for 1/y' to f = 20 bits when
+/// y ≥ `smallest`: e_K = (1 − y')^(2^K) ≤ exp(−2^(K−s) smallest) must
+/// fall below 2^-21, so 2^(K−s) smallest ≥ 16 suffices: K = s + 4 for
+/// y ≥ 1 (the spec's s + 6 spends two more steps).
+int newton_steps(int s, double smallest = 1);
+
 /// ≈ 2^s / y (SF) for 0 < y ≤ 2^s: Newton from z = 1 on y' = y / 2^s,
-/// `iterations` (default s + 6) steps, the first on a public z (1 round).
-/// s ≤ 21 keeps every raw product below 2^62.
+/// `iterations` (default newton_steps(s)) steps, the first on a public z
+/// (1 round). s ≤ 21 keeps every raw product below 2^62.
 task<words> reciprocal_scaled(party& self, words y, int s, int iterations = 0);
 
 /// ≈ x / y for 0 < y ≤ 2^s and |x / y| < 2^(22 − s): x times
 /// reciprocal_scaled, truncated by f + s (the spec's DivScaled).
-task<words> divide_scaled(party& self, words x, words y, int s);
+task<words> divide_scaled(party& self, words x, words y, int s,
+                          int iterations = 0);
 
 /// Newton's reciprocal from a public start z0: z ← z (2 − y z),
 /// `iterations` times (the paper: z0 = 2^-20, 20 iterations; the robust

@@ -31,6 +31,10 @@ int division_scale(const params& p, std::size_t rows) {
   return s;
 }
 
+int division_steps(const params& p, int scale) {
+  return mpc::newton_steps(scale, p.lambda);
+}
+
 namespace {
 
 words negated(const words& x) {
@@ -109,6 +113,7 @@ task<party_model> train(mpc::party& self, const params& p,
   const auto B = static_cast<std::size_t>(p.buckets);
   const int me = self.id(), label_holder = self.parties() - 1;
   const int s = division_scale(p, n);
+  const int steps = division_steps(p, s);
   if (B < 2 || B > n)
     throw input_error("privet.buckets must be in [2, rows]");
   // Each owner sorts its features once (the data never change).
@@ -187,7 +192,8 @@ task<party_model> train(mpc::party& self, const params& p,
           }
         }
       denominators = mpc::add_public(self, denominators, p.lambda);
-      auto w = co_await mpc::divide_scaled(self, numerators, denominators, s);
+      auto w =
+          co_await mpc::divide_scaled(self, numerators, denominators, s, steps);
       auto impurity = co_await mpc::mul_fixed(self, std::move(numerators),
                                               std::move(w), p.truncation);
       // δ_j,c = −Σ_k (G_L w_L + G_R w_R).
@@ -237,7 +243,8 @@ task<party_model> train(mpc::party& self, const params& p,
     }
     H = mpc::add_public(self, H, p.lambda);
     auto minus_g = negated(G); // no temporaries in a co_await (mpc/party.hpp)
-    auto ratio = co_await mpc::divide_scaled(self, std::move(minus_g), H, s);
+    auto ratio =
+        co_await mpc::divide_scaled(self, std::move(minus_g), H, s, steps);
     words w = std::move(ratio);
     if (p.eta != 1) {
       auto scaled = mpc::scale(w, mpc::encode(p.eta));

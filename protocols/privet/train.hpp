@@ -62,6 +62,8 @@ struct party_model {
 /// room for |G w| < 2^22 with |G| ≤ N g_max. Throws input_error naming the
 /// bound that fails.
 int division_scale(const params& p, std::size_t rows);
+/// Newton steps of the divisions: every denominator is at least λ.
+int division_steps(const params& p, int scale);
 
 /// Trains at this party: `own` holds its columns of the training rows (and
 /// the labels at the last party). Every party passes the same params, map

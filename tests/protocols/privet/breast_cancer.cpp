@@ -93,8 +93,9 @@ BOOST_AUTO_TEST_CASE(matches_the_references_on_the_papers_setting) {
   aware.buckets = p.buckets;
   int s = pv::division_scale(p, train.rows());
   aware.sigmoid = learners::robust_sigmoid;
-  aware.divide = [s](double x, double y) {
-    return learners::scaled_division(x, y, s);
+  int steps = pv::division_steps(p, s);
+  aware.divide = [s, steps](double x, double y) {
+    return learners::scaled_division(x, y, s, steps);
   };
   auto ref = learners::train_tables(train, aware);
   learners::table_params exact = aware;

@@ -98,8 +98,9 @@ learners::table_params reference(const pv::params& p, std::size_t rows) {
   r.eta = p.eta;
   int s = pv::division_scale(p, rows);
   r.sigmoid = learners::robust_sigmoid;
-  r.divide = [s](double x, double y) {
-    return learners::scaled_division(x, y, s);
+  int steps = pv::division_steps(p, s);
+  r.divide = [s, steps](double x, double y) {
+    return learners::scaled_division(x, y, s, steps);
   };
   return r;
 }
