@@ -163,6 +163,42 @@ table_model train_tables(const dataset& x, const table_params& p) {
   return model;
 }
 
+model to_model(const table_model& tables, table_task task,
+               std::vector<std::string> feature_names) {
+  model m;
+  m.objective = task == table_task::binary ? objective_kind::binary_logistic
+                                           : objective_kind::reg_squarederror;
+  m.base_margin = {0.0};
+  m.feature_names = std::move(feature_names);
+  m.weak_learner = "decision_table";
+  for (const auto& t : tables.tables) {
+    regression_tree tree;
+    auto depth = t.tests.size();
+    // Heap order: node i's children are 2i + 1 and 2i + 2; level d holds
+    // nodes 2^d − 1 .. 2^(d+1) − 2, the leaves last, in leaf-index order.
+    std::size_t total = (std::size_t{2} << depth) - 1;
+    tree.nodes.resize(total);
+    for (std::size_t i = 0; i < total; ++i) {
+      auto& n = tree.nodes[i];
+      n.parent = i == 0 ? -1 : static_cast<std::int32_t>((i - 1) / 2);
+      std::size_t level = 0;
+      while ((std::size_t{2} << level) - 1 <= i)
+        ++level;
+      if (level < depth) {
+        n.left = static_cast<std::int32_t>(2 * i + 1);
+        n.right = static_cast<std::int32_t>(2 * i + 2);
+        n.feature = t.tests[level].feature;
+        n.threshold = t.tests[level].threshold;
+      } else {
+        n.value =
+            static_cast<float>(t.leaves[i - ((std::size_t{1} << depth) - 1)]);
+      }
+    }
+    m.trees.push_back(std::move(tree));
+  }
+  return m;
+}
+
 double robust_sigmoid(double x) {
   double e = std::pow(1 - std::abs(x) / 256, 256);
   double den = 1 + e, z = 0.75;

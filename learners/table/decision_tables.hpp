@@ -15,6 +15,7 @@
 #include <functional>
 #include <vector>
 
+#include "learners/boost/model.hpp"
 #include "learners/data/dataset.hpp"
 
 namespace veil::learners {
@@ -52,6 +53,14 @@ struct table_model {
   /// Σ over tables of the row's leaf value (the raw score).
   std::vector<double> predict(const dataset& x) const;
 };
+
+/// The tables as a Veil model (weak_learner "decision_table"): each table
+/// a full tree whose level d splits on (F_d < t_d), leaves in the order of
+/// the leaf index; no base margin (Privet starts from 0); leaf values in
+/// float as every model. Binary: binary:logistic; regression:
+/// reg:squarederror.
+model to_model(const table_model& tables, table_task task,
+               std::vector<std::string> feature_names);
 
 /// The bucket boundaries: bucket b is sorted positions [⌊bN/B⌋,
 /// ⌊(b+1)N/B⌋).

@@ -67,6 +67,32 @@ BOOST_AUTO_TEST_CASE(finds_the_feature_that_matters) {
                         sum[side] / (count[side] + 1e-6)) < 1e-9);
 }
 
+// As a Veil model (full trees in heap order, leaves in float): the same
+// scores, up to the leaves' rounding to float.
+BOOST_AUTO_TEST_CASE(tables_as_a_model_predict_the_same) {
+  std::mt19937_64 g(5);
+  std::normal_distribution<double> z(0, 1);
+  dataset x(300, {"a", "b", "c"});
+  x.labels().resize(300);
+  for (std::size_t i = 0; i < 300; ++i) {
+    for (std::size_t j = 0; j < 3; ++j)
+      x.value(i, j) = static_cast<float>(z(g));
+    x.labels()[i] = x.value(i, 0) - x.value(i, 2) > 0 ? 1.0f : 0.0f;
+  }
+  table_params p;
+  p.tables = 4;
+  p.depth = 3;
+  p.buckets = 8;
+  auto tables = train_tables(x, p);
+  auto m = to_model(tables, table_task::binary, x.feature_names());
+  BOOST_TEST(m.weak_learner == "decision_table");
+  BOOST_TEST(m.trees.size() == 4u);
+  auto want = tables.predict(x);
+  auto got = m.predict_margin(x);
+  for (std::size_t i = 0; i < 300; ++i)
+    BOOST_TEST(std::abs(got[i] - want[i]) < 1e-5 * (1 + std::abs(want[i])));
+}
+
 BOOST_AUTO_TEST_CASE(approximations_are_close_to_the_functions) {
   for (double v = -30; v <= 30; v += 0.5)
     BOOST_TEST(std::abs(robust_sigmoid(v) - 1 / (1 + std::exp(-v))) < 1e-3);
