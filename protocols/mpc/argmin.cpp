@@ -8,7 +8,7 @@
 namespace veil::protocols::mpc {
 
 task<argmin_result> argmin(party& self, words values, std::size_t groups,
-                           std::size_t length) {
+                           std::size_t length, bool open_index) {
   if (length == 0 || values.size() != groups * length)
     throw std::invalid_argument("mpc::argmin: groups x length values");
   // Per group: the surviving values and their indices (S1 shares).
@@ -63,10 +63,14 @@ task<argmin_result> argmin(party& self, words values, std::size_t groups,
     winners[g] = idx[g][0];
     minimum[g] = vals[g][0];
   }
-  auto opened = co_await self.open(std::move(winners));
-  co_return argmin_result{
-      std::vector<std::uint64_t>(opened.begin(), opened.end()),
-      std::move(minimum)};
+  argmin_result out;
+  out.shared_index = winners;
+  out.minimum = std::move(minimum);
+  if (open_index) {
+    auto opened = co_await self.open(std::move(winners));
+    out.index.assign(opened.begin(), opened.end());
+  }
+  co_return out;
 }
 
 } // namespace veil::protocols::mpc

@@ -14,12 +14,14 @@
 namespace veil::protocols::mpc {
 
 struct argmin_result {
-  std::vector<std::uint64_t> index; ///< per group, public
+  std::vector<std::uint64_t> index; ///< per group, public (if opened)
+  words shared_index;               ///< per group, shared (S1)
   words minimum;                    ///< per group, shared
 };
 
 /// `values` holds `groups` groups of `length` values one after the other.
+/// `open_index` false: the indices stay shared (no last round).
 task<argmin_result> argmin(party& self, words values, std::size_t groups,
-                           std::size_t length);
+                           std::size_t length, bool open_index = true);
 
 } // namespace veil::protocols::mpc

@@ -205,13 +205,22 @@ task<party_model> train(mpc::party& self, const params& p,
             delta[j * (B - 1) + c] -= impurity[at] + impurity[at + 1];
             at += 2;
           }
-      // (d, e) the best bucket of each feature (public γ, as the paper),
-      // then the best feature.
-      auto per_feature = co_await mpc::argmin(self, std::move(delta), J, B - 1);
+      // (d, e) the best bucket of each feature (public γ, as the paper;
+      // with hide_buckets shared), then the best feature.
+      auto per_feature = co_await mpc::argmin(self, std::move(delta), J, B - 1,
+                                              !p.hide_buckets);
       auto best =
           co_await mpc::argmin(self, std::move(per_feature.minimum), 1, J);
       auto F = static_cast<std::size_t>(best.index[0]);
-      auto q = static_cast<std::size_t>(per_feature.index[F]);
+      std::size_t q = 0;
+      if (!p.hide_buckets) {
+        q = static_cast<std::size_t>(per_feature.index[F]);
+      } else { // the chosen feature's bucket to its owner only (Rec_o)
+        mpc::words mine{per_feature.shared_index[F]};
+        auto known = co_await self.reveal_to(map.owner[F], std::move(mine));
+        if (map.owner[F] == me)
+          q = static_cast<std::size_t>(known[0]);
+      }
       // (f) the owner's threshold: the first value of bucket q + 1.
       std::optional<float> threshold;
       if (map.owner[F] == me)

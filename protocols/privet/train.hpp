@@ -34,6 +34,11 @@ struct params {
   /// The paper's sigmoid (limit exp with 2^k = 4, reciprocal from 2^-20)
   /// in place of the robust one: it does not train (spec §4.10).
   bool paper_sigmoid = false;
+  /// Hide each feature's best bucket (spec §5.3's optional fix): the
+  /// per-feature argmin keeps its indices shared, and only the chosen
+  /// feature's goes to that feature's owner. The paper opens them all
+  /// (γ public), which its own ideal functionality does not allow.
+  bool hide_buckets = false;
   /// A public bound on |g|: 1 for the logistic loss; for regression the
   /// bound on |ŷ − y| the label holder declares.
   double gradient_bound = 1;

@@ -165,5 +165,44 @@ BOOST_AUTO_TEST_CASE(regression_matches_the_reference) {
   compare(false, 3);
 }
 
+// spec §5.3's hidden-γ option: the same model (every party's leaf shares
+// bit for bit, the same thresholds at the owners), and what is opened
+// shrinks exactly by each level's J per-feature indices to everyone,
+// replaced by one index to one owner: n(n−1)J − (n−1) words a level.
+BOOST_AUTO_TEST_CASE(hidden_buckets_give_the_same_model_and_open_less) {
+  const int n = 3;
+  auto train = synthetic(150, true, 8);
+  auto tr = deal(train, n);
+  pv::params p;
+  p.tables = 2;
+  p.depth = 2;
+  p.buckets = 4;
+  auto run = [&](bool hide, mpc::traffic& t) {
+    p.hide_buckets = hide;
+    mpc::local_network net(n, 9);
+    std::vector<pv::party_model> models(n);
+    net.run<int>([&](mpc::party& self) -> mpc::task<int> {
+      auto me = static_cast<std::size_t>(self.id());
+      models[me] = co_await pv::train(self, p, tr.map, tr.parts[me]);
+      co_return 0;
+    });
+    t = net.traffic();
+    return models;
+  };
+  mpc::traffic open_t, hidden_t;
+  auto open = run(false, open_t);
+  auto hidden = run(true, hidden_t);
+  for (int q = 0; q < n; ++q)
+    for (std::size_t t = 0; t < open[0].tables.size(); ++t) {
+      BOOST_TEST(hidden[q].tables[t].leaves == open[q].tables[t].leaves);
+      BOOST_TEST(hidden[q].tables[t].thresholds ==
+                 open[q].tables[t].thresholds);
+    }
+  const std::uint64_t levels = 2 * 2, J = 6;
+  BOOST_TEST(open_t.words - hidden_t.words ==
+             levels * (n * (n - 1) * J - (n - 1)));
+  BOOST_TEST(open_t.rounds == hidden_t.rounds); // one opening for another
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE_END()
