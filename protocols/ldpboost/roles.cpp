@@ -307,6 +307,7 @@ outcome<outbox> data_user::maybe_finish() {
   if (heard_.size() < asked_.size())
     return outbox{};
   auto t = aggregate();
+  candidate_ = t;
   double alpha = 0, err = 1;
   if (t) {
     double wrong = 0, total = 0;

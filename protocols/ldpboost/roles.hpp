@@ -92,6 +92,9 @@ public:
   const std::vector<double>& alpha() const { return alpha_; }
   const std::vector<member>& ensemble() const { return ensemble_; }
   const training_log& log() const { return log_; }
+  /// The classifier the last attempt built, kept or not (for the
+  /// diagnostics of spec §6.4: ℓ_p, Δ_pim, RMSE_θ).
+  const std::optional<member>& candidate() const { return candidate_; }
 
 private:
   outbox begin_attempt();
@@ -111,6 +114,7 @@ private:
   std::set<party_id> asked_, heard_;
   std::vector<share_reply> replies_;
   training_log log_;
+  std::optional<member> candidate_;
   bool done_ = false;
 };
 
