@@ -50,35 +50,22 @@ int main(int argc, char** argv) {
   auto cut = rows.size() * 8 / 10;
   auto train = all.select_rows(std::vector<std::size_t>(
       rows.begin(), rows.begin() + static_cast<long>(cut)));
-  auto test = all.select_rows(
-      std::vector<std::size_t>(rows.begin() + static_cast<long>(cut), rows.end()));
-  pv::column_map map;
-  std::vector<std::vector<std::size_t>> cols(static_cast<std::size_t>(parties));
-  for (std::size_t j = 0; j < all.features(); ++j) {
-    auto owner = static_cast<int>(j * static_cast<std::size_t>(parties) /
-                                  all.features());
-    map.owner.push_back(owner);
-    map.local.push_back(cols[static_cast<std::size_t>(owner)].size());
-    cols[static_cast<std::size_t>(owner)].push_back(j);
-  }
-  auto part = [&](const learners::dataset& d, int q) {
-    auto x = d.select_columns(cols[static_cast<std::size_t>(q)]);
-    if (q != parties - 1)
-      x.labels().clear();
-    return x;
-  };
+  auto test = all.select_rows(std::vector<std::size_t>(
+      rows.begin() + static_cast<long>(cut), rows.end()));
+  auto map = pv::column_map::blocks(all.features(), parties);
   mpc::local_network net(parties);
   auto start = std::chrono::steady_clock::now();
   mpc::traffic after_training;
-  auto scores = net.run<mpc::words>([&](mpc::party& self) -> mpc::task<mpc::words> {
-    auto mine = part(train, self.id());
-    auto model = co_await pv::train(self, p, map, mine);
-    if (self.id() == 0)
-      after_training = net.traffic();
-    auto theirs = part(test, self.id());
-    auto s = co_await pv::infer(self, model, map, theirs, p.depth);
-    co_return co_await self.reveal_to(parties - 1, std::move(s));
-  });
+  auto scores =
+      net.run<mpc::words>([&](mpc::party& self) -> mpc::task<mpc::words> {
+        auto mine = map.part(train, self.id(), parties);
+        auto model = co_await pv::train(self, p, map, mine);
+        if (self.id() == 0)
+          after_training = net.traffic();
+        auto theirs = map.part(test, self.id(), parties);
+        auto s = co_await pv::infer(self, model, map, theirs, p.depth);
+        co_return co_await self.reveal_to(parties - 1, std::move(s));
+      });
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

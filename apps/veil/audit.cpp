@@ -157,6 +157,20 @@ json least_squares(const learners::dataset& d, const mx::params& mp,
           {"majority_rate", s.majority}};
 }
 
+/// The passive party's columns (the second half) and its bins, as its
+/// role builds them with the paper's learner.
+struct passive_columns {
+  learners::dataset columns;
+  learners::bin_matrix bins;
+  passive_columns(const learners::dataset& d, int threads)
+      : columns(veil::apps::columns(d, mx::active_columns(d.features()),
+                                    d.features(), false)),
+        bins(columns,
+             learners::quantile_cuts::compute(
+                 columns, mx::booster_for({}).max_bin, threads),
+             threads) {}
+};
+
 json neural_network(const learners::dataset& d, const mx::params& mp,
                     int threads, std::uint64_t seed) {
   auto view = run_root(d, mp, threads);
@@ -164,11 +178,8 @@ json neural_network(const learners::dataset& d, const mx::params& mp,
   auto w = static_cast<std::size_t>(mp.w);
   // The passive party's first candidate at the root, as it enumerates
   // them (its own bins: it knows which rows it sent left).
-  auto half = mx::active_columns(d.features());
-  auto pp = columns(d, half, d.features(), false);
-  auto bp = mx::booster_for({});
-  auto cuts = learners::quantile_cuts::compute(pp, bp.max_bin, threads);
-  learners::bin_matrix bins(pp, cuts, threads);
+  passive_columns pp(d, threads);
+  const auto& bins = pp.bins;
   std::vector<std::uint32_t> all(n);
   std::iota(all.begin(), all.end(), 0u);
   auto candidates = mx::node_candidates(bins, all);
@@ -179,8 +190,9 @@ json neural_network(const learners::dataset& d, const mx::params& mp,
   for (std::size_t r = 0; r < n; ++r)
     m[r] = mx::goes_left(bins, static_cast<std::uint32_t>(r), candidates[0]);
   // What the passive party knows of the calibration: the printed one.
-  auto fixed =
-      mx::fix_guarantee(mx::method::masked, mp, bp, n, 1, pp.features()).fixed;
+  auto fixed = mx::fix_guarantee(mx::method::masked, mp, mx::booster_for({}), n,
+                                 1, pp.columns.features())
+                   .fixed;
   mx::nn_attack_settings s;
   double positives = 0;
   for (auto y : d.labels())
@@ -227,11 +239,10 @@ json neural_network(const learners::dataset& d, const mx::params& mp,
 
 json subset(const learners::dataset& d, const mx::params& mp, int trials,
             std::uint64_t seed) {
-  auto half = mx::active_columns(d.features());
-  auto pp = columns(d, half, d.features(), false);
-  auto bp = mx::booster_for({});
-  auto cuts = learners::quantile_cuts::compute(pp, bp.max_bin, 1);
-  learners::bin_matrix bins(pp, cuts, 1);
+  passive_columns pp(d, 1);
+  const auto& bins = pp.bins;
+  // ρ depends on the passive party's budget only, and the attack is
+  // scale-invariant: one step's calibration serves.
   auto c = mx::calibrate(mp, d.rows(), 1, 1, 1);
   std::mt19937_64 pick(seed); // which rows and cuts: not secret
   const std::size_t ns = 20;
@@ -243,7 +254,7 @@ json subset(const learners::dataset& d, const mx::params& mp, int trials,
       std::vector<std::uint32_t> rows(ns);
       for (auto& r : rows)
         r = static_cast<std::uint32_t>(pick() % d.rows());
-      auto f = pick() % pp.features();
+      auto f = pick() % pp.columns.features();
       int nb = bins.layout().bins(f);
       if (nb < 2)
         continue;

@@ -24,22 +24,22 @@ namespace {
 
 using nlohmann::json;
 
-/// The reference's params: the paper's defaults (10 tables of depth 3,
-/// lambda 1, eta 1) unless the flags or lambda/eta say otherwise; the
-/// privet.* settings; every other learner setting refused.
-learners::table_params table_params_of(const train_options& o,
-                                       learners::table_task task) {
-  learners::table_params t;
-  t.task = task;
-  t.tables = 10;
-  t.depth = 3;
+/// The tables' settings: the paper's defaults (10 tables of depth 3,
+/// lambda 1, eta 1; protocols::privet::params) unless the flags or
+/// lambda/eta say otherwise, and the privet.* settings (`approximate`
+/// set from privet.approximate); every other learner setting refused.
+protocols::privet::params privet_params_of(const train_options& o,
+                                           learners::table_task task,
+                                           bool& approximate) {
+  protocols::privet::params p;
+  p.task = task;
   const learners::booster_params generic;
   if (o.params.rounds != generic.rounds)
-    t.tables = o.params.rounds;
+    p.tables = o.params.rounds;
   if (o.params.tree.max_depth != generic.tree.max_depth)
-    t.depth = o.params.tree.max_depth;
+    p.depth = o.params.tree.max_depth;
   learners::booster_params learner;
-  bool approximate = false;
+  approximate = false;
   const auto& d = protocols::privet::descriptor();
   for (const auto& s : o.settings) {
     auto eq = s.find('=');
@@ -48,7 +48,7 @@ learners::table_params table_params_of(const train_options& o,
     if (const auto* setting = d.find(key)) {
       protocols::check_setting(*setting, value, "--set " + s);
       if (key == "privet.buckets")
-        t.buckets = static_cast<int>(*protocols::parse_finite(value));
+        p.buckets = static_cast<int>(*protocols::parse_finite(value));
       else if (key == "privet.approximate")
         approximate = value == "true";
       continue;
@@ -61,12 +61,10 @@ learners::table_params table_params_of(const train_options& o,
     apply_setting(learner, s);
   }
   if (learner.tree.lambda != generic.tree.lambda)
-    t.lambda = learner.tree.lambda;
+    p.lambda = learner.tree.lambda;
   if (learner.tree.eta != generic.tree.eta)
-    t.eta = learner.tree.eta;
-  if (approximate) // the division too, once the rows are known
-    t.sigmoid = learners::robust_sigmoid;
-  return t;
+    p.eta = learner.tree.eta;
+  return p;
 }
 
 } // namespace
@@ -89,19 +87,13 @@ int run_privet_plain_train(const train_options& o) {
   auto task = kind == learners::objective_kind::binary_logistic
                   ? learners::table_task::binary
                   : learners::table_task::regression;
-  auto t = table_params_of(o, task);
+  bool approximate = false;
+  auto p = privet_params_of(o, task, approximate);
   auto data = load_train_data(o, kind);
   const auto& train_set = data.train;
-  if (t.sigmoid) { // privet.approximate: the protocol's division too
-    protocols::privet::params p;
-    p.task = task;
-    p.lambda = t.lambda;
-    int s = protocols::privet::division_scale(p, train_set.rows());
-    int steps = protocols::privet::division_steps(p, s);
-    t.divide = [s, steps](double x, double y) {
-      return learners::scaled_division(x, y, s, steps);
-    };
-  }
+  auto t = approximate
+               ? protocols::privet::approximation_aware(p, train_set.rows())
+               : protocols::privet::exact_reference(p);
   auto start = std::chrono::steady_clock::now();
   auto tables = learners::train_tables(train_set, t);
   double seconds =
@@ -139,7 +131,7 @@ int run_privet_plain_train(const train_options& o) {
                      {"buckets", t.buckets},
                      {"lambda", t.lambda},
                      {"eta", t.eta},
-                     {"approximate", static_cast<bool>(t.sigmoid)}}},
+                     {"approximate", approximate}}},
                    {"metrics", metrics},
                    {"metrics_on", data.have_test ? "test" : "train"},
                    {"train_seconds", seconds},

@@ -17,6 +17,14 @@ protocol_error refuse(const char* step, std::string reason) {
   return {step, std::move(reason)};
 }
 
+/// A member as learners/samme's classifiers (predict(row) -> class).
+struct as_classifier {
+  const member& m;
+  int predict(std::span<const double> x) const {
+    return ldpboost::predict(m, x);
+  }
+};
+
 } // namespace
 
 const char* message_name(const message& m) {
@@ -310,13 +318,7 @@ outcome<outbox> data_user::maybe_finish() {
   candidate_ = t;
   double alpha = 0, err = 1;
   if (t) {
-    double wrong = 0, total = 0;
-    for (std::size_t i = 0; i < own_.rows(); ++i) {
-      total += weights_[i];
-      if (predict(*t, own_.row(i)) != own_.y[i])
-        wrong += weights_[i];
-    }
-    err = wrong / total;
+    err = learners::weighted_error(as_classifier{*t}, own_, weights_);
     alpha = learners::samme_alpha(err, params_.classes);
   }
   if (!(alpha > 0)) {
@@ -331,14 +333,7 @@ outcome<outbox> data_user::maybe_finish() {
     return begin_attempt();
   }
   // Accepted: the user's weights follow SAMME (spec §4.3 [A]).
-  double total = 0;
-  for (std::size_t i = 0; i < own_.rows(); ++i) {
-    if (predict(*t, own_.row(i)) != own_.y[i])
-      weights_[i] *= std::exp(alpha);
-    total += weights_[i];
-  }
-  for (auto& v : weights_)
-    v /= total;
+  learners::samme_update(as_classifier{*t}, alpha, own_, weights_);
   alpha_.push_back(alpha);
   ensemble_.push_back(std::move(*t));
   log_.errors.push_back(err);

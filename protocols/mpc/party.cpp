@@ -3,6 +3,7 @@
 #include <sodium.h>
 
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "protocols/crypto/masks.hpp"
@@ -83,56 +84,48 @@ task<permutation_shares> party::correlated_permutation(int owner, std::size_t n,
   co_return mine;
 }
 
-task<words> party::open(words share) {
-  auto n = static_cast<std::size_t>(parties_);
-  send(std::vector<words>(n, share));
-  auto got = co_await receive();
-  for (std::size_t p = 0; p < n; ++p) {
-    if (p == static_cast<std::size_t>(id_))
+namespace {
+
+/// Folds every peer's words of `got` into `share` with `fold` (+ or ^),
+/// checking their lengths.
+template <class Fold>
+void fold_in(const std::vector<words>& got, int self, words& share, Fold fold) {
+  for (std::size_t p = 0; p < got.size(); ++p) {
+    if (p == static_cast<std::size_t>(self))
       continue;
     if (got[p].size() != share.size())
       throw std::runtime_error("mpc: party " + std::to_string(p) +
-                               " opened a vector of another length");
+                               " sent a vector of another length");
     for (std::size_t i = 0; i < share.size(); ++i)
-      share[i] += got[p][i];
+      share[i] = fold(share[i], got[p][i]);
   }
+}
+
+} // namespace
+
+task<words> party::open(words share) {
+  send(std::vector<words>(static_cast<std::size_t>(parties_), share));
+  auto got = co_await receive();
+  fold_in(got, id_, share, [](word a, word b) { return a + b; });
   co_return share;
 }
 
 task<words> party::open_xor(words share) {
-  auto n = static_cast<std::size_t>(parties_);
-  send(std::vector<words>(n, share));
+  send(std::vector<words>(static_cast<std::size_t>(parties_), share));
   auto got = co_await receive();
-  for (std::size_t p = 0; p < n; ++p) {
-    if (p == static_cast<std::size_t>(id_))
-      continue;
-    if (got[p].size() != share.size())
-      throw std::runtime_error("mpc: party " + std::to_string(p) +
-                               " opened a vector of another length");
-    for (std::size_t i = 0; i < share.size(); ++i)
-      share[i] ^= got[p][i];
-  }
+  fold_in(got, id_, share, [](word a, word b) { return a ^ b; });
   co_return share;
 }
 
 task<words> party::reveal_to(int owner, words share) {
-  auto n = static_cast<std::size_t>(parties_);
-  std::vector<words> out(n);
+  std::vector<words> out(static_cast<std::size_t>(parties_));
   if (owner != id_)
     out[static_cast<std::size_t>(owner)] = share;
   send(std::move(out));
   auto got = co_await receive();
   if (owner != id_)
     co_return words{};
-  for (std::size_t p = 0; p < n; ++p) {
-    if (p == static_cast<std::size_t>(id_))
-      continue;
-    if (got[p].size() != share.size())
-      throw std::runtime_error("mpc: party " + std::to_string(p) +
-                               " revealed a vector of another length");
-    for (std::size_t i = 0; i < share.size(); ++i)
-      share[i] += got[p][i];
-  }
+  fold_in(got, id_, share, [](word a, word b) { return a + b; });
   co_return share;
 }
 

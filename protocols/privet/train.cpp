@@ -1,6 +1,7 @@
 #include "protocols/privet/train.hpp"
 
 #include <cmath>
+#include <numeric>
 
 #include "learners/input_error.hpp"
 #include "protocols/mpc/argmin.hpp"
@@ -35,19 +36,58 @@ int division_steps(const params& p, int scale) {
   return mpc::newton_steps(scale, p.lambda);
 }
 
+column_map column_map::blocks(std::size_t features, int parties) {
+  column_map m;
+  auto n = static_cast<std::size_t>(parties);
+  std::vector<std::size_t> taken(n, 0);
+  for (std::size_t j = 0; j < features; ++j) {
+    auto p = j * n / features;
+    m.owner.push_back(static_cast<int>(p));
+    m.local.push_back(taken[p]++);
+  }
+  return m;
+}
+
+learners::dataset column_map::part(const learners::dataset& d, int p,
+                                   int parties) const {
+  std::vector<std::size_t> cols;
+  for (std::size_t j = 0; j < owner.size(); ++j)
+    if (owner[j] == p)
+      cols.push_back(j);
+  auto x = d.select_columns(cols);
+  if (p != parties - 1)
+    x.labels().clear();
+  return x;
+}
+
+learners::table_params exact_reference(const params& p) {
+  learners::table_params t;
+  t.task = p.task;
+  t.tables = p.tables;
+  t.depth = p.depth;
+  t.buckets = p.buckets;
+  t.lambda = p.lambda;
+  t.eta = p.eta;
+  return t;
+}
+
+learners::table_params approximation_aware(const params& p, std::size_t rows) {
+  auto t = exact_reference(p);
+  int s = division_scale(p, rows);
+  int steps = division_steps(p, s);
+  t.sigmoid = learners::robust_sigmoid;
+  t.divide = [s, steps](double x, double y) {
+    return learners::scaled_division(x, y, s, steps);
+  };
+  return t;
+}
+
 namespace {
 
 words negated(const words& x) {
   words out(x.size());
   for (std::size_t i = 0; i < x.size(); ++i)
     out[i] = word{0} - x[i];
-  return out;
-}
-
-words sum_of(const words& x, std::size_t n) { // groups of n summed
-  words out(x.size() / n, 0);
-  for (std::size_t i = 0; i < x.size(); ++i)
-    out[i / n] += x[i];
   return out;
 }
 
@@ -247,8 +287,8 @@ task<party_model> train(mpc::party& self, const params& p,
     const std::size_t leaves = std::size_t{1} << p.depth;
     words G, H;
     for (std::size_t k = 0; k < leaves; ++k) {
-      G.push_back(sum_of(node_g[k], n)[0]);
-      H.push_back(sum_of(node_h[k], n)[0]);
+      G.push_back(std::accumulate(node_g[k].begin(), node_g[k].end(), word{0}));
+      H.push_back(std::accumulate(node_h[k].begin(), node_h[k].end(), word{0}));
     }
     H = mpc::add_public(self, H, p.lambda);
     auto minus_g = negated(G); // no temporaries in a co_await (mpc/party.hpp)

@@ -50,6 +50,12 @@ struct column_map {
   std::vector<int> owner;
   std::vector<std::size_t> local;
   std::size_t features() const { return owner.size(); }
+  /// `features` columns dealt "vertically and evenly" (the paper's
+  /// experiments): contiguous blocks, party p the p-th.
+  static column_map blocks(std::size_t features, int parties);
+  /// Party p's columns of `d` under this map, the labels only at the last
+  /// party (the label holder).
+  learners::dataset part(const learners::dataset& d, int p, int parties) const;
 };
 
 /// What one party keeps of a trained model.
@@ -69,6 +75,16 @@ struct party_model {
 int division_scale(const params& p, std::size_t rows);
 /// Newton steps of the divisions: every denominator is at least λ.
 int division_steps(const params& p, int scale);
+
+/// The plaintext reference with the tables' shape of `p` (spec §3.4),
+/// exact sigmoid and division: `privet-plain`.
+learners::table_params exact_reference(const params& p);
+
+/// The plaintext reference that computes as the protocol does (the
+/// "approximation-aware" one of spec §8.4 item 13): the robust sigmoid,
+/// and the scaled division with this protocol's scale and Newton steps for
+/// `rows` training rows; the tables' shape from `p`.
+learners::table_params approximation_aware(const params& p, std::size_t rows);
 
 /// Trains at this party: `own` holds its columns of the training rows (and
 /// the labels at the last party). Every party passes the same params, map

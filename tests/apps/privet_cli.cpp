@@ -35,16 +35,10 @@ double reference_auc(bool approximate) {
   learners::read_options ro;
   ro.label = "label";
   auto d = learners::read_table(breast_cancer, ro);
-  learners::table_params t; // 10 tables of depth 3, 32 buckets
-  if (approximate) {
-    veil::protocols::privet::params p;
-    int s = veil::protocols::privet::division_scale(p, d.rows());
-    int steps = veil::protocols::privet::division_steps(p, s);
-    t.sigmoid = learners::robust_sigmoid;
-    t.divide = [s, steps](double x, double y) {
-      return learners::scaled_division(x, y, s, steps);
-    };
-  }
+  // 10 tables of depth 3, 32 buckets, lambda 1, eta 1 both ways.
+  auto t = approximate ? veil::protocols::privet::approximation_aware(
+                             veil::protocols::privet::params{}, d.rows())
+                       : learners::table_params{};
   auto m = learners::train_tables(d, t);
   return learners::auc(d.labels(), m.predict(d));
 }

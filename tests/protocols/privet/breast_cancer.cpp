@@ -58,45 +58,23 @@ BOOST_AUTO_TEST_CASE(matches_the_references_on_the_papers_setting) {
   const int parties = 4;
   pv::params p; // binary, 10 tables, depth 3, 32 buckets, lambda 1
   // Features in contiguous blocks, the label with the last party.
-  pv::column_map map;
-  std::vector<std::vector<std::size_t>> cols(parties);
-  for (std::size_t j = 0; j < all.features(); ++j) {
-    auto owner = static_cast<int>(j * parties / all.features());
-    map.owner.push_back(owner);
-    map.local.push_back(cols[static_cast<std::size_t>(owner)].size());
-    cols[static_cast<std::size_t>(owner)].push_back(j);
-  }
-  auto part = [&](const learners::dataset& d, int q) {
-    auto x = d.select_columns(cols[static_cast<std::size_t>(q)]);
-    if (q != parties - 1)
-      x.labels().clear();
-    return x;
-  };
+  auto map = pv::column_map::blocks(all.features(), parties);
   mpc::local_network net(parties, 33);
   std::vector<std::vector<std::int32_t>> features;
   auto opened =
       net.run<mpc::words>([&](mpc::party& self) -> mpc::task<mpc::words> {
-        auto mine = part(train, self.id());
+        auto mine = map.part(train, self.id(), parties);
         auto model = co_await pv::train(self, p, map, mine);
         if (self.id() == 0)
           for (const auto& t : model.tables)
             features.push_back(t.features);
-        auto theirs = part(test, self.id());
+        auto theirs = map.part(test, self.id(), parties);
         auto scores = co_await pv::infer(self, model, map, theirs, p.depth);
         co_return co_await self.open(std::move(scores));
       });
   auto secure = mpc::decode_all(opened[0]);
 
-  learners::table_params aware;
-  aware.tables = p.tables;
-  aware.depth = p.depth;
-  aware.buckets = p.buckets;
-  int s = pv::division_scale(p, train.rows());
-  aware.sigmoid = learners::robust_sigmoid;
-  int steps = pv::division_steps(p, s);
-  aware.divide = [s, steps](double x, double y) {
-    return learners::scaled_division(x, y, s, steps);
-  };
+  auto aware = pv::approximation_aware(p, train.rows());
   auto ref = learners::train_tables(train, aware);
   learners::table_params exact = aware;
   exact.sigmoid = nullptr;

@@ -6,16 +6,17 @@
 // is refused, naming the step.
 #include <boost/test/unit_test.hpp>
 
-#include <deque>
-#include <map>
 #include <random>
 
 #include "protocols/mpc/local_network.hpp"
 #include "protocols/privet/roles.hpp"
+#include "tests/protocols/privet/support.hpp"
+#include "tests/support/pump.hpp"
 
 namespace mpc = veil::protocols::mpc;
 namespace pv = veil::protocols::privet;
 namespace learners = veil::learners;
+using veil::test::privet::deal;
 
 namespace {
 
@@ -30,29 +31,6 @@ learners::dataset synthetic(std::size_t n, std::uint64_t seed) {
     d.labels()[i] = d.value(i, 0) + d.value(i, 3) > 0 ? 1.0f : 0.0f;
   }
   return d;
-}
-
-struct dealt {
-  pv::column_map map;
-  std::vector<learners::dataset> parts;
-};
-
-dealt deal(const learners::dataset& d, int parties) {
-  dealt out;
-  std::vector<std::vector<std::size_t>> cols(static_cast<std::size_t>(parties));
-  for (std::size_t j = 0; j < d.features(); ++j) {
-    auto p = static_cast<int>(j % static_cast<std::size_t>(parties));
-    out.map.owner.push_back(p);
-    out.map.local.push_back(cols[static_cast<std::size_t>(p)].size());
-    cols[static_cast<std::size_t>(p)].push_back(j);
-  }
-  for (int p = 0; p < parties; ++p) {
-    auto part = d.select_columns(cols[static_cast<std::size_t>(p)]);
-    if (p != parties - 1)
-      part.labels().clear();
-    out.parts.push_back(std::move(part));
-  }
-  return out;
 }
 
 } // namespace
@@ -87,34 +65,18 @@ BOOST_AUTO_TEST_CASE(roles_train_what_the_runtime_trains) {
     parties.push_back(std::make_unique<pv::computing_party>(
         q, n, p, tr.map, tr.parts[static_cast<std::size_t>(q)], seed + 17));
   pv::dealer_role dealer(n, seed);
-  std::map<std::pair<int, int>, std::deque<pv::message>> links;
-  auto post = [&](int from, pv::outbox out) {
-    for (auto& e : out)
-      links[{from, e.to}].push_back(std::move(e.msg));
-  };
-  post(n, dealer.start());
-  std::mt19937_64 order(7);
-  auto drain = [&] {
-    while (true) {
-      std::vector<std::pair<int, int>> busy;
-      for (auto& [k, q] : links)
-        if (!q.empty())
-          busy.push_back(k);
-      if (busy.empty())
-        return;
-      auto [from, to] = busy[order() % busy.size()];
-      auto m = std::move(links[{from, to}].front());
-      links[{from, to}].pop_front();
-      auto r = to == n
-                   ? dealer.on_message(from, m)
-                   : parties[static_cast<std::size_t>(to)]->on_message(from, m);
-      if (!r)
-        BOOST_FAIL("party " << to << " refused " << r.error().step << ": "
-                            << r.error().reason);
-      post(to, std::move(*r));
-    }
-  };
-  drain();
+  veil::test::pump<pv::message, pv::envelope,
+                   veil::protocols::outcome<pv::outbox>>
+      pump(7);
+  for (int q = 0; q < n; ++q)
+    pump.add(q, [&, q](int from, const pv::message& m) {
+      return parties[static_cast<std::size_t>(q)]->on_message(from, m);
+    });
+  pump.add(n, [&](int from, const pv::message& m) {
+    return dealer.on_message(from, m);
+  });
+  pump.post(n, dealer.start());
+  pump.run();
   for (int q = 0; q < n; ++q) {
     const auto& role = *parties[static_cast<std::size_t>(q)];
     BOOST_REQUIRE(role.trained());
@@ -129,9 +91,9 @@ BOOST_AUTO_TEST_CASE(roles_train_what_the_runtime_trains) {
     auto r = parties[static_cast<std::size_t>(q)]->start_predict(
         te.parts[static_cast<std::size_t>(q)]);
     BOOST_REQUIRE(r);
-    post(q, std::move(*r));
+    pump.post(q, std::move(*r));
   }
-  drain();
+  pump.run();
   for (int q = 0; q < n; ++q)
     BOOST_TEST(parties[static_cast<std::size_t>(q)]->scores() ==
                direct_scores[static_cast<std::size_t>(q)]);

@@ -13,10 +13,12 @@
 #include "learners/table/decision_tables.hpp"
 #include "protocols/mpc/local_network.hpp"
 #include "protocols/privet/train.hpp"
+#include "tests/protocols/privet/support.hpp"
 
 namespace mpc = veil::protocols::mpc;
 namespace pv = veil::protocols::privet;
 namespace learners = veil::learners;
+using veil::test::privet::deal;
 
 namespace {
 
@@ -35,30 +37,6 @@ learners::dataset synthetic(std::size_t n, bool binary, std::uint64_t seed) {
                            : static_cast<float>(x0 - 2 * x2 + 0.1 * z(g));
   }
   return d;
-}
-
-/// Feature j to party j mod n; the last party also holds the labels.
-struct dealt {
-  pv::column_map map;
-  std::vector<learners::dataset> parts;
-};
-
-dealt deal(const learners::dataset& d, int parties) {
-  dealt out;
-  std::vector<std::vector<std::size_t>> cols(static_cast<std::size_t>(parties));
-  for (std::size_t j = 0; j < d.features(); ++j) {
-    auto p = static_cast<int>(j % static_cast<std::size_t>(parties));
-    out.map.owner.push_back(p);
-    out.map.local.push_back(cols[static_cast<std::size_t>(p)].size());
-    cols[static_cast<std::size_t>(p)].push_back(j);
-  }
-  for (int p = 0; p < parties; ++p) {
-    auto part = d.select_columns(cols[static_cast<std::size_t>(p)]);
-    if (p != parties - 1)
-      part.labels().clear();
-    out.parts.push_back(std::move(part));
-  }
-  return out;
 }
 
 struct secure_run {
@@ -86,25 +64,6 @@ secure_run train_secure(const learners::dataset& train,
   return out;
 }
 
-/// The approximation-aware reference: the protocol's sigmoid and division
-/// in double precision.
-learners::table_params reference(const pv::params& p, std::size_t rows) {
-  learners::table_params r;
-  r.task = p.task;
-  r.tables = p.tables;
-  r.depth = p.depth;
-  r.buckets = p.buckets;
-  r.lambda = p.lambda;
-  r.eta = p.eta;
-  int s = pv::division_scale(p, rows);
-  r.sigmoid = learners::robust_sigmoid;
-  int steps = pv::division_steps(p, s);
-  r.divide = [s, steps](double x, double y) {
-    return learners::scaled_division(x, y, s, steps);
-  };
-  return r;
-}
-
 void compare(bool binary, int parties) {
   auto train = synthetic(300, binary, 5), test = synthetic(100, binary, 6);
   pv::params p;
@@ -115,7 +74,8 @@ void compare(bool binary, int parties) {
   p.buckets = 8;
   p.gradient_bound = binary ? 1 : 20;
   auto secure = train_secure(train, test, p, parties);
-  auto ref = learners::train_tables(train, reference(p, train.rows()));
+  auto ref =
+      learners::train_tables(train, pv::approximation_aware(p, train.rows()));
   const auto& m0 = secure.models[0];
   BOOST_REQUIRE_EQUAL(m0.tables.size(), ref.tables.size());
   bool same = true;
@@ -124,8 +84,8 @@ void compare(bool binary, int parties) {
       same = same && m0.tables[t].features[d] == ref.tables[t].tests[d].feature;
       // Only the owner knows the threshold; it is the reference's.
       auto F = static_cast<std::size_t>(m0.tables[t].features[d]);
-      auto owner =
-          static_cast<std::size_t>(F % static_cast<std::size_t>(parties));
+      auto owner = static_cast<std::size_t>(
+          pv::column_map::blocks(train.features(), parties).owner[F]);
       for (std::size_t q = 0; q < secure.models.size(); ++q)
         BOOST_TEST(secure.models[q].tables[t].thresholds[d].has_value() ==
                    (q == owner));
