@@ -1559,9 +1559,18 @@ struct session_driver {
   /// time it took, in seconds.
   template <class Store>
   double predict_step(Store store) {
+    return predict_step({0}, std::move(store));
+  }
+
+  /// The predict step of a protocol where several parties compute every
+  /// prediction (Privet's SecInfer): each party in `to` is asked; party
+  /// 0's session::predicted goes to `store(predicted)`.
+  template <class Store>
+  double predict_step(const std::vector<std::size_t>& to, Store store) {
     auto t0 = clock_type::now();
     step = "predict";
-    self->send(parties[0], messages::predict_atom::value);
+    for (auto c : to)
+      self->send(parties[c], messages::predict_atom::value);
     await_each<protocols::session::predicted>(
         {0}, [&](std::size_t, protocols::session::predicted& p) { store(p); });
     return seconds_since(t0);

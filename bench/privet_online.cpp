@@ -58,11 +58,11 @@ int main(int argc, char** argv) {
   mpc::traffic after_training;
   auto scores =
       net.run<mpc::words>([&](mpc::party& self) -> mpc::task<mpc::words> {
-        auto mine = map.part(train, self.id(), parties);
+        auto mine = map.part(train, self.id());
         auto model = co_await pv::train(self, p, map, mine);
         if (self.id() == 0)
           after_training = net.traffic();
-        auto theirs = map.part(test, self.id(), parties);
+        auto theirs = map.part(test, self.id());
         auto s = co_await pv::infer(self, model, map, theirs, p.depth);
         co_return co_await self.reveal_to(parties - 1, std::move(s));
       });

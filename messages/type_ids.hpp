@@ -12,6 +12,7 @@
 #include "messages/feverless.hpp"
 #include "messages/opboost.hpp"
 #include "messages/plain.hpp"
+#include "messages/privet.hpp"
 #include "protocols/session/wire.hpp"
 
 CAF_BEGIN_TYPE_ID_BLOCK(veil, caf::first_custom_type_id)
@@ -79,6 +80,13 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::split_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::split_values))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::predict_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::predict_values))
+
+// -- Privet (protocols/privet/wire.hpp) ----------------------------------------
+
+CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::round_words))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::dealer_seed))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::correlation_ask))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::correlation_answer))
 
 // -- command atoms -----------------------------------------------------------
 

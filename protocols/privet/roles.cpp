@@ -57,6 +57,12 @@ outcome<outbox> computing_party::pump() {
         if (training_) {
           model_ = training_->result();
           training_.reset();
+          if (predict_waits_) {
+            // Asked to predict while its last rounds were still coming.
+            predict_waits_ = false;
+            begin_predict();
+            continue;
+          }
         } else {
           scores_ = predicting_->result();
           predicting_.reset();
@@ -98,18 +104,35 @@ outcome<outbox> computing_party::pump() {
   }
 }
 
+outcome<outbox> computing_party::start() {
+  if (started_)
+    return refuse("train", "a second time");
+  started_ = true;
+  return begin_training();
+}
+
+outcome<outbox> computing_party::begin_training() {
+  if (!started_ || !seed_)
+    return outbox{};
+  party_ = std::make_unique<mpc::party>(id_, parties_, *seed_, own_seed_);
+  training_.emplace(train(*party_, params_, map_, own_));
+  training_->start();
+  return pump();
+}
+
+std::vector<double> computing_party::predicted_margins() const {
+  return mpc::decode_all(*scores_);
+}
+
 outcome<outbox> computing_party::on_message(party_id from, const message& m) {
   if (const auto* s = std::get_if<dealer_seed>(&m)) {
-    if (from != parties_ || party_)
+    if (from != parties_ || seed_)
       return refuse("dealer_seed", "only the dealer's, once");
     if (s->seed.size() != crypto::key32::size())
       return refuse("dealer_seed", "not a 32-byte seed");
-    crypto::key32 key;
-    std::copy(s->seed.begin(), s->seed.end(), key.data());
-    party_ = std::make_unique<mpc::party>(id_, parties_, key, own_seed_);
-    training_.emplace(train(*party_, params_, map_, own_));
-    training_->start();
-    return pump();
+    seed_.emplace();
+    std::copy(s->seed.begin(), s->seed.end(), seed_->data());
+    return begin_training();
   }
   // A peer's words may come before the dealer's seed: they wait.
   if (const auto* w = std::get_if<round_words>(&m)) {
@@ -147,13 +170,24 @@ outcome<outbox> computing_party::on_message(party_id from, const message& m) {
 }
 
 outcome<outbox> computing_party::start_predict(learners::dataset rows) {
-  if (!model_ || predicting_ || training_)
-    return refuse("predict", "before training ended, or twice at once");
+  if (!started_ || predicting_ || predict_waits_)
+    return refuse("predict", "before training, or twice at once");
   rows_ = std::move(rows);
   scores_.reset();
-  predicting_.emplace(infer(*party_, *model_, map_, rows_, params_.depth));
-  predicting_->start();
+  // The label holder may finish training (and the session ask for a
+  // prediction) before this party has the last round's words: the
+  // prediction starts when its training ends.
+  if (!model_) {
+    predict_waits_ = true;
+    return outbox{};
+  }
+  begin_predict();
   return pump();
+}
+
+void computing_party::begin_predict() {
+  predicting_.emplace(predict(*party_, *model_, map_, rows_, params_.depth));
+  predicting_->start();
 }
 
 dealer_role::dealer_role(int parties, std::uint64_t seed)

@@ -24,7 +24,7 @@ namespace veil::protocols::privet {
 class computing_party {
 public:
   /// Party `id` of `parties` with its columns `own` of the training rows
-  /// (the labels at the last party). `own_seed` 0: its own sharing
+  /// (the labels at party 0). `own_seed` 0: its own sharing
   /// randomness from the operating system.
   computing_party(int id, int parties, params p, column_map map,
                   learners::dataset own, std::uint64_t own_seed = 0);
@@ -32,19 +32,31 @@ public:
   computing_party(const computing_party&) = delete; // its task refers to it
   computing_party& operator=(const computing_party&) = delete;
 
-  /// Nothing to send: training starts when the dealer's seed arrives.
-  outbox start() { return {}; }
+  /// Training begins once both this call and the dealer's seed have come
+  /// (in either order: the seed may overtake the session's train step).
+  outcome<outbox> start();
   outcome<outbox> on_message(party_id from, const message& m);
 
   bool trained() const { return model_.has_value(); }
+  bool training_done() const { return trained(); }
   const party_model& model() const { return *model_; }
   /// Starts a prediction of `rows` (this party's columns of them) after
-  /// training: their scores' shares come out as predicted().
+  /// training (any number of times; asked while training, it starts when
+  /// training ends): SecInfer, and the scores to the label holder
+  /// (train.hpp's predict).
   outcome<outbox> start_predict(learners::dataset rows);
   bool predicted() const { return scores_.has_value(); }
+  bool predict_done() const { return predicted(); }
+  /// The rows' raw scores (fixed point) at party 0; empty elsewhere.
   const mpc::words& scores() const { return *scores_; }
+  /// The rows' margins (decoded scores) at party 0; empty elsewhere.
+  std::vector<double> predicted_margins() const;
+  /// Exchanges so far (the online rounds, training and predictions).
+  std::uint64_t rounds() const { return round_; }
 
 private:
+  outcome<outbox> begin_training();
+  void begin_predict();
   outcome<outbox> pump();
   outbox exchange_messages();
 
@@ -53,6 +65,9 @@ private:
   column_map map_;
   learners::dataset own_, rows_;
   std::uint64_t own_seed_;
+  bool started_ = false;
+  bool predict_waits_ = false; ///< asked to predict before training ended
+  std::optional<crypto::key32> seed_;
   std::unique_ptr<mpc::party> party_;
   std::optional<mpc::task<party_model>> training_;
   std::optional<mpc::task<mpc::words>> predicting_;

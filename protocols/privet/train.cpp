@@ -48,14 +48,13 @@ column_map column_map::blocks(std::size_t features, int parties) {
   return m;
 }
 
-learners::dataset column_map::part(const learners::dataset& d, int p,
-                                   int parties) const {
+learners::dataset column_map::part(const learners::dataset& d, int p) const {
   std::vector<std::size_t> cols;
   for (std::size_t j = 0; j < owner.size(); ++j)
     if (owner[j] == p)
       cols.push_back(j);
   auto x = d.select_columns(cols);
-  if (p != parties - 1)
+  if (p != 0)
     x.labels().clear();
   return x;
 }
@@ -151,7 +150,7 @@ task<party_model> train(mpc::party& self, const params& p,
   const auto n = own.rows();
   const auto J = map.features();
   const auto B = static_cast<std::size_t>(p.buckets);
-  const int me = self.id(), label_holder = self.parties() - 1;
+  const int me = self.id(), label_holder = 0;
   const int s = division_scale(p, n);
   const int steps = division_steps(p, s);
   if (B < 2 || B > n)
@@ -334,6 +333,14 @@ task<words> infer(mpc::party& self, const party_model& model,
     total = mpc::add(total, f);
   }
   co_return total;
+}
+
+task<words> predict(mpc::party& self, const party_model& model,
+                    const column_map& map, const learners::dataset& own,
+                    int depth) {
+  auto shares = co_await infer(self, model, map, own, depth);
+  auto to_holder = co_await self.reveal_to(0, std::move(shares));
+  co_return to_holder;
 }
 
 } // namespace veil::protocols::privet

@@ -6,7 +6,7 @@
 // best feature by SecArgmin, the owner's threshold, SecSplit), the leaves,
 // and the training rows' scores for the next table; SecInfer for new rows.
 // Every party runs the same program (a task on protocols/mpc's runtime)
-// with its own columns; the last party also holds the labels.
+// with its own columns; party 0 also holds the labels.
 //
 // What becomes public, as the paper has it: each level's feature F_d and
 // every feature's best bucket γ_j (not in the paper's own ideal
@@ -53,9 +53,9 @@ struct column_map {
   /// `features` columns dealt "vertically and evenly" (the paper's
   /// experiments): contiguous blocks, party p the p-th.
   static column_map blocks(std::size_t features, int parties);
-  /// Party p's columns of `d` under this map, the labels only at the last
-  /// party (the label holder).
-  learners::dataset part(const learners::dataset& d, int p, int parties) const;
+  /// Party p's columns of `d` under this map, the labels only at party 0
+  /// (the label holder).
+  learners::dataset part(const learners::dataset& d, int p) const;
 };
 
 /// What one party keeps of a trained model.
@@ -87,7 +87,7 @@ learners::table_params exact_reference(const params& p);
 learners::table_params approximation_aware(const params& p, std::size_t rows);
 
 /// Trains at this party: `own` holds its columns of the training rows (and
-/// the labels at the last party). Every party passes the same params, map
+/// the labels at party 0). Every party passes the same params, map
 /// and row count.
 mpc::task<party_model> train(mpc::party& self, const params& p,
                              const column_map& map,
@@ -99,5 +99,13 @@ mpc::task<party_model> train(mpc::party& self, const params& p,
 mpc::task<mpc::words> infer(mpc::party& self, const party_model& model,
                             const column_map& map, const learners::dataset& own,
                             int depth);
+
+/// SecInfer, then the scores to the label holder only (Rec_0, one round):
+/// party 0 gets the raw scores of the rows (fixed point), every other
+/// party an empty vector. The evaluation output the spec's §7 allows to
+/// the label holder; nobody else learns a prediction.
+mpc::task<mpc::words> predict(mpc::party& self, const party_model& model,
+                              const column_map& map,
+                              const learners::dataset& own, int depth);
 
 } // namespace veil::protocols::privet

@@ -2,7 +2,8 @@
 
 // Privet's messages (spec privet §4–5): the parties' rounds of the MPC
 // runtime, and the dealer's seeds and corrections. Plain structs, no CAF.
-// Parties are 0..n−1 (the last holds the labels); the dealer is n.
+// Parties are 0..n−1 (party 0 holds the labels; the last asks the dealer
+// for corrections); the dealer is n.
 
 #include <cstdint>
 #include <variant>

@@ -16,6 +16,7 @@
 
 #include "messages/feverless.hpp"
 #include "messages/opboost.hpp"
+#include "messages/privet.hpp"
 #include "messages/plain.hpp"
 #include "messages/session.hpp"
 #include "messages/wire_size.hpp"
@@ -156,6 +157,10 @@ BOOST_AUTO_TEST_CASE(feverless_messages) {
 
 BOOST_AUTO_TEST_CASE(opboost_messages) {
   check_variant<protocols::opboost::message>();
+}
+
+BOOST_AUTO_TEST_CASE(privet_messages) {
+  check_variant<protocols::privet::message>();
 }
 
 BOOST_AUTO_TEST_CASE(session_steps) {

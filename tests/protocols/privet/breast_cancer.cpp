@@ -57,18 +57,18 @@ BOOST_AUTO_TEST_CASE(matches_the_references_on_the_papers_setting) {
 
   const int parties = 4;
   pv::params p; // binary, 10 tables, depth 3, 32 buckets, lambda 1
-  // Features in contiguous blocks, the label with the last party.
+  // Features in contiguous blocks, the label with party 0.
   auto map = pv::column_map::blocks(all.features(), parties);
   mpc::local_network net(parties, 33);
   std::vector<std::vector<std::int32_t>> features;
   auto opened =
       net.run<mpc::words>([&](mpc::party& self) -> mpc::task<mpc::words> {
-        auto mine = map.part(train, self.id(), parties);
+        auto mine = map.part(train, self.id());
         auto model = co_await pv::train(self, p, map, mine);
         if (self.id() == 0)
           for (const auto& t : model.tables)
             features.push_back(t.features);
-        auto theirs = map.part(test, self.id(), parties);
+        auto theirs = map.part(test, self.id());
         auto scores = co_await pv::infer(self, model, map, theirs, p.depth);
         co_return co_await self.open(std::move(scores));
       });

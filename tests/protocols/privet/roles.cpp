@@ -2,8 +2,8 @@
 // dealer exchanging their messages — delivered in a random order across
 // pairs, in order within each pair, as actors would — train the very model
 // the in-process runtime trains from the same seeds (every party's leaf
-// shares bit for bit) and predict the same scores; a message out of turn
-// is refused, naming the step.
+// shares bit for bit) and predict the same scores, opened to the label
+// holder only; a message out of turn is refused, naming the step.
 #include <boost/test/unit_test.hpp>
 
 #include <random>
@@ -75,7 +75,19 @@ BOOST_AUTO_TEST_CASE(roles_train_what_the_runtime_trains) {
   pump.add(n, [&](int from, const pv::message& m) {
     return dealer.on_message(from, m);
   });
+  // The dealer's seeds go out before the parties' train steps: a party
+  // waits for both.
   pump.post(n, dealer.start());
+  for (int q = 0; q < n; ++q) {
+    auto r = parties[static_cast<std::size_t>(q)]->start();
+    BOOST_REQUIRE(r);
+    pump.post(q, std::move(*r));
+  }
+  // The last party is asked to predict before its training ends (a
+  // session may ask it once the label holder is done): it predicts after.
+  auto early = parties[n - 1]->start_predict(te.parts[n - 1]);
+  BOOST_REQUIRE(early);
+  BOOST_TEST(early->empty());
   pump.run();
   for (int q = 0; q < n; ++q) {
     const auto& role = *parties[static_cast<std::size_t>(q)];
@@ -87,16 +99,22 @@ BOOST_AUTO_TEST_CASE(roles_train_what_the_runtime_trains) {
                  direct[static_cast<std::size_t>(q)].tables[t].leaves);
     }
   }
-  for (int q = 0; q < n; ++q) {
+  for (int q = 0; q + 1 < n; ++q) {
     auto r = parties[static_cast<std::size_t>(q)]->start_predict(
         te.parts[static_cast<std::size_t>(q)]);
     BOOST_REQUIRE(r);
     pump.post(q, std::move(*r));
   }
   pump.run();
-  for (int q = 0; q < n; ++q)
-    BOOST_TEST(parties[static_cast<std::size_t>(q)]->scores() ==
-               direct_scores[static_cast<std::size_t>(q)]);
+  // The scores go to the label holder only: the sum of the runtime's
+  // shares there, nothing elsewhere.
+  mpc::words sum(direct_scores[0].size(), 0);
+  for (const auto& s : direct_scores)
+    sum = mpc::add(sum, s);
+  BOOST_TEST(parties[0]->scores() == sum);
+  BOOST_TEST(parties[0]->predicted_margins() == mpc::decode_all(sum));
+  for (int q = 1; q < n; ++q)
+    BOOST_TEST(parties[static_cast<std::size_t>(q)]->scores().empty());
   BOOST_TEST(dealer.correction_words() == net.dealer_words());
 }
 
@@ -115,6 +133,10 @@ BOOST_AUTO_TEST_CASE(messages_out_of_turn_are_refused) {
   BOOST_REQUIRE(!ahead);
   BOOST_TEST(ahead.error().step == "round_words");
   BOOST_TEST(!a.on_message(1, pv::round_words{0, {3}}));
+  BOOST_TEST(static_cast<bool>(a.start()));
+  auto again = a.start();
+  BOOST_REQUIRE(!again);
+  BOOST_TEST(again.error().step == "train");
   auto seed = a.on_message(1, pv::dealer_seed{std::vector<std::uint8_t>(32)});
   BOOST_TEST(!seed); // a seed from a party, not the dealer
   pv::dealer_role dealer(2, 9);

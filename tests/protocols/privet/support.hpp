@@ -1,7 +1,7 @@
 #pragma once
 
 // A table dealt to Privet's parties as the paper's experiments deal it
-// (contiguous column blocks, the labels with the last party), for the
+// (contiguous column blocks, the labels with party 0), for the
 // tests of protocols/privet.
 
 #include <vector>
@@ -20,7 +20,7 @@ inline dealt deal(const learners::dataset& d, int parties) {
   dealt out;
   out.map = protocols::privet::column_map::blocks(d.features(), parties);
   for (int p = 0; p < parties; ++p)
-    out.parts.push_back(out.map.part(d, p, parties));
+    out.parts.push_back(out.map.part(d, p));
   return out;
 }
 
