@@ -72,10 +72,6 @@ struct train_options {
 
 int run_train(train_options opts);
 
-/// `veil train --protocol privet-plain`: Privet's plaintext reference on
-/// one party.
-int run_privet_plain_train(const train_options& o);
-
 struct session_config;
 
 /// How a vertical XGBoost session's passive parties take part: plain

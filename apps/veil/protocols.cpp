@@ -4,6 +4,7 @@
 
 #include "actors/feverless_session.hpp"
 #include "actors/opboost_session.hpp"
+#include "actors/privet_session.hpp"
 #include "protocols/descriptor.hpp"
 
 namespace veil::apps {
@@ -46,6 +47,15 @@ int predict_opboost(const prediction_plan&, const predict_options&,
 int run_masked_train(const train_options& o);
 int run_masked_config(const session_config& c, const train_options& o);
 
+/// privet, privet-plain: one table's columns in contiguous blocks over
+/// --parties computing parties (party0 holds the label) and the dealer,
+/// all in this process; privet-plain trains the reference on one party;
+/// --set takes the privet.* keys. No session files or model files yet.
+int run_privet_train(const train_options& o);
+int run_privet_config(const session_config& c, const train_options& o);
+int predict_privet(const prediction_plan&, const predict_options&,
+                   const model&, federated_prediction&);
+
 const std::vector<federated_protocol>& federated_protocols() {
   // Adding a protocol: one line here.
   static const std::vector<federated_protocol> all = {
@@ -57,6 +67,8 @@ const std::vector<federated_protocol>& federated_protocols() {
        run_opboost_config, predict_opboost},
       {"masked-xgboost", actors::plain_party_kind, run_masked_train,
        run_masked_config, predict_plain},
+      {"privet", actors::privet_party_kind, run_privet_train,
+       run_privet_config, predict_privet},
   };
   return all;
 }

@@ -386,8 +386,6 @@ int run_train(train_options o) {
                       "spent (feverless and opboost take one)");
   if (const auto* protocol = find_federated(o.protocol))
     return protocol->train(o);
-  if (o.protocol == "privet-plain")
-    return run_privet_plain_train(o);
   if (o.protocol != "centralized") {
     std::string known = "centralized";
     for (const auto* d : protocols::all_protocols())

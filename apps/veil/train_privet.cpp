@@ -1,20 +1,35 @@
+// `veil train --protocol privet`: Privet (spec privet §5) on one table
+// dealt to --parties computing parties in this process (contiguous column
+// blocks, the labels with party0) and the dealer, every party an actor
+// (actors/privet_party.cpp): training on additive shares, each level's
+// feature opened, the thresholds kept by their owners, the leaves shared;
+// the evaluation rows predicted by SecInfer with the scores opened to
+// party0 only. Prints the metrics, the online and the dealer's bytes apart,
+// what is opened; --report adds the tables' public features.
+//
 // `veil train --protocol privet-plain`: Privet's plaintext reference (spec
 // privet §3.4) on one party, reported as centralized training is: the
 // tables as a Veil model (weak_learner "decision_table"), the metrics,
-// --model-out and --report. The secure protocol (`privet`) runs on the
-// MPC runtime in protocols/privet but has no actors yet.
+// --model-out and --report.
+//
+// Regression targets are standardised by the label holder (spec §8.2) in
+// both, and predictions mapped back.
 #include <chrono>
 #include <iomanip>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
+#include "actors/privet_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/progress.hpp"
+#include "apps/veil/protocols.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/boost/model_io.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
 #include "learners/table/decision_tables.hpp"
+#include "protocols/privet/deal.hpp"
 #include "protocols/privet/descriptor.hpp"
 #include "protocols/privet/train.hpp"
 
@@ -23,15 +38,23 @@ namespace veil::apps {
 namespace {
 
 using nlohmann::json;
+namespace pv = protocols::privet;
+
+/// Keys only the secure protocol takes, and the one only the reference
+/// takes.
+bool secure_only(const std::string& key) {
+  return key == "privet.hide_buckets" || key == "privet.sigmoid" ||
+         key == "privet.truncation";
+}
 
 /// The tables' settings: the paper's defaults (10 tables of depth 3,
-/// lambda 1, eta 1; protocols::privet::params) unless the flags or
-/// lambda/eta say otherwise, and the privet.* settings (`approximate`
-/// set from privet.approximate); every other learner setting refused.
-protocols::privet::params privet_params_of(const train_options& o,
-                                           learners::table_task task,
-                                           bool& approximate) {
-  protocols::privet::params p;
+/// lambda 1, eta 1; pv::params) unless the flags or lambda/eta say
+/// otherwise, and the privet.* settings (`approximate` from
+/// privet.approximate, privet-plain only); every other learner setting
+/// refused. `secure`: for `privet`.
+pv::params privet_params_of(const train_options& o, learners::table_task task,
+                            bool secure, bool& approximate) {
+  pv::params p;
   p.task = task;
   const learners::booster_params generic;
   if (o.params.rounds != generic.rounds)
@@ -40,24 +63,34 @@ protocols::privet::params privet_params_of(const train_options& o,
     p.depth = o.params.tree.max_depth;
   learners::booster_params learner;
   approximate = false;
-  const auto& d = protocols::privet::descriptor();
+  const auto& d = pv::descriptor();
   for (const auto& s : o.settings) {
     auto eq = s.find('=');
     auto key = s.substr(0, eq);
     auto value = eq == std::string::npos ? std::string() : s.substr(eq + 1);
     if (const auto* setting = d.find(key)) {
       protocols::check_setting(*setting, value, "--set " + s);
+      if (secure_only(key) != secure && key != "privet.buckets")
+        throw input_error("--set " + s + ": only for --protocol " +
+                          (secure ? "privet-plain" : "privet"));
       if (key == "privet.buckets")
         p.buckets = static_cast<int>(*protocols::parse_finite(value));
       else if (key == "privet.approximate")
         approximate = value == "true";
+      else if (key == "privet.hide_buckets")
+        p.hide_buckets = value == "true";
+      else if (key == "privet.sigmoid")
+        p.paper_sigmoid = value == "paper";
+      else if (key == "privet.truncation")
+        p.truncation = value == "paper" ? protocols::mpc::truncation::paper
+                                        : protocols::mpc::truncation::exact;
       continue;
     }
     if (key != "lambda" && key != "eta" && key != "reg_lambda" &&
         key != "learning_rate")
-      throw input_error("--set " + s +
-                        ": privet-plain takes --trees, "
-                        "--depth, lambda, eta and the privet.* settings");
+      throw input_error("--set " + s + ": " + o.protocol +
+                        " takes --trees, --depth, lambda, eta and the "
+                        "privet.* settings");
     apply_setting(learner, s);
   }
   if (learner.tree.lambda != generic.tree.lambda)
@@ -67,40 +100,63 @@ protocols::privet::params privet_params_of(const train_options& o,
   return p;
 }
 
-} // namespace
+/// The objective as a table task; refuses multi-class.
+learners::table_task task_of(const train_options& o,
+                             learners::objective_kind kind) {
+  if (kind == learners::objective_kind::multi_softmax)
+    throw input_error("--objective " + o.objective + ": " + o.protocol +
+                      " trains binary:logistic or reg:squarederror");
+  return kind == learners::objective_kind::binary_logistic
+             ? learners::table_task::binary
+             : learners::table_task::regression;
+}
 
-int run_privet_plain_train(const train_options& o) {
+void refuse_noise_flags(const train_options& o) {
+  if (o.epsilon > 0 || o.delta > 0)
+    throw input_error("--epsilon/--delta: " + o.protocol +
+                      " adds no noise (its protection is secret sharing)");
+  if (!o.categorical.empty())
+    throw input_error("--categorical: only for --protocol opboost");
+}
+
+/// Standardises a regression training set's labels (the label holder's
+/// map) and declares its gradient bound; classification stays as it is.
+pv::label_map prepare_labels(learners::dataset& train, pv::params& p) {
+  if (p.task != learners::table_task::regression)
+    return {};
+  auto m = pv::standardize_labels(train);
+  p.gradient_bound = pv::regression_gradient_bound(train);
+  return m;
+}
+
+int run_privet_plain(const train_options& o) {
   if (o.parties > 1)
     throw input_error("--parties " + std::to_string(o.parties) +
                       ": privet-plain trains on one party");
-  if (o.epsilon > 0 || o.delta > 0)
-    throw input_error("--epsilon/--delta: privet-plain adds no noise");
-  if (!o.categorical.empty())
-    throw input_error("--categorical: only for --protocol opboost");
+  refuse_noise_flags(o);
   if (o.link.enabled())
     throw input_error("--set net.*: privet-plain has no links to emulate");
   auto kind = learners::parse_objective(o.objective);
-  if (kind == learners::objective_kind::multi_softmax)
-    throw input_error("--objective " + o.objective +
-                      ": privet-plain trains binary:logistic or "
-                      "reg:squarederror");
-  auto task = kind == learners::objective_kind::binary_logistic
-                  ? learners::table_task::binary
-                  : learners::table_task::regression;
   bool approximate = false;
-  auto p = privet_params_of(o, task, approximate);
+  auto p = privet_params_of(o, task_of(o, kind), false, approximate);
   auto data = load_train_data(o, kind);
-  const auto& train_set = data.train;
-  auto t = approximate
-               ? protocols::privet::approximation_aware(p, train_set.rows())
-               : protocols::privet::exact_reference(p);
+  auto train_set = data.train;
+  auto labels = prepare_labels(train_set, p);
+  auto t = approximate ? pv::approximation_aware(p, train_set.rows())
+                       : pv::exact_reference(p);
   auto start = std::chrono::steady_clock::now();
   auto tables = learners::train_tables(train_set, t);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  auto model = learners::to_model(tables, task, train_set.feature_names());
-  const auto& eval_set = data.have_test ? data.test : train_set;
+  auto model = learners::to_model(tables, p.task, train_set.feature_names());
+  // Back to the targets' unit: the leaves times sd, the mean as base.
+  for (auto& tree : model.trees)
+    for (auto& n : tree.nodes)
+      if (n.is_leaf())
+        n.value = static_cast<float>(n.value * labels.sd);
+  model.base_margin = {labels.mean};
+  const auto& eval_set = data.have_test ? data.test : data.train;
   auto preds = model.predict(eval_set);
   auto metrics =
       learners::evaluate(model.make_objective(), eval_set.labels(), preds);
@@ -140,6 +196,167 @@ int run_privet_plain_train(const train_options& o) {
   }
   learners::write_files_atomically(outputs);
   return 0;
+}
+
+/// Bytes of the online phase (the computing parties' rounds) and of the
+/// dealer (its seeds and corrections, and the asks it got).
+struct privet_bytes {
+  std::uint64_t online = 0, dealer = 0;
+};
+
+privet_bytes bytes_of(const std::vector<protocols::session::byte_stats>& b) {
+  privet_bytes out;
+  if (b.empty())
+    return out;
+  for (std::size_t c = 0; c + 1 < b.size(); ++c)
+    for (std::size_t k = 0; k < b[c].types.size(); ++k)
+      if (b[c].types[k] == "round_words")
+        out.online += b[c].sent[k];
+  out.dealer = b.back().total_sent() + b.back().total_received();
+  return out;
+}
+
+/// What is opened to whom, in words.
+std::string privacy_line(const pv::params& p, int computing) {
+  return "additive secret sharing over Z_2^64 among " +
+         std::to_string(computing) +
+         " parties (semi-honest; the dealer honest and colluding with no "
+         "party); opened to all: each level's feature" +
+         (p.hide_buckets
+              ? std::string(" (each threshold stays with its owner)")
+              : std::string(" and every feature's best bucket (outside the "
+                            "paper's own ideal functionality; --set "
+                            "privet.hide_buckets=true keeps them shared)")) +
+         "; the leaves stay shared; predictions to party0 only";
+}
+
+int run_privet_secure(const train_options& o) {
+  int n = o.parties == 0 ? 3 : o.parties;
+  if (n < 2 || n > 256)
+    throw input_error("--parties " + std::to_string(n) +
+                      ": --protocol privet needs 2 to 256 computing parties "
+                      "(the dealer comes besides)");
+  refuse_noise_flags(o);
+  if (!o.model_out.empty())
+    throw input_error("--model-out: Privet's parties keep no model part "
+                      "files yet (the leaf values stay secret-shared at the "
+                      "parties); --report holds the public structure, and "
+                      "--protocol privet-plain writes the reference model");
+  auto timeout = checked_timeout(o.timeout, "--timeout");
+  auto kind = learners::parse_objective(o.objective);
+  bool approximate = false;
+  auto p = privet_params_of(o, task_of(o, kind), true, approximate);
+  auto data = load_train_data(o, kind);
+  auto train_set = data.train;
+  auto labels = prepare_labels(train_set, p);
+  // Refuse a ring the rows would overflow before any party starts.
+  pv::division_scale(p, train_set.rows());
+  const auto& eval_set = data.have_test ? data.test : data.train;
+  auto dealt = pv::deal_table(train_set, eval_set, n);
+  actors::privet_config cfg;
+  cfg.params = p;
+  cfg.map = dealt.map;
+  cfg.parties = std::move(dealt.parties);
+  cfg.timeout = timeout;
+  cfg.link = o.link;
+  actors::privet_outcome out;
+  {
+    progress_printer progress(o.quiet, "table");
+    out = actors::privet_session::run(std::move(cfg), {}, progress.callback());
+  }
+  if (!out.ok())
+    return session_failure(out);
+  const auto& r = *out.result;
+  auto margins = r.margins;
+  for (auto& m : margins)
+    m = labels.to_target(m);
+  auto sum = summary_of(r, r.parties);
+  sum.protocol = "privet";
+  sum.data = data.name;
+  sum.objective = learners::to_string(kind);
+  sum.trees = r.tables.size();
+  sum.rounds = r.tables.size();
+  sum.metrics_on = data.have_test ? "test" : "train";
+  sum.test_rows = data.have_test ? margins.size() : 0;
+  learners::objective obj(kind);
+  sum.metrics = learners::evaluate(
+      obj, eval_set.labels(), obj.transform(margins, eval_set.labels().size()));
+  auto bytes = bytes_of(sum.bytes);
+  // The public structure: each table's feature per level, by name.
+  std::vector<std::string> names;
+  for (const auto& f : r.features)
+    names.insert(names.end(), f.begin(), f.end());
+  json tables = json::array();
+  for (const auto& t : r.tables) {
+    json levels = json::array();
+    for (auto f : t)
+      levels.push_back(f >= 0 && static_cast<std::size_t>(f) < names.size()
+                           ? json(names[static_cast<std::size_t>(f)])
+                           : json(f));
+    tables.push_back(levels);
+  }
+  std::cout << "trained " << r.tables.size() << " decision tables of depth "
+            << p.depth << " (" << p.buckets << " buckets) on " << r.rows
+            << " rows x " << sum.total_features() << " features in "
+            << std::fixed << std::setprecision(3) << r.train_seconds
+            << " s (privet, " << n
+            << " computing parties and the dealer in this process; online "
+            << human_bytes(bytes.online) << " in " << r.rounds
+            << " rounds, dealer " << human_bytes(bytes.dealer) << ")\n"
+            << std::defaultfloat;
+  if (auto line =
+          network_line(o.link, sum.bytes, r.train_seconds + r.predict_seconds);
+      !line.empty())
+    std::cout << line << "\n";
+  std::cout << sum.metrics_on << " (SecInfer, scores opened to party0): "
+            << format_metrics(sum.metrics) << "\n"
+            << "privacy: " << privacy_line(p, n) << "\n";
+  if (p.paper_sigmoid)
+    std::cerr << "veil: warning: privet.sigmoid=paper is the paper's limit "
+                 "exponential, which does not train (spec §4.10)\n";
+  if (p.truncation == protocols::mpc::truncation::paper)
+    std::cerr << "veil: warning: privet.truncation=paper fails with "
+                 "probability about |x|/2^64 per value (spec §4.5)\n";
+  if (!o.report.empty()) {
+    sum.params = {{"tables", p.tables},       {"depth", p.depth},
+                  {"buckets", p.buckets},     {"lambda", p.lambda},
+                  {"eta", p.eta},             {"hide_buckets", p.hide_buckets},
+                  {"sigmoid", p.paper_sigmoid ? "paper" : "robust"},
+                  {"truncation", p.truncation == protocols::mpc::truncation::paper
+                                     ? "paper"
+                                     : "exact"}};
+    sum.privacy = {{"mechanism", "secret sharing"},
+                   {"opened", privacy_line(p, n)}};
+    sum.importance_note = "none: the coordinator sees only each level's "
+                          "feature (the report's tables)";
+    auto report = federated_report(sum, o);
+    report["weak_learner"] = "decision_table";
+    report["tables"] = tables;
+    report["online_rounds"] = r.rounds;
+    report["online_bytes"] = bytes.online;
+    report["dealer_bytes"] = bytes.dealer;
+    learners::write_files_atomically({{o.report, report.dump(2) + "\n"}});
+  }
+  return 0;
+}
+
+} // namespace
+
+int run_privet_train(const train_options& o) {
+  return o.protocol == "privet-plain" ? run_privet_plain(o)
+                                      : run_privet_secure(o);
+}
+
+int run_privet_config(const session_config&, const train_options&) {
+  throw input_error("--config: Privet's parties do not load their own "
+                    "files yet; run one table in this process with veil "
+                    "train --protocol privet --data FILE --parties N");
+}
+
+int predict_privet(const prediction_plan&, const predict_options&,
+                   const protocols::session::federated_model&,
+                   federated_prediction&) {
+  throw input_error("Privet writes no model file to predict from yet");
 }
 
 } // namespace veil::apps

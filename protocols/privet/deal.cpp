@@ -1,8 +1,36 @@
 #include "protocols/privet/deal.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "learners/input_error.hpp"
 
 namespace veil::protocols::privet {
+
+label_map standardize_labels(learners::dataset& d) {
+  auto& y = d.labels();
+  label_map m;
+  if (y.empty())
+    return m;
+  double sum = 0, squares = 0;
+  for (float v : y)
+    sum += v;
+  m.mean = sum / static_cast<double>(y.size());
+  for (float v : y)
+    squares += (v - m.mean) * (v - m.mean);
+  double sd = std::sqrt(squares / static_cast<double>(y.size()));
+  m.sd = sd > 0 ? sd : 1;
+  for (auto& v : y)
+    v = static_cast<float>((v - m.mean) / m.sd);
+  return m;
+}
+
+double regression_gradient_bound(const learners::dataset& d) {
+  double top = 0;
+  for (float v : d.labels())
+    top = std::max(top, std::abs(static_cast<double>(v)));
+  return std::max(1.0, 2 * top);
+}
 
 dealt_table deal_table(const learners::dataset& train_set,
                        const learners::dataset& eval_set, int computing) {

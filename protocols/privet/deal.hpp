@@ -29,6 +29,25 @@ struct dealt_table {
   std::vector<party_data> parties;
 };
 
+/// Regression targets as Privet's label holder trains on them (spec §8.2,
+/// "standardise y"): y' = (y − mean) / sd over its training labels, so
+/// that the scores' products stay within the 64-bit ring's budget
+/// whatever the targets' unit; it maps predictions back with
+/// margin · sd + mean. The map is the label holder's own: it never leaves
+/// it.
+struct label_map {
+  double mean = 0, sd = 1;
+  double to_target(double margin) const { return margin * sd + mean; }
+};
+
+/// Standardises `d`'s labels in place and returns the map (sd 1 for
+/// constant labels).
+label_map standardize_labels(learners::dataset& d);
+
+/// The public bound on |ŷ − y| the label holder declares for standardised
+/// targets `d` (params::gradient_bound): 2 max |y'|, at least 1.
+double regression_gradient_bound(const learners::dataset& d);
+
 /// The roster name of the dealer (the last party of a session).
 inline const char* dealer_name = "dealer";
 
