@@ -50,6 +50,10 @@ struct party_state : data_party_state<privet_party_spec> {
   std::unique_ptr<pv::computing_party> party; // index < computing
   std::unique_ptr<pv::dealer_role> dealer;    // index == computing
   learners::dataset eval; ///< its columns of the rows to predict
+  /// The dealer: what its dry run needs (the roster's settings).
+  std::optional<pvt::roster_settings> dry_run;
+  /// Party 0: when its first round completed (the online phase began).
+  std::optional<clock_type::time_point> online_since;
 
   bool has_role() const { return party || dealer; }
 };
@@ -105,6 +109,9 @@ session::trained make_trained(const party_state& st) {
     report.features.insert(report.features.end(), t.features.begin(),
                            t.features.end());
   report.rounds = role.rounds();
+  if (st.online_since)
+    report.offline_seconds =
+        std::chrono::duration<double>(*st.online_since - st.started).count();
   session::trained out;
   out.seconds = seconds_since(st.started);
   out.report = messages::pack(report);
@@ -150,6 +157,8 @@ struct party_hooks : loading_party_hooks<party_state> {
     if (at == r.computing) {
       st.dealer = std::make_unique<pv::dealer_role>(r.computing,
                                                     seed_of(st, true));
+      if (r.dealer_ahead)
+        st.dry_run = r;
       return caf::ok_atom::value;
     }
     st.party = std::make_unique<pv::computing_party>(
@@ -170,7 +179,21 @@ struct party_hooks : loading_party_hooks<party_state> {
     // the dealer answer within the idle bound.
     if (st.dealer)
       begin_work(
-          self, nullptr, [&] { return st.dealer->start(); }, after_step);
+          self, nullptr,
+          [&] {
+            // The offline phase: the last party's requests, found by a dry
+            // run of the program on rows of zeros, answered before the
+            // seeds.
+            if (st.dry_run) {
+              const auto& r = *st.dry_run;
+              st.dealer->answer_ahead(pv::training_requests(
+                  r.params, map_of(r, r.computing, 0),
+                  static_cast<std::size_t>(r.rows), r.computing));
+              st.dry_run.reset();
+            }
+            return st.dealer->start();
+          },
+          after_step);
     else
       begin_work(
           self, st.index == 0 ? &peer_state::training : nullptr,
@@ -199,6 +222,8 @@ struct party_hooks : loading_party_hooks<party_state> {
     auto& st = self->state;
     if (st.index != 0 || !st.party)
       return;
+    if (!st.online_since && st.party->rounds() > 0)
+      st.online_since = clock_type::now();
     report_finished(
         self, *st.party, [&] { return make_trained(st); },
         [](session::predicted&) {});
@@ -235,6 +260,9 @@ struct session_hooks<privet_protocol>
     run r(cfg);
     r.params = cfg.params;
     r.map = cfg.map;
+    r.dealer_ahead = cfg.dealer_ahead;
+    if (!cfg.parties.empty())
+      r.rows = cfg.parties[0].features.rows();
     return r;
   }
 
@@ -258,6 +286,9 @@ struct session_hooks<privet_protocol>
       if (o < 0 || o >= computing)
         throw input_error("the column map names party " + std::to_string(o) +
                           " of " + std::to_string(computing));
+    if (r.dealer_ahead && r.rows == 0)
+      throw input_error("the dealer answers ahead for a number of training "
+                        "rows: give it (privet_run::rows)");
     if (r.params.tables < 1 || r.params.depth < 1 || r.params.buckets < 2)
       throw input_error("Privet needs at least one table, a depth of at "
                         "least 1 and at least 2 buckets");
@@ -269,6 +300,8 @@ struct session_hooks<privet_protocol>
     pvt::roster_settings settings;
     settings.params = r.params;
     settings.computing = static_cast<std::int32_t>(d.size() - 1);
+    settings.rows = r.rows;
+    settings.dealer_ahead = r.dealer_ahead;
     for (std::size_t j = 0; j < r.map.features(); ++j) {
       settings.owner.push_back(r.map.owner[j]);
       settings.local.push_back(r.map.local[j]);
@@ -297,6 +330,7 @@ struct session_hooks<privet_protocol>
                                  report.features.begin() +
                                      static_cast<long>(t + depth));
     result.rounds = report.rounds;
+    result.offline_seconds = report.offline_seconds;
   }
 
   /// Every computing party runs SecInfer; party 0 gets the scores.

@@ -27,6 +27,8 @@ struct privet_run : session_run {
   using session_run::session_run;
   protocols::privet::params params;
   protocols::privet::column_map map;
+  std::uint64_t rows = 0; ///< training rows (the dealer's dry run)
+  bool dealer_ahead = true;
 };
 
 /// Runs a Privet session on `parties` (spawned by spawn_privet_party, or

@@ -37,6 +37,11 @@ struct privet_config : given_config<privet_party_spec> {
   protocols::privet::params params;
   /// Who owns which feature (public; deal_table's).
   protocols::privet::column_map map;
+  /// The dealer answers training's correlation requests before the online
+  /// phase (found by a dry run of the program on rows of zeros, the
+  /// paper's offline phase); false: each when the last party asks, a round
+  /// trip on the online phase's critical path.
+  bool dealer_ahead = true;
   // test_seed: the dealer's seeds and the parties' own sharing randomness
   // derive from it as mpc::local_network(parties, seed) derives them, so a
   // seeded session trains the in-process runtime's shares.
@@ -51,6 +56,9 @@ struct privet_result : result_base<> {
   std::vector<std::vector<std::int32_t>> tables;
   /// Online exchanges of training at party 0 (every party has the same).
   std::uint64_t rounds = 0;
+  /// Of train_seconds, before the first round completed: the dealer's
+  /// offline phase when it answers ahead.
+  double offline_seconds = 0;
 };
 
 using privet_outcome = outcome_of<privet_result>;

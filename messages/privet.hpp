@@ -67,12 +67,18 @@ struct roster_settings {
   std::vector<std::int32_t> owner;
   std::vector<std::uint64_t> local;
   std::int32_t computing = 0;
+  /// Training rows (public): the dealer's dry run needs their number.
+  std::uint64_t rows = 0;
+  /// The dealer answers training's requests before the online phase
+  /// (false: each when the last party asks).
+  bool dealer_ahead = true;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster_settings& x) {
   return f(caf::meta::type_name("veil::messages::pvt::roster_settings"),
-           x.params, raw(x.owner), raw(x.local), x.computing);
+           x.params, raw(x.owner), raw(x.local), x.computing, x.rows,
+           x.dealer_ahead);
 }
 
 /// What the label holder reports when training ends (session::trained's
@@ -81,12 +87,15 @@ typename Inspector::result_type inspect(Inspector& f, roster_settings& x) {
 struct training_report {
   std::vector<std::int32_t> features; ///< table-major, depth per table
   std::uint64_t rounds = 0;
+  /// From the train step to its first round's completion: the dealer's
+  /// offline phase (the last party starts once it has the answers).
+  double offline_seconds = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, training_report& x) {
   return f(caf::meta::type_name("veil::messages::pvt::training_report"),
-           raw(x.features), x.rounds);
+           raw(x.features), x.rounds, veil::messages::exact(x.offline_seconds));
 }
 
 } // namespace pvt

@@ -44,7 +44,7 @@ namespace pv = protocols::privet;
 /// takes.
 bool secure_only(const std::string& key) {
   return key == "privet.hide_buckets" || key == "privet.sigmoid" ||
-         key == "privet.truncation";
+         key == "privet.truncation" || key == "privet.dealer";
 }
 
 /// The tables' settings: the paper's defaults (10 tables of depth 3,
@@ -53,7 +53,8 @@ bool secure_only(const std::string& key) {
 /// privet.approximate, privet-plain only); every other learner setting
 /// refused. `secure`: for `privet`.
 pv::params privet_params_of(const train_options& o, learners::table_task task,
-                            bool secure, bool& approximate) {
+                            bool secure, bool& approximate,
+                            bool* dealer_ahead = nullptr) {
   pv::params p;
   p.task = task;
   const learners::booster_params generic;
@@ -79,6 +80,8 @@ pv::params privet_params_of(const train_options& o, learners::table_task task,
         approximate = value == "true";
       else if (key == "privet.hide_buckets")
         p.hide_buckets = value == "true";
+      else if (key == "privet.dealer" && dealer_ahead)
+        *dealer_ahead = value == "ahead";
       else if (key == "privet.sigmoid")
         p.paper_sigmoid = value == "paper";
       else if (key == "privet.truncation")
@@ -244,8 +247,9 @@ int run_privet_secure(const train_options& o) {
                       "--protocol privet-plain writes the reference model");
   auto timeout = checked_timeout(o.timeout, "--timeout");
   auto kind = learners::parse_objective(o.objective);
-  bool approximate = false;
-  auto p = privet_params_of(o, task_of(o, kind), true, approximate);
+  bool approximate = false, dealer_ahead = true;
+  auto p =
+      privet_params_of(o, task_of(o, kind), true, approximate, &dealer_ahead);
   auto data = load_train_data(o, kind);
   auto train_set = data.train;
   auto labels = prepare_labels(train_set, p);
@@ -257,6 +261,7 @@ int run_privet_secure(const train_options& o) {
   cfg.params = p;
   cfg.map = dealt.map;
   cfg.parties = std::move(dealt.parties);
+  cfg.dealer_ahead = dealer_ahead;
   cfg.timeout = timeout;
   cfg.link = o.link;
   actors::privet_outcome out;
@@ -300,7 +305,9 @@ int run_privet_secure(const train_options& o) {
             << " rows x " << sum.total_features() << " features in "
             << std::fixed << std::setprecision(3) << r.train_seconds
             << " s (privet, " << n
-            << " computing parties and the dealer in this process; online "
+            << " computing parties and the dealer in this process; "
+            << (dealer_ahead ? "offline " : "dealer on demand, ")
+            << r.offline_seconds << " s; online "
             << human_bytes(bytes.online) << " in " << r.rounds
             << " rounds, dealer " << human_bytes(bytes.dealer) << ")\n"
             << std::defaultfloat;
@@ -333,6 +340,8 @@ int run_privet_secure(const train_options& o) {
     report["weak_learner"] = "decision_table";
     report["tables"] = tables;
     report["online_rounds"] = r.rounds;
+    report["offline_seconds"] = r.offline_seconds;
+    report["dealer"] = dealer_ahead ? "ahead" : "on_demand";
     report["online_bytes"] = bytes.online;
     report["dealer_bytes"] = bytes.dealer;
     learners::write_files_atomically({{o.report, report.dump(2) + "\n"}});

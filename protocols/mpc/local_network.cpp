@@ -17,8 +17,8 @@ void local_network::drive(const std::function<bool(std::size_t)>& done) {
       asked = false;
       for (std::size_t i = 0; i < n; ++i)
         if (!done(i) && parties_[i]->waiting_for_dealer()) {
-          parties_[i]->deliver_correction(
-              dealer_.answer(parties_[i]->request()));
+          requests_.push_back(parties_[i]->request());
+          parties_[i]->deliver_correction(dealer_.answer(requests_.back()));
           asked = true;
         }
     }

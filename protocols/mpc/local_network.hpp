@@ -38,6 +38,13 @@ public:
   /// offline traffic, apart from traffic().
   std::uint64_t dealer_words() const { return dealer_.correction_words(); }
 
+  /// Every request the last party made of the dealer, in order: what a
+  /// dealer must answer for the same program (every request depends on
+  /// the program's public shapes only, never on the data).
+  const std::vector<correlation_request>& requests() const {
+    return requests_;
+  }
+
   /// Calls `observer(to, from, words)` for every message delivered: a
   /// party's view, for tests of what it learns.
   void watch(std::function<void(int, int, const words&)> observer) {
@@ -74,6 +81,7 @@ private:
   mpc::dealer dealer_;
   std::vector<std::unique_ptr<party>> parties_;
   mpc::traffic traffic_;
+  std::vector<correlation_request> requests_;
   std::function<void(int, int, const words&)> observer_;
 };
 

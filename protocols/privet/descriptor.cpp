@@ -44,6 +44,12 @@ const protocols::descriptor& descriptor() {
                        "privet: fixed-point truncation (paper: the paper's, "
                        "which fails with probability about |x|/2^64; spec "
                        "§4.5)"),
+        choice_setting("privet.dealer", {"ahead", "on_demand"},
+                       "privet: the dealer answers training's correlation "
+                       "requests before the online phase (found by a dry run "
+                       "on rows of zeros: the paper's offline phase), or "
+                       "each when the last party asks (a round trip on the "
+                       "critical path)"),
         bool_setting("privet.approximate", false,
                      "privet-plain: compute the sigmoid and the divisions as "
                      "the secure protocol does, in double precision (spec "

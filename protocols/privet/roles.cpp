@@ -75,6 +75,19 @@ outcome<outbox> computing_party::pump() {
       return out;
     }
     if (party_->waiting_for_dealer()) {
+      const auto& wanted = party_->request();
+      auto known = ahead_.find(
+          {static_cast<std::uint8_t>(wanted.kind), wanted.call});
+      if (known != ahead_.end()) {
+        auto words = std::move(known->second);
+        ahead_.erase(known);
+        try {
+          party_->deliver_correction(std::move(words));
+        } catch (const std::exception& e) {
+          return refuse("correlation_answer", e.what());
+        }
+        continue;
+      }
       if (!asked_) {
         const auto& r = party_->request();
         out.push_back(
@@ -150,11 +163,16 @@ outcome<outbox> computing_party::on_message(party_id from, const message& m) {
       return outbox{};
     return pump();
   }
-  if (!party_)
-    return refuse(message_name(m), "before the dealer's seed");
   if (const auto* a = std::get_if<correlation_answer>(&m)) {
-    if (from != parties_ || !party_->waiting_for_dealer() || !asked_)
-      return refuse("correlation_answer", "not asked for");
+    if (from != parties_ || id_ != parties_ - 1)
+      return refuse("correlation_answer", "only the dealer's, to the last "
+                                          "party");
+    if (!asked_) {
+      // Sent ahead of the online phase: kept until the party gets there.
+      if (!ahead_.emplace(std::make_pair(a->kind, a->call), a->words).second)
+        return refuse("correlation_answer", "a second answer to one call");
+      return outbox{};
+    }
     const auto& r = party_->request();
     if (a->call != r.call || a->kind != static_cast<std::uint8_t>(r.kind))
       return refuse("correlation_answer", "the answer to another ask");
@@ -166,6 +184,8 @@ outcome<outbox> computing_party::on_message(party_id from, const message& m) {
     }
     return pump();
   }
+  if (!party_)
+    return refuse(message_name(m), "before the dealer's seed");
   return refuse(message_name(m), "not a computing party's message");
 }
 
@@ -190,11 +210,17 @@ void computing_party::begin_predict() {
   predicting_->start();
 }
 
-dealer_role::dealer_role(int parties, std::uint64_t seed)
-    : dealer_(parties, seed) {}
+dealer_role::dealer_role(int parties, std::uint64_t seed,
+                         std::vector<mpc::correlation_request> ahead)
+    : dealer_(parties, seed), ahead_(std::move(ahead)) {}
 
 outbox dealer_role::start() {
   outbox out;
+  const int last = dealer_.parties() - 1;
+  for (const auto& r : ahead_)
+    out.push_back({last, correlation_answer{static_cast<std::uint8_t>(r.kind),
+                                            r.call, dealer_.answer(r)}});
+  ahead_.clear();
   for (int p = 0; p < dealer_.parties(); ++p) {
     const auto& key = dealer_.seed_of(p);
     out.push_back({p, dealer_seed{std::vector<std::uint8_t>(
@@ -220,6 +246,7 @@ outcome<outbox> dealer_role::on_message(party_id from, const message& m) {
       (r.owner < 0 || r.owner >= dealer_.parties()))
     return refuse("correlation_ask", "no such owner");
   try {
+    ++asks_;
     return outbox{
         {from, correlation_answer{a->kind, a->call, dealer_.answer(r)}}};
   } catch (const std::exception& e) {

@@ -75,6 +75,9 @@ private:
   std::optional<mpc::words> scores_;
   std::uint64_t round_ = 0; ///< the exchange this party waits at
   bool asked_ = false;      ///< an ask to the dealer is out
+  /// The dealer's answers sent ahead (the last party), by (kind, call).
+  std::map<std::pair<std::uint8_t, std::uint64_t>, std::vector<std::uint64_t>>
+      ahead_;
   std::map<std::uint64_t, std::map<party_id, std::vector<std::uint64_t>>>
       early_;
 };
@@ -82,16 +85,28 @@ private:
 class dealer_role {
 public:
   /// The dealer of `parties` parties; `seed` 0: seeds from the operating
-  /// system.
-  dealer_role(int parties, std::uint64_t seed = 0);
-  /// Every party's seed.
+  /// system. `ahead`: the requests it answers before the online phase
+  /// (training_requests); anything else it answers when asked.
+  dealer_role(int parties, std::uint64_t seed = 0,
+              std::vector<mpc::correlation_request> ahead = {});
+  /// Answers `requests` ahead, at start() (replacing the constructor's).
+  void answer_ahead(std::vector<mpc::correlation_request> requests) {
+    ahead_ = std::move(requests);
+  }
+  /// The answers to the requests known ahead (to the last party), then
+  /// every party's seed: the last party's comes after its answers, so it
+  /// starts with all of them at hand.
   outbox start();
   outcome<outbox> on_message(party_id from, const message& m);
   /// Words of corrections sent (the seeds besides): the offline traffic.
   std::uint64_t correction_words() const { return dealer_.correction_words(); }
+  /// Asks answered on demand (not ahead).
+  std::uint64_t asks() const { return asks_; }
 
 private:
   mpc::dealer dealer_;
+  std::vector<mpc::correlation_request> ahead_;
+  std::uint64_t asks_ = 0;
 };
 
 } // namespace veil::protocols::privet

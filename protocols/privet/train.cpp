@@ -6,6 +6,7 @@
 #include "learners/input_error.hpp"
 #include "protocols/mpc/argmin.hpp"
 #include "protocols/mpc/functions.hpp"
+#include "protocols/mpc/local_network.hpp"
 #include "protocols/mpc/permutation.hpp"
 
 namespace veil::protocols::privet {
@@ -333,6 +334,28 @@ task<words> infer(mpc::party& self, const party_model& model,
     total = mpc::add(total, f);
   }
   co_return total;
+}
+
+std::vector<mpc::correlation_request>
+training_requests(const params& p, const column_map& map, std::size_t rows,
+                  int parties) {
+  std::vector<learners::dataset> parts;
+  for (int q = 0; q < parties; ++q) {
+    std::size_t columns = 0;
+    for (auto o : map.owner)
+      columns += o == q;
+    std::vector<std::string> names(columns, "x");
+    learners::dataset zeros(rows, names);
+    if (q == 0)
+      zeros.labels().assign(rows, 0.0f);
+    parts.push_back(std::move(zeros));
+  }
+  // The dry run's seeds are its own (1): its values are never used.
+  mpc::local_network net(parties, 1);
+  net.run<party_model>([&](mpc::party& self) {
+    return train(self, p, map, parts[static_cast<std::size_t>(self.id())]);
+  });
+  return net.requests();
 }
 
 task<words> predict(mpc::party& self, const party_model& model,

@@ -166,6 +166,7 @@ BOOST_AUTO_TEST_CASE(a_silent_dealer_times_out_and_is_named) {
   actors::privet_run run;
   run.params = small_params();
   run.map = dealt.map;
+  run.rows = train.rows();
   run.timeout = 400ms;
   run.predict = false;
   std::vector<caf::actor> parties;
@@ -192,6 +193,7 @@ BOOST_AUTO_TEST_CASE(a_party_killed_mid_training_ends_every_party) {
   run.params = small_params();
   run.params.tables = 50; // long enough to be killed while training
   run.map = dealt.map;
+  run.rows = train.rows();
   run.timeout = 5s;
   run.predict = false;
   std::vector<caf::actor> parties;

@@ -59,63 +59,98 @@ BOOST_AUTO_TEST_CASE(roles_train_what_the_runtime_trains) {
         co_return co_await pv::infer(self, m, te.map, te.parts[me], p.depth);
       });
 
-  // The roles, messages delivered in a random order across pairs.
-  std::vector<std::unique_ptr<pv::computing_party>> parties;
-  for (int q = 0; q < n; ++q)
-    parties.push_back(std::make_unique<pv::computing_party>(
-        q, n, p, tr.map, tr.parts[static_cast<std::size_t>(q)], seed + 17));
-  pv::dealer_role dealer(n, seed);
-  veil::test::pump<pv::message, pv::envelope,
-                   veil::protocols::outcome<pv::outbox>>
-      pump(7);
-  for (int q = 0; q < n; ++q)
-    pump.add(q, [&, q](int from, const pv::message& m) {
-      return parties[static_cast<std::size_t>(q)]->on_message(from, m);
-    });
-  pump.add(n, [&](int from, const pv::message& m) {
-    return dealer.on_message(from, m);
-  });
-  // The dealer's seeds go out before the parties' train steps: a party
-  // waits for both.
-  pump.post(n, dealer.start());
-  for (int q = 0; q < n; ++q) {
-    auto r = parties[static_cast<std::size_t>(q)]->start();
-    BOOST_REQUIRE(r);
-    pump.post(q, std::move(*r));
-  }
-  // The last party is asked to predict before its training ends (a
-  // session may ask it once the label holder is done): it predicts after.
-  auto early = parties[n - 1]->start_predict(te.parts[n - 1]);
-  BOOST_REQUIRE(early);
-  BOOST_TEST(early->empty());
-  pump.run();
-  for (int q = 0; q < n; ++q) {
-    const auto& role = *parties[static_cast<std::size_t>(q)];
-    BOOST_REQUIRE(role.trained());
-    for (std::size_t t = 0; t < direct[0].tables.size(); ++t) {
-      BOOST_TEST(role.model().tables[t].features ==
-                 direct[static_cast<std::size_t>(q)].tables[t].features);
-      BOOST_TEST(role.model().tables[t].leaves ==
-                 direct[static_cast<std::size_t>(q)].tables[t].leaves);
+  for (bool ahead : {false, true}) {
+    BOOST_TEST_CONTEXT("dealer ahead " << ahead) {
+      // The roles, messages delivered in a random order across pairs.
+      std::vector<std::unique_ptr<pv::computing_party>> parties;
+      for (int q = 0; q < n; ++q)
+        parties.push_back(std::make_unique<pv::computing_party>(
+            q, n, p, tr.map, tr.parts[static_cast<std::size_t>(q)], seed + 17));
+      // The dealer answers training's requests ahead (before the seeds), or
+      // each when the last party asks.
+      pv::dealer_role dealer(n, seed);
+      if (ahead)
+        dealer.answer_ahead(pv::training_requests(p, tr.map, train.rows(), n));
+      veil::test::pump<pv::message, pv::envelope,
+                       veil::protocols::outcome<pv::outbox>>
+          pump(7);
+      for (int q = 0; q < n; ++q)
+        pump.add(q, [&, q](int from, const pv::message& m) {
+          return parties[static_cast<std::size_t>(q)]->on_message(from, m);
+        });
+      pump.add(n, [&](int from, const pv::message& m) {
+        return dealer.on_message(from, m);
+      });
+      // The dealer's seeds go out before the parties' train steps: a party
+      // waits for both.
+      pump.post(n, dealer.start());
+      for (int q = 0; q < n; ++q) {
+        auto r = parties[static_cast<std::size_t>(q)]->start();
+        BOOST_REQUIRE(r);
+        pump.post(q, std::move(*r));
+      }
+      // The last party is asked to predict before its training ends (a
+      // session may ask it once the label holder is done): it predicts after.
+      auto early = parties[n - 1]->start_predict(te.parts[n - 1]);
+      BOOST_REQUIRE(early);
+      BOOST_TEST(early->empty());
+      pump.run();
+      BOOST_TEST((dealer.asks() == 0) == ahead);
+      for (int q = 0; q < n; ++q) {
+        const auto& role = *parties[static_cast<std::size_t>(q)];
+        BOOST_REQUIRE(role.trained());
+        for (std::size_t t = 0; t < direct[0].tables.size(); ++t) {
+          BOOST_TEST(role.model().tables[t].features ==
+                     direct[static_cast<std::size_t>(q)].tables[t].features);
+          BOOST_TEST(role.model().tables[t].leaves ==
+                     direct[static_cast<std::size_t>(q)].tables[t].leaves);
+        }
+      }
+      for (int q = 0; q + 1 < n; ++q) {
+        auto r = parties[static_cast<std::size_t>(q)]->start_predict(
+            te.parts[static_cast<std::size_t>(q)]);
+        BOOST_REQUIRE(r);
+        pump.post(q, std::move(*r));
+      }
+      pump.run();
+      // The scores go to the label holder only: the sum of the runtime's
+      // shares there, nothing elsewhere.
+      mpc::words sum(direct_scores[0].size(), 0);
+      for (const auto& s : direct_scores)
+        sum = mpc::add(sum, s);
+      BOOST_TEST(parties[0]->scores() == sum);
+      BOOST_TEST(parties[0]->predicted_margins() == mpc::decode_all(sum));
+      for (int q = 1; q < n; ++q)
+        BOOST_TEST(parties[static_cast<std::size_t>(q)]->scores().empty());
+      BOOST_TEST(dealer.correction_words() == net.dealer_words());
     }
   }
-  for (int q = 0; q + 1 < n; ++q) {
-    auto r = parties[static_cast<std::size_t>(q)]->start_predict(
-        te.parts[static_cast<std::size_t>(q)]);
-    BOOST_REQUIRE(r);
-    pump.post(q, std::move(*r));
+}
+
+BOOST_AUTO_TEST_CASE(the_dealers_dry_run_finds_the_requests_of_training) {
+  // The requests depend on the public shapes only: a dry run on rows of
+  // zeros asks what training on the data asks, in order.
+  const int n = 4;
+  auto train = synthetic(90, 5);
+  auto tr = deal(train, n);
+  pv::params p;
+  p.tables = 2;
+  p.depth = 3;
+  p.buckets = 6;
+  mpc::local_network net(n, 3);
+  net.run<pv::party_model>([&](mpc::party& self) {
+    return pv::train(self, p, tr.map,
+                     tr.parts[static_cast<std::size_t>(self.id())]);
+  });
+  auto dry = pv::training_requests(p, tr.map, train.rows(), n);
+  BOOST_REQUIRE(dry.size() == net.requests().size());
+  BOOST_TEST(!dry.empty());
+  for (std::size_t i = 0; i < dry.size(); ++i) {
+    const auto &a = dry[i], &b = net.requests()[i];
+    BOOST_TEST((a.kind == b.kind && a.call == b.call && a.count == b.count &&
+                a.owner == b.owner && a.length == b.length),
+               "request " << i);
   }
-  pump.run();
-  // The scores go to the label holder only: the sum of the runtime's
-  // shares there, nothing elsewhere.
-  mpc::words sum(direct_scores[0].size(), 0);
-  for (const auto& s : direct_scores)
-    sum = mpc::add(sum, s);
-  BOOST_TEST(parties[0]->scores() == sum);
-  BOOST_TEST(parties[0]->predicted_margins() == mpc::decode_all(sum));
-  for (int q = 1; q < n; ++q)
-    BOOST_TEST(parties[static_cast<std::size_t>(q)]->scores().empty());
-  BOOST_TEST(dealer.correction_words() == net.dealer_words());
 }
 
 BOOST_AUTO_TEST_CASE(messages_out_of_turn_are_refused) {
