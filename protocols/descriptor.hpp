@@ -105,6 +105,9 @@ struct descriptor {
   std::vector<std::string> learner_notes;
   /// What the coordinator's model file (`--model-out MODEL`) holds.
   std::string model_file = {};
+  /// Whether its sessions write model files (`--model-out`); false: the
+  /// model lives in its session only (model_file says why).
+  bool writes_models = true;
 
   const std::string& name() const { return names.front(); }
   /// The setting `key` names (a prefix setting for any key it starts);

@@ -22,6 +22,7 @@ const protocols::descriptor& descriptor() {
          "holds no data: seeds each party's correlated randomness and sends "
          "the last party its corrections (its traffic is counted apart, as "
          "the offline phase)"}};
+    x.writes_models = false;
     x.model_file = "no file yet: the leaf values stay secret-shared and "
                    "each threshold with its feature's owner, and the parties "
                    "keep no part files yet (--model-out is refused; "
