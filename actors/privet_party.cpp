@@ -136,16 +136,18 @@ struct party_hooks : loading_party_hooks<party_state> {
   using message = pv::message;
   using failure = pv::failure;
 
-  static caf::result<caf::ok_atom>
-  join(party_actor* self, const session::roster& base,
-       const pvt::roster_settings& r, const std::vector<caf::actor>& peers,
-       std::int32_t at) {
+  static caf::result<caf::ok_atom> join(party_actor* self,
+                                        const session::roster& base,
+                                        const pvt::roster_settings& r,
+                                        const std::vector<caf::actor>& peers,
+                                        std::int32_t at) {
     auto& st = self->state;
     if (!st.given)
       return session_error(errc::bad_request,
                            st.me + ": Privet's parties are given their data "
                                    "at spawn");
-    if (r.computing < 2 || peers.size() != static_cast<std::size_t>(r.computing) + 1)
+    if (r.computing < 2 ||
+        peers.size() != static_cast<std::size_t>(r.computing) + 1)
       return session_error(errc::bad_request,
                            st.me + ": the roster does not hold its computing "
                                    "parties and the dealer");
@@ -155,8 +157,8 @@ struct party_hooks : loading_party_hooks<party_state> {
     // What throws here is bad input (host_roster).
     auto map = map_of(r, at, spec.features.features());
     if (at == r.computing) {
-      st.dealer = std::make_unique<pv::dealer_role>(r.computing,
-                                                    seed_of(st, true));
+      st.dealer =
+          std::make_unique<pv::dealer_role>(r.computing, seed_of(st, true));
       if (r.dealer_ahead)
         st.dry_run = r;
       return caf::ok_atom::value;
@@ -313,8 +315,8 @@ struct session_hooks<privet_protocol>
   /// public structure.
   static void train(driver& d, const run& r, privet_result& result) {
     std::vector<pvt::training_report> reports;
-    auto seconds =
-        d.train_step(d.all(), {0}, reports, [](std::size_t, session::trained&) {});
+    auto seconds = d.train_step(d.all(), {0}, reports,
+                                [](std::size_t, session::trained&) {});
     if (d.error)
       return;
     result.train_seconds = seconds;
@@ -348,7 +350,9 @@ struct session_hooks<privet_protocol>
 
 template class live_session<privet_protocol>;
 
-party_kind privet_party_kind() { return kind_of<party_hooks>("privet"); }
+party_kind privet_party_kind() {
+  return kind_of<party_hooks>("privet");
+}
 
 caf::actor spawn_privet_party(caf::actor_system& sys, privet_party_spec spec,
                               std::optional<std::uint64_t> test_seed,

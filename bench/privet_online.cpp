@@ -105,8 +105,8 @@ void run_session(const options& o, const learners::dataset& train,
             << r.predict_seconds << " s; " << r.rounds << " rounds, online "
             << std::setprecision(3) << static_cast<double>(online) / 1e9
             << " GB, dealer " << static_cast<double>(dealer) / 1e9
-            << " GB; test " << std::defaultfloat
-            << metrics_of(o, test, margins) << "\n";
+            << " GB; test " << std::defaultfloat << metrics_of(o, test, margins)
+            << "\n";
 }
 
 void run_references(const options& o, const learners::dataset& train,
@@ -119,9 +119,8 @@ void run_references(const options& o, const learners::dataset& train,
     auto margins = tables.predict(test);
     for (auto& m : margins)
       m = labels.to_target(m);
-    std::cout << "  privet-plain, "
-              << (aware ? "approximation-aware" : "exact") << ": test "
-              << metrics_of(o, test, margins) << "\n";
+    std::cout << "  privet-plain, " << (aware ? "approximation-aware" : "exact")
+              << ": test " << metrics_of(o, test, margins) << "\n";
   }
 }
 
@@ -201,8 +200,8 @@ int main(int argc, char** argv) {
   run_session(o, train, labels, test, {}, "no link emulation");
   if (o.emulate) {
     std::ostringstream what;
-    what << "links of " << o.link.latency_ms << " ms, "
-         << o.link.bandwidth_mbps << " Mbps";
+    what << "links of " << o.link.latency_ms << " ms, " << o.link.bandwidth_mbps
+         << " Mbps";
     run_session(o, train, labels, test, o.link, what.str().c_str());
   }
   return 0;

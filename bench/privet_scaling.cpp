@@ -65,8 +65,8 @@ void measure(const std::string& figure, const std::string& variable,
   double per_link =
       compute + rounds_s + bits / (parties * (parties - 1)) / bandwidth;
   std::cout << figure << "," << variable << "," << value << "," << at.rows
-            << "," << at.features << "," << at.depth << "," << at.buckets
-            << "," << at.tables << "," << compute << "," << t.rounds << ","
+            << "," << at.features << "," << at.depth << "," << at.buckets << ","
+            << at.tables << "," << compute << "," << t.rounds << ","
             << t.bytes() << "," << shared << "," << per_link << std::endl;
 }
 

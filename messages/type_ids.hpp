@@ -81,7 +81,8 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::split_values))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::predict_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::opboost::predict_values))
 
-// -- Privet (protocols/privet/wire.hpp) ----------------------------------------
+// -- Privet (protocols/privet/wire.hpp)
+// ----------------------------------------
 
 CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::round_words))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::dealer_seed))

@@ -53,8 +53,8 @@ int run_masked_config(const session_config& c, const train_options& o);
 /// --set takes the privet.* keys. No session files or model files yet.
 int run_privet_train(const train_options& o);
 int run_privet_config(const session_config& c, const train_options& o);
-int predict_privet(const prediction_plan&, const predict_options&,
-                   const model&, federated_prediction&);
+int predict_privet(const prediction_plan&, const predict_options&, const model&,
+                   federated_prediction&);
 
 const std::vector<federated_protocol>& federated_protocols() {
   // Adding a protocol: one line here.
@@ -67,8 +67,8 @@ const std::vector<federated_protocol>& federated_protocols() {
        run_opboost_config, predict_opboost},
       {"masked-xgboost", actors::plain_party_kind, run_masked_train,
        run_masked_config, predict_plain},
-      {"privet", actors::privet_party_kind, run_privet_train,
-       run_privet_config, predict_privet},
+      {"privet", actors::privet_party_kind, run_privet_train, run_privet_config,
+       predict_privet},
   };
   return all;
 }

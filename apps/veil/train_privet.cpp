@@ -307,9 +307,9 @@ int run_privet_secure(const train_options& o) {
             << " s (privet, " << n
             << " computing parties and the dealer in this process; "
             << (dealer_ahead ? "offline " : "dealer on demand, ")
-            << r.offline_seconds << " s; online "
-            << human_bytes(bytes.online) << " in " << r.rounds
-            << " rounds, dealer " << human_bytes(bytes.dealer) << ")\n"
+            << r.offline_seconds << " s; online " << human_bytes(bytes.online)
+            << " in " << r.rounds << " rounds, dealer "
+            << human_bytes(bytes.dealer) << ")\n"
             << std::defaultfloat;
   if (auto line =
           network_line(o.link, sum.bytes, r.train_seconds + r.predict_seconds);
@@ -325,13 +325,17 @@ int run_privet_secure(const train_options& o) {
     std::cerr << "veil: warning: privet.truncation=paper fails with "
                  "probability about |x|/2^64 per value (spec §4.5)\n";
   if (!o.report.empty()) {
-    sum.params = {{"tables", p.tables},       {"depth", p.depth},
-                  {"buckets", p.buckets},     {"lambda", p.lambda},
-                  {"eta", p.eta},             {"hide_buckets", p.hide_buckets},
-                  {"sigmoid", p.paper_sigmoid ? "paper" : "robust"},
-                  {"truncation", p.truncation == protocols::mpc::truncation::paper
-                                     ? "paper"
-                                     : "exact"}};
+    sum.params = {
+        {"tables", p.tables},
+        {"depth", p.depth},
+        {"buckets", p.buckets},
+        {"lambda", p.lambda},
+        {"eta", p.eta},
+        {"hide_buckets", p.hide_buckets},
+        {"sigmoid", p.paper_sigmoid ? "paper" : "robust"},
+        {"truncation", p.truncation == protocols::mpc::truncation::paper
+                           ? "paper"
+                           : "exact"}};
     sum.privacy = {{"mechanism", "secret sharing"},
                    {"opened", privacy_line(p, n)}};
     sum.importance_note = "none: the coordinator sees only each level's "

@@ -41,9 +41,7 @@ public:
   /// Every request the last party made of the dealer, in order: what a
   /// dealer must answer for the same program (every request depends on
   /// the program's public shapes only, never on the data).
-  const std::vector<correlation_request>& requests() const {
-    return requests_;
-  }
+  const std::vector<correlation_request>& requests() const { return requests_; }
 
   /// Calls `observer(to, from, words)` for every message delivered: a
   /// party's view, for tests of what it learns.

@@ -39,8 +39,7 @@ dealt_table deal_table(const learners::dataset& train_set,
                       ": Privet needs at least 2 computing parties");
   if (static_cast<std::size_t>(computing) > train_set.features())
     throw input_error("--parties " + std::to_string(computing) +
-                      ": the data has " +
-                      std::to_string(train_set.features()) +
+                      ": the data has " + std::to_string(train_set.features()) +
                       " feature columns, fewer than one per party");
   dealt_table out;
   out.map = column_map::blocks(train_set.features(), computing);

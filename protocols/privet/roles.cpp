@@ -76,8 +76,8 @@ outcome<outbox> computing_party::pump() {
     }
     if (party_->waiting_for_dealer()) {
       const auto& wanted = party_->request();
-      auto known = ahead_.find(
-          {static_cast<std::uint8_t>(wanted.kind), wanted.call});
+      auto known =
+          ahead_.find({static_cast<std::uint8_t>(wanted.kind), wanted.call});
       if (known != ahead_.end()) {
         auto words = std::move(known->second);
         ahead_.erase(known);

@@ -336,9 +336,10 @@ task<words> infer(mpc::party& self, const party_model& model,
   co_return total;
 }
 
-std::vector<mpc::correlation_request>
-training_requests(const params& p, const column_map& map, std::size_t rows,
-                  int parties) {
+std::vector<mpc::correlation_request> training_requests(const params& p,
+                                                        const column_map& map,
+                                                        std::size_t rows,
+                                                        int parties) {
   std::vector<learners::dataset> parts;
   for (int q = 0; q < parties; ++q) {
     std::size_t columns = 0;

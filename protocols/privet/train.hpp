@@ -92,9 +92,10 @@ learners::table_params approximation_aware(const params& p, std::size_t rows);
 /// shapes only, so a dry run of every party on rows of zeros finds them
 /// (at the cost of one training's computation). A dealer answers them
 /// ahead of the online phase (the paper's offline phase).
-std::vector<mpc::correlation_request>
-training_requests(const params& p, const column_map& map, std::size_t rows,
-                  int parties);
+std::vector<mpc::correlation_request> training_requests(const params& p,
+                                                        const column_map& map,
+                                                        std::size_t rows,
+                                                        int parties);
 
 /// Trains at this party: `own` holds its columns of the training rows (and
 /// the labels at party 0). Every party passes the same params, map

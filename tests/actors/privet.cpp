@@ -74,8 +74,8 @@ runtime_answer in_process(const pv::dealt_table& train,
   auto opened =
       net.run<mpc::words>([&](mpc::party& self) -> mpc::task<mpc::words> {
         auto me = static_cast<std::size_t>(self.id());
-        auto model = co_await pv::train(self, p, train.map,
-                                        train.parties[me].features);
+        auto model =
+            co_await pv::train(self, p, train.map, train.parties[me].features);
         if (me == 0)
           for (const auto& t : model.tables)
             out.tables.push_back(t.features);
@@ -120,9 +120,9 @@ BOOST_AUTO_TEST_CASE(actors_train_and_predict_what_the_runtime_computes) {
   const std::uint64_t seed = 29;
   auto train = synthetic(160, 3), test = synthetic(40, 4);
   auto cfg = config_of(train, test, seed);
-  auto expected = in_process(pv::deal_table(train, test, computing),
-                             pv::deal_table(train, test, computing),
-                             small_params(), seed);
+  auto expected =
+      in_process(pv::deal_table(train, test, computing),
+                 pv::deal_table(train, test, computing), small_params(), seed);
 
   actors::privet_session s;
   BOOST_REQUIRE(s.open(cfg));
@@ -220,8 +220,7 @@ BOOST_AUTO_TEST_CASE(a_party_killed_mid_training_ends_every_party) {
   // Every party ends.
   std::size_t down = 0;
   for (std::size_t k = 0; k < parties.size(); ++k)
-    watcher->receive([&](caf::down_msg&) { ++down; },
-                     caf::after(10s) >> [] {});
+    watcher->receive([&](caf::down_msg&) { ++down; }, caf::after(10s) >> [] {});
   BOOST_TEST(down == parties.size());
 }
 

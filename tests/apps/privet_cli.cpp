@@ -102,10 +102,10 @@ BOOST_AUTO_TEST_CASE(secure_tables_open_the_references_features) {
   if (!std::ifstream(breast_cancer).good())
     return;
   temp_dir dir;
-  auto plain = run_veil("train --protocol privet-plain --trees 4 --data " +
-                        breast_cancer +
-                        " --set privet.approximate=true --model-out " +
-                        (dir / "m.json") + " --report " + (dir / "p.json"));
+  auto plain =
+      run_veil("train --protocol privet-plain --trees 4 --data " +
+               breast_cancer + " --set privet.approximate=true --model-out " +
+               (dir / "m.json") + " --report " + (dir / "p.json"));
   BOOST_REQUIRE_MESSAGE(plain.status == 0, plain.output);
   auto secure = run_veil("train --protocol privet --parties 4 --trees 4 "
                          "--quiet --data " +
@@ -179,12 +179,12 @@ BOOST_AUTO_TEST_CASE(secure_refuses_what_it_cannot_do_yet) {
                        " --set privet.hide_buckets=true");
   BOOST_TEST(hide.status == 2);
   BOOST_TEST(contains(hide.output, "only for --protocol privet"), hide.output);
-  auto one = run_veil("train --protocol privet --parties 1 --data " +
-                      breast_cancer);
+  auto one =
+      run_veil("train --protocol privet --parties 1 --data " + breast_cancer);
   BOOST_TEST(one.status == 2);
   BOOST_TEST(contains(one.output, "2 to 256 computing parties"), one.output);
-  auto budget = run_veil("train --protocol privet --epsilon 1 --data " +
-                         breast_cancer);
+  auto budget =
+      run_veil("train --protocol privet --epsilon 1 --data " + breast_cancer);
   BOOST_TEST(budget.status == 2);
   BOOST_TEST(contains(budget.output, "adds no noise"), budget.output);
 }

@@ -16,8 +16,8 @@
 
 #include "messages/feverless.hpp"
 #include "messages/opboost.hpp"
-#include "messages/privet.hpp"
 #include "messages/plain.hpp"
+#include "messages/privet.hpp"
 #include "messages/session.hpp"
 #include "messages/wire_size.hpp"
 
