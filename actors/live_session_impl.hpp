@@ -322,7 +322,10 @@ bool live_session<P>::open(given_config cfg, const local_options& opts) {
     s.result.rows = specs.empty() ? 0 : specs[0].features.rows();
     std::vector<caf::actor> parties;
     for (std::size_t c = 0; c < specs.size(); ++c) {
-      s.result.features.push_back(specs[c].features.feature_names());
+      // Named columns (vertical protocols); a horizontal protocol's
+      // parties all have the same ones, unnamed.
+      if constexpr (requires { specs[c].features.feature_names(); })
+        s.result.features.push_back(specs[c].features.feature_names());
       parties.push_back(impl::hooks::spawn_given(
           *s.own_sys, std::move(specs[c]), cfg, static_cast<std::int32_t>(c)));
     }

@@ -105,7 +105,7 @@ caf::result<caf::ok_atom> host_roster(host_actor<Hooks>* self,
   auto& st = self->state;
   if (st.index >= 0)
     return session_error(errc::bad_request, st.me + ": got a second roster");
-  auto at = check_roster(st.me, r, peers, self->address());
+  auto at = check_roster(st.me, r, peers, self->address(), st.seed_index);
   if (!at)
     return std::move(at.error());
   if (st.test_seed && *at != st.seed_index)

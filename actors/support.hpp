@@ -202,12 +202,19 @@ byte_stats_of(const std::string& party, const byte_counts& bytes,
 
 /// The index of the party at `self_addr` in a roster of `handles`: the
 /// roster's own, or (-1 there: one roster message for every party) found
-/// by address; -1 when it is not there.
+/// by address, at `hint` first (the index it was spawned with: a star of
+/// 100,000 parties would otherwise scan 100,000 handles at each); -1 when
+/// it is not there.
 inline std::int32_t roster_index(const protocols::session::roster& r,
                                  const std::vector<caf::actor>& handles,
-                                 const caf::actor_addr& self_addr) {
+                                 const caf::actor_addr& self_addr,
+                                 std::int32_t hint = -1) {
   if (r.self >= 0)
     return r.self;
+  if (hint >= 0 && static_cast<std::size_t>(hint) < handles.size() &&
+      handles[static_cast<std::size_t>(hint)] &&
+      handles[static_cast<std::size_t>(hint)].address() == self_addr)
+    return hint;
   // Ids first: comparing addresses costs two reference counts each.
   auto id = self_addr.id();
   for (std::size_t q = 0; q < handles.size(); ++q)
@@ -225,10 +232,10 @@ inline std::int32_t roster_index(const protocols::session::roster& r,
 inline caf::expected<std::int32_t>
 check_roster(const std::string& me, const protocols::session::roster& r,
              const std::vector<caf::actor>& peers,
-             const caf::actor_addr& self_addr) {
+             const caf::actor_addr& self_addr, std::int32_t hint = -1) {
   using protocols::session::errc;
   auto n = peers.size();
-  auto at = roster_index(r, peers, self_addr);
+  auto at = roster_index(r, peers, self_addr, hint);
   if (n != r.names.size() || at < 0 || static_cast<std::size_t>(at) >= n ||
       peers[static_cast<std::size_t>(at)].address() != self_addr ||
       r.hub < -1 || r.hub >= static_cast<std::int64_t>(n))
@@ -331,6 +338,7 @@ struct peer_state {
   std::string step = "session setup"; // the last message handled or sent
   std::uint64_t tick_epoch = 0;
   bool ticking = false;
+  bool ticking_slow = false; ///< the tick on its way checks the idle bound
   /// Has its role and ticks: when not busy, it ends after idle_timeouts
   /// timeouts without a peer's message.
   bool answering = false;
@@ -395,7 +403,13 @@ struct peer_state {
       return q != index && (r.hub < 0 || index == r.hub || q == r.hub);
     };
     std::vector<std::int32_t> peers;
-    for (std::size_t q = 0; q < handles.size(); ++q) {
+    // A star's leaf links its hub only: no walk over every party.
+    std::size_t first = 0, last = handles.size();
+    if (r.hub >= 0 && index != r.hub) {
+      first = static_cast<std::size_t>(r.hub);
+      last = first + 1;
+    }
+    for (std::size_t q = first; q < last; ++q) {
       auto qi = static_cast<std::int32_t>(q);
       if (!linked(qi))
         continue;
@@ -419,11 +433,21 @@ struct peer_state {
 template <class Actor>
 void arm_ticks(Actor* self) {
   auto& st = self->state;
-  if (st.ticking)
+  // A party that only answers checks its idle bound, far longer than a
+  // step's timeout: a tick a second at each of a star's 100,000 leaves
+  // would be 100,000 messages a second for nothing. One that becomes busy
+  // replaces its slow tick.
+  if (st.ticking && !(st.busy() && st.ticking_slow))
     return;
+  if (st.ticking)
+    ++st.tick_epoch; // the slow tick on its way is void
   st.ticking = true;
-  self->delayed_send(self, tick_period(st.timeout), messages::tick_atom::value,
-                     st.tick_epoch);
+  st.ticking_slow = !st.busy();
+  auto period = st.busy() ? tick_period(st.timeout)
+                          : std::max(tick_period(st.timeout),
+                                     std::min<std::chrono::milliseconds>(
+                                         st.idle / 16, std::chrono::seconds(60)));
+  self->delayed_send(self, period, messages::tick_atom::value, st.tick_epoch);
 }
 
 /// Whether the actor's current message comes from its session's

@@ -10,6 +10,7 @@
 #include <caf/type_id.hpp>
 
 #include "messages/feverless.hpp"
+#include "messages/ldpboost.hpp"
 #include "messages/opboost.hpp"
 #include "messages/plain.hpp"
 #include "messages/privet.hpp"
@@ -89,6 +90,11 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::dealer_seed))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::correlation_ask))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::correlation_answer))
 
+// -- LDP boosting (protocols/ldpboost/wire.hpp) --------------------------------
+
+CAF_ADD_TYPE_ID(veil, (veil::protocols::ldpboost::share_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::ldpboost::share_reply))
+
 // -- command atoms -----------------------------------------------------------
 
 CAF_ADD_ATOM(veil, veil::messages, load_atom, "load")
@@ -105,5 +111,6 @@ CAF_ADD_ATOM(veil, veil::messages, labels_atom, "labels")
 CAF_ADD_ATOM(veil, veil::messages, part_atom, "part")
 CAF_ADD_ATOM(veil, veil::messages, next_atom, "next")
 CAF_ADD_ATOM(veil, veil::messages, stop_atom, "stop")
+CAF_ADD_ATOM(veil, veil::messages, deadline_atom, "deadline")
 
 CAF_END_TYPE_ID_BLOCK(veil)

@@ -17,6 +17,22 @@ protocol_error refuse(const char* step, std::string reason) {
   return {step, std::move(reason)};
 }
 
+/// Whether member `m` reads only features below `d` and predicts classes
+/// below `classes`.
+bool fits(const member& m, std::size_t d, int classes) {
+  if (const auto* c = std::get_if<learners::nearest_centroid>(&m)) {
+    if (c->centroids.size() != static_cast<std::size_t>(classes))
+      return false;
+    for (const auto& mu : c->centroids)
+      if (!mu.empty() && mu.size() != d)
+        return false;
+    return true;
+  }
+  if (const auto* s = std::get_if<learners::stump>(&m))
+    return s->feature < d && classes == 2;
+  return std::get<learners::logistic_regression>(m).theta.size() == d;
+}
+
 /// A member as learners/samme's classifiers (predict(row) -> class).
 struct as_classifier {
   const member& m;
@@ -26,6 +42,94 @@ struct as_classifier {
 };
 
 } // namespace
+
+encoded_ensemble encode(const std::vector<member>& ensemble) {
+  encoded_ensemble e;
+  auto put = [&](double v) { e.numbers.push_back(v); };
+  for (const auto& m : ensemble) {
+    e.kinds.push_back(static_cast<std::uint8_t>(m.index()));
+    if (const auto* c = std::get_if<learners::nearest_centroid>(&m)) {
+      put(static_cast<double>(c->centroids.size()));
+      for (const auto& mu : c->centroids) {
+        put(static_cast<double>(mu.size()));
+        e.numbers.insert(e.numbers.end(), mu.begin(), mu.end());
+      }
+    } else if (const auto* s = std::get_if<learners::stump>(&m)) {
+      put(static_cast<double>(s->feature));
+      put(s->threshold);
+      put(s->leaf[0]);
+      put(s->leaf[1]);
+    } else {
+      const auto& theta = std::get<learners::logistic_regression>(m).theta;
+      put(static_cast<double>(theta.size()));
+      e.numbers.insert(e.numbers.end(), theta.begin(), theta.end());
+    }
+  }
+  return e;
+}
+
+std::optional<std::vector<member>> decode(const encoded_ensemble& e) {
+  constexpr double most = 1 << 20; // counts, lengths, features, classes
+  std::size_t at = 0;
+  auto take = [&](double& v) {
+    if (at >= e.numbers.size() || !std::isfinite(e.numbers[at]))
+      return false;
+    v = e.numbers[at++];
+    return true;
+  };
+  auto count = [&](std::size_t& n) {
+    double v = 0;
+    if (!take(v) || v < 0 || v > most || v != std::floor(v))
+      return false;
+    n = static_cast<std::size_t>(v);
+    return true;
+  };
+  std::vector<member> out;
+  for (auto kind : e.kinds) {
+    if (kind == 0) {
+      learners::nearest_centroid c;
+      std::size_t k = 0;
+      if (!count(k))
+        return std::nullopt;
+      c.centroids.resize(k);
+      for (auto& mu : c.centroids) {
+        std::size_t len = 0;
+        if (!count(len))
+          return std::nullopt;
+        mu.resize(len);
+        for (auto& v : mu)
+          if (!take(v))
+            return std::nullopt;
+      }
+      out.push_back(std::move(c));
+    } else if (kind == 1) {
+      learners::stump s;
+      std::size_t feature = 0, leaf0 = 0, leaf1 = 0;
+      if (!count(feature) || !take(s.threshold) || !count(leaf0) ||
+          !count(leaf1) || leaf0 > 1 || leaf1 > 1)
+        return std::nullopt;
+      s.feature = feature;
+      s.leaf[0] = static_cast<int>(leaf0);
+      s.leaf[1] = static_cast<int>(leaf1);
+      out.push_back(s);
+    } else if (kind == 2) {
+      learners::logistic_regression lr;
+      std::size_t d = 0;
+      if (!count(d))
+        return std::nullopt;
+      lr.theta.resize(d);
+      for (auto& v : lr.theta)
+        if (!take(v))
+          return std::nullopt;
+      out.push_back(std::move(lr));
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (at != e.numbers.size())
+    return std::nullopt;
+  return out;
+}
 
 const char* message_name(const message& m) {
   struct namer {
@@ -159,15 +263,23 @@ outcome<outbox> owner::on_message(party_id from, const message& m) {
   if (used_)
     return refuse("share_request", "this owner has answered once: its "
                                    "budget is spent");
-  if (r->alpha.size() != r->ensemble.size())
+  auto ensemble = decode(r->ensemble);
+  if (!ensemble)
+    return refuse("share_request", "a malformed ensemble");
+  if (r->alpha.size() != ensemble->size())
     return refuse("share_request", "alpha and ensemble differ in length");
+  // Members that read past this owner's features would misclassify by
+  // reading out of bounds: refused.
+  for (const auto& m : *ensemble)
+    if (!fits(m, rows_.features, params_.classes))
+      return refuse("share_request", "a member of another shape");
   used_ = true;
   const auto n = rows_.rows(), d = rows_.features;
   // Lazy SAMME weights (log domain): −log N + Σ_m α_m [y ≠ T_m(x)].
   std::vector<double> logw(n, -std::log(static_cast<double>(n)));
-  for (std::size_t m = 0; m < r->ensemble.size(); ++m)
+  for (std::size_t m = 0; m < ensemble->size(); ++m)
     for (std::size_t i = 0; i < n; ++i)
-      if (predict(r->ensemble[m], rows_.row(i)) != rows_.y[i])
+      if (predict((*ensemble)[m], rows_.row(i)) != rows_.y[i])
         logw[i] += r->alpha[m];
   std::vector<double> w(n);
   double top = *std::max_element(logw.begin(), logw.end()), total = 0;
@@ -257,7 +369,7 @@ outbox data_user::begin_attempt() {
   r.round = round_;
   r.attempt = attempt_;
   r.alpha = alpha_;
-  r.ensemble = ensemble_;
+  r.ensemble = encode(ensemble_);
   if (params_.base == learner::stump)
     r.thresholds = learners::stump::best_thresholds(own_, weights_);
   thresholds_ = r.thresholds;
@@ -377,6 +489,14 @@ outcome<outbox> data_user::on_message(party_id from, const message& m) {
   heard_.insert(from);
   replies_.push_back(*r);
   return maybe_finish();
+}
+
+std::vector<party_id> data_user::waiting() const {
+  std::vector<party_id> out;
+  for (auto q : asked_)
+    if (!heard_.contains(q))
+      out.push_back(q);
+  return out;
 }
 
 outcome<outbox> data_user::on_silent(party_id owner) {

@@ -89,6 +89,14 @@ public:
   /// with the others.
   outcome<outbox> on_silent(party_id owner);
   bool done() const { return done_; }
+  /// The attempt under way: (round, attempt), and the owners it still
+  /// waits for.
+  std::uint64_t attempt_key() const {
+    return (std::uint64_t{round_} << 32) | attempt_;
+  }
+  std::vector<party_id> waiting() const;
+  /// Accepted rounds so far.
+  std::size_t rounds_done() const { return ensemble_.size(); }
   const std::vector<double>& alpha() const { return alpha_; }
   const std::vector<member>& ensemble() const { return ensemble_; }
   const training_log& log() const { return log_; }

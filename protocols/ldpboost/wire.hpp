@@ -8,6 +8,7 @@
 // every owner each round). Plain structs, no CAF.
 
 #include <cstdint>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -22,12 +23,27 @@ using party_id = std::int32_t; ///< the data user is 0, owners 1..L
 using member = std::variant<learners::nearest_centroid, learners::stump,
                             learners::logistic_regression>;
 
+/// An ensemble as it travels: one kind per member (0 nearest centroid, 1
+/// stump, 2 logistic regression) and the members' numbers one after the
+/// other (nearest centroid: K, then per class its centroid's length and
+/// values, 0 for a class without one; stump: feature, threshold, leaf 0,
+/// leaf 1; logistic regression: d, then θ).
+struct encoded_ensemble {
+  std::vector<std::uint8_t> kinds;
+  std::vector<double> numbers;
+};
+
+encoded_ensemble encode(const std::vector<member>& ensemble);
+/// The members back; none if the encoding is malformed (a kind, a count or
+/// a class out of range, numbers missing or left over, a non-finite one).
+std::optional<std::vector<member>> decode(const encoded_ensemble& e);
+
 struct share_request {
   std::uint32_t round = 0;
   std::uint32_t attempt = 0;
   /// The accepted rounds so far: α and the classifier of each.
   std::vector<double> alpha;
-  std::vector<member> ensemble;
+  encoded_ensemble ensemble;
   /// Stumps: this round's threshold per (scaled) feature.
   std::vector<double> thresholds;
 };

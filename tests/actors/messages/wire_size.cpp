@@ -18,6 +18,7 @@
 #include "messages/opboost.hpp"
 #include "messages/plain.hpp"
 #include "messages/privet.hpp"
+#include "messages/ldpboost.hpp"
 #include "messages/session.hpp"
 #include "messages/wire_size.hpp"
 
@@ -161,6 +162,10 @@ BOOST_AUTO_TEST_CASE(opboost_messages) {
 
 BOOST_AUTO_TEST_CASE(privet_messages) {
   check_variant<protocols::privet::message>();
+}
+
+BOOST_AUTO_TEST_CASE(ldpboost_messages) {
+  check_variant<protocols::ldpboost::message>();
 }
 
 BOOST_AUTO_TEST_CASE(session_steps) {

@@ -16,96 +16,15 @@
 #include "learners/data/synthetic.hpp"
 #include "learners/samme/samme.hpp"
 #include "protocols/ldpboost/roles.hpp"
+#include "tests/protocols/ldpboost/world.hpp"
 
 namespace lb = veil::protocols::ldpboost;
 namespace learners = veil::learners;
 
 namespace {
 
-learners::labelled_rows rows_of(const learners::dataset& d, std::size_t from,
-                                std::size_t to) {
-  learners::labelled_rows r;
-  r.features = d.features();
-  for (std::size_t i = from; i < to; ++i) {
-    for (std::size_t j = 0; j < d.features(); ++j)
-      r.x.push_back(d.value(i, j));
-    r.y.push_back(static_cast<int>(d.labels()[i]));
-  }
-  return r;
-}
-
-struct world {
-  learners::dataset data;
-  std::unique_ptr<lb::data_user> user;
-  std::vector<std::unique_ptr<lb::owner>> owners; // index id − 1
-  std::vector<std::set<lb::party_id>> asked;      // per attempt
-  std::size_t per_owner;
-
-  world(std::size_t n_owners, std::size_t per, std::size_t user_rows,
-        lb::params p, std::uint64_t seed = 3)
-      : per_owner(per) {
-    learners::classification_spec spec;
-    spec.rows = n_owners * per + user_rows;
-    spec.features = 6;
-    spec.informative = 4;
-    spec.redundant = 2;
-    spec.seed = seed;
-    data = learners::make_classification(spec);
-    user = std::make_unique<lb::data_user>(
-        rows_of(data, n_owners * per, spec.rows), n_owners, p, seed);
-    for (std::size_t h = 0; h < n_owners; ++h)
-      owners.push_back(std::make_unique<lb::owner>(
-          static_cast<lb::party_id>(h + 1),
-          rows_of(data, h * per, (h + 1) * per), user->bounds(), p, seed));
-  }
-
-  /// Runs to the end; `silent` owners never answer.
-  void run(const std::set<lb::party_id>& silent = {}) {
-    std::deque<lb::envelope> to_owners;
-    auto send = [&](lb::outbox out) {
-      std::set<lb::party_id> attempt;
-      for (auto& e : out) {
-        attempt.insert(e.to);
-        to_owners.push_back(std::move(e));
-      }
-      if (!attempt.empty())
-        asked.push_back(attempt);
-    };
-    send(user->start());
-    while (!to_owners.empty()) {
-      auto e = std::move(to_owners.front());
-      to_owners.pop_front();
-      veil::protocols::outcome<lb::outbox> r = lb::outbox{};
-      if (silent.contains(e.to)) {
-        r = user->on_silent(e.to);
-      } else {
-        auto answer =
-            owners[static_cast<std::size_t>(e.to - 1)]->on_message(0, e.msg);
-        BOOST_REQUIRE(answer);
-        for (auto& a : *answer) {
-          r = user->on_message(e.to, a.msg);
-          BOOST_REQUIRE(r);
-        }
-      }
-      BOOST_REQUIRE(r);
-      send(std::move(*r));
-    }
-  }
-
-  /// The selected owners' rows of attempt `a`, scaled as the protocol.
-  learners::labelled_rows pooled(std::size_t a) const {
-    learners::labelled_rows all;
-    all.features = data.features();
-    for (auto id : asked[a]) {
-      auto r = user->bounds().apply(
-          rows_of(data, static_cast<std::size_t>(id - 1) * per_owner,
-                  static_cast<std::size_t>(id) * per_owner));
-      all.x.insert(all.x.end(), r.x.begin(), r.x.end());
-      all.y.insert(all.y.end(), r.y.begin(), r.y.end());
-    }
-    return all;
-  }
-};
+using veil::test::ldpboost::rows_of;
+using veil::test::ldpboost::world;
 
 lb::params identity(lb::learner l) {
   lb::params p;
@@ -254,6 +173,56 @@ BOOST_AUTO_TEST_CASE(boosted_centroids_learn_through_the_noise) {
   BOOST_TEST(plain > 0.7);
   BOOST_TEST(noisy > 0.6);
   BOOST_TEST(plain >= noisy - 0.02);
+}
+
+// The ensemble travels encoded (wire.hpp): every member comes back as it
+// was, and an encoding that is cut, padded or names a wrong kind is
+// refused rather than read out of bounds.
+BOOST_AUTO_TEST_CASE(ensembles_travel_encoded_and_malformed_ones_are_refused) {
+  learners::nearest_centroid ncc;
+  ncc.centroids = {{0.5, -0.25}, {}}; // class 1 without a centroid
+  learners::stump s;
+  s.feature = 1;
+  s.threshold = -0.125;
+  s.leaf[0] = 1;
+  s.leaf[1] = 0;
+  learners::logistic_regression lr;
+  lr.theta = {0.75, -1};
+  std::vector<lb::member> ensemble{ncc, s, lr};
+  auto e = lb::encode(ensemble);
+  auto back = lb::decode(e);
+  BOOST_REQUIRE(back);
+  BOOST_REQUIRE(back->size() == 3u);
+  BOOST_TEST(std::get<learners::nearest_centroid>((*back)[0]).centroids ==
+             ncc.centroids);
+  const auto& s2 = std::get<learners::stump>((*back)[1]);
+  BOOST_TEST((s2.feature == 1 && s2.threshold == -0.125 && s2.leaf[0] == 1 &&
+              s2.leaf[1] == 0));
+  BOOST_TEST(std::get<learners::logistic_regression>((*back)[2]).theta ==
+             lr.theta);
+  auto cut = e;
+  cut.numbers.pop_back();
+  BOOST_TEST(!lb::decode(cut));
+  auto padded = e;
+  padded.numbers.push_back(0);
+  BOOST_TEST(!lb::decode(padded));
+  auto kind = e;
+  kind.kinds[1] = 7;
+  BOOST_TEST(!lb::decode(kind));
+  auto huge = e;
+  huge.numbers[0] = 1e12; // a class count no one could send
+  BOOST_TEST(!lb::decode(huge));
+  // An owner refuses a stump that reads a feature it does not have.
+  world w(3, 4, 50, identity(lb::learner::stump));
+  learners::stump far;
+  far.feature = 99;
+  lb::share_request r;
+  r.alpha = {1};
+  r.ensemble = lb::encode({far});
+  r.thresholds.assign(6, 0);
+  auto refused = w.owners[0]->on_message(0, r);
+  BOOST_REQUIRE(!refused);
+  BOOST_TEST(refused.error().reason == "a member of another shape");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
