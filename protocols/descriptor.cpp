@@ -9,6 +9,7 @@
 #include "protocols/masked/descriptor.hpp"
 #include "protocols/opboost/descriptor.hpp"
 #include "protocols/plain/descriptor.hpp"
+#include "protocols/ldpboost/descriptor.hpp"
 #include "protocols/privet/descriptor.hpp"
 
 namespace veil::protocols {
@@ -110,7 +111,8 @@ setting file_setting(std::string key, std::string doc) {
 const std::vector<const descriptor*>& all_protocols() {
   static const std::vector<const descriptor*> list = {
       &centralized(),         &plain::descriptor(),  &feverless::descriptor(),
-      &opboost::descriptor(), &masked::descriptor(), &privet::descriptor()};
+      &opboost::descriptor(), &masked::descriptor(), &privet::descriptor(),
+      &ldpboost::descriptor()};
   return list;
 }
 

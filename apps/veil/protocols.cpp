@@ -3,6 +3,7 @@
 #include "apps/veil/session_config.hpp"
 
 #include "actors/feverless_session.hpp"
+#include "actors/ldpboost_session.hpp"
 #include "actors/opboost_session.hpp"
 #include "actors/privet_session.hpp"
 #include "protocols/descriptor.hpp"
@@ -56,6 +57,14 @@ int run_privet_config(const session_config& c, const train_options& o);
 int predict_privet(const prediction_plan&, const predict_options&, const model&,
                    federated_prediction&);
 
+/// ldp-boost: the rows of --data dealt ldp.samples_per_owner to each owner
+/// (every owner an actor), the data user's and the evaluation rows held
+/// out; --set takes the ldp.* keys and epsilon. No session or model files.
+int run_ldpboost_train(const train_options& o);
+int run_ldpboost_config(const session_config& c, const train_options& o);
+int predict_ldpboost(const prediction_plan&, const predict_options&,
+                     const model&, federated_prediction&);
+
 const std::vector<federated_protocol>& federated_protocols() {
   // Adding a protocol: one line here.
   static const std::vector<federated_protocol> all = {
@@ -69,6 +78,8 @@ const std::vector<federated_protocol>& federated_protocols() {
        run_masked_config, predict_plain},
       {"privet", actors::privet_party_kind, run_privet_train, run_privet_config,
        predict_privet},
+      {"ldp-boost", actors::ldpboost_party_kind, run_ldpboost_train,
+       run_ldpboost_config, predict_ldpboost},
   };
   return all;
 }

@@ -4,9 +4,9 @@
 
 namespace veil::protocols::privet {
 
-/// Privet's descriptor (protocols/descriptor.hpp). For now only its
-/// plaintext reference, `privet-plain`, runs from the command line; the
-/// secure protocol's parties are not actors yet (issue 16).
+/// Privet's descriptor (protocols/descriptor.hpp): `privet` (the secure
+/// protocol, its parties and dealer as actors) and `privet-plain` (its
+/// plaintext reference on one party).
 const protocols::descriptor& descriptor();
 
 } // namespace veil::protocols::privet
