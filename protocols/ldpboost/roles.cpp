@@ -228,12 +228,8 @@ int vote(const std::vector<double>& alpha, const std::vector<member>& ensemble,
 
 owner::owner(party_id id, learners::labelled_rows rows, const scaling& bounds,
              params p, std::uint64_t seed)
-    : id_(id), rows_(bounds.apply(std::move(rows))), params_(std::move(p)) {
-  if (seed == 0)
-    system_ = std::make_unique<crypto::system_random>();
-  else
-    seeded_.emplace(seed * 1000003u + static_cast<std::uint64_t>(id));
-}
+    : id_(id), rows_(bounds.apply(std::move(rows))), params_(std::move(p)),
+      seed_(seed) {}
 
 std::vector<double> owner::perturb(std::span<const double> v, double epsilon) {
   ++calls_;
@@ -274,6 +270,19 @@ outcome<outbox> owner::on_message(party_id from, const message& m) {
     if (!fits(m, rows_.features, params_.classes))
       return refuse("share_request", "a member of another shape");
   used_ = true;
+  // Its generator lives for its one release only: a buffered system
+  // generator is 4 KB, and a session may hold 100,000 owners.
+  if (seed_ == 0)
+    system_ = std::make_unique<crypto::system_random>();
+  else
+    seeded_.emplace(seed_ * 1000003u + static_cast<std::uint64_t>(id_));
+  struct release_generator {
+    owner& o;
+    ~release_generator() {
+      o.system_.reset();
+      o.seeded_.reset();
+    }
+  } done{*this};
   const auto n = rows_.rows(), d = rows_.features;
   // Lazy SAMME weights (log domain): −log N + Σ_m α_m [y ≠ T_m(x)].
   std::vector<double> logw(n, -std::log(static_cast<double>(n)));

@@ -60,6 +60,7 @@ private:
   party_id id_;
   learners::labelled_rows rows_; // scaled
   params params_;
+  std::uint64_t seed_;
   std::unique_ptr<crypto::system_random> system_;
   std::optional<crypto::seeded_random> seeded_;
   bool used_ = false;
