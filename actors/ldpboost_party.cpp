@@ -77,8 +77,8 @@ session::trained make_trained(const party_state& st) {
   report.burned = log.burned;
   report.silent = log.silent;
   report.stopped = log.stopped;
-  report.staged_test_errors =
-      lb::staged_errors(u.alpha(), u.ensemble(), st.classes, st.bounds, st.eval);
+  report.staged_test_errors = lb::staged_errors(u.alpha(), u.ensemble(),
+                                                st.classes, st.bounds, st.eval);
   session::trained out;
   out.seconds = seconds_since(st.started);
   out.report = messages::pack(report);
@@ -87,7 +87,8 @@ session::trained make_trained(const party_state& st) {
 
 /// An LDP boosting party (the data user or an owner) on the shared role
 /// host (actors/role_host.hpp).
-struct party_hooks : loading_party_hooks<party_state> {
+struct party_hooks : loading_party_hooks<party_state>,
+                     no_part_hooks<party_state> {
   using state = party_state;
   using spec = ldpboost_party_spec;
   using settings = ldp::roster_settings;
@@ -116,7 +117,8 @@ struct party_hooks : loading_party_hooks<party_state> {
     if (r.lower.size() != spec.features.features ||
         r.upper.size() != spec.features.features)
       throw input_error("the roster's scaling bounds are for " +
-                        std::to_string(r.lower.size()) + " features; this "
+                        std::to_string(r.lower.size()) +
+                        " features; this "
                         "party's rows have " +
                         std::to_string(spec.features.features));
     st.bounds.lower = r.lower;
@@ -126,7 +128,8 @@ struct party_hooks : loading_party_hooks<party_state> {
     if (at == 0) {
       st.user = std::make_unique<lb::data_user>(
           std::move(spec.features), peers.size() - 1, r.params,
-          r.pick_seed != 0 ? r.pick_seed : protocols::crypto::system_random{}());
+          r.pick_seed != 0 ? r.pick_seed
+                           : protocols::crypto::system_random{}());
       st.eval = std::move(spec.eval);
     } else {
       st.owner = std::make_unique<lb::owner>(at, std::move(spec.features),
@@ -215,21 +218,6 @@ struct party_hooks : loading_party_hooks<party_state> {
       on_deadline(self, key);
     }};
   }
-  // The ensemble is the data user's whole model: the report carries it;
-  // the session's check refuses model part files.
-  static caf::result<std::uint64_t> save_part(party_actor* self,
-                                              session::part_request&) {
-    return no_parts(self);
-  }
-  static caf::result<std::uint64_t> restore_part(party_actor* self,
-                                                 session::part_request&) {
-    return no_parts(self);
-  }
-  static caf::error no_parts(party_actor* self) {
-    return session_error(errc::bad_request,
-                         self->state.me + ": LDP boosting keeps no model part "
-                                          "files");
-  }
 };
 
 using driver = session_driver<ldpboost_outcome>;
@@ -317,7 +305,9 @@ struct session_hooks<ldpboost_protocol>
 
 template class live_session<ldpboost_protocol>;
 
-party_kind ldpboost_party_kind() { return kind_of<party_hooks>("ldp-boost"); }
+party_kind ldpboost_party_kind() {
+  return kind_of<party_hooks>("ldp-boost");
+}
 
 caf::actor spawn_ldpboost_party(caf::actor_system& sys,
                                 ldpboost_party_spec spec,

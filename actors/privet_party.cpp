@@ -129,7 +129,8 @@ pv::outbox started(protocols::outcome<pv::outbox> r) {
 
 /// A Privet party (a computing party or the dealer) on the shared role
 /// host (actors/role_host.hpp).
-struct party_hooks : loading_party_hooks<party_state> {
+struct party_hooks : loading_party_hooks<party_state>,
+                     no_part_hooks<party_state> {
   using state = party_state;
   using spec = privet_party_spec;
   using settings = pvt::roster_settings;
@@ -229,20 +230,6 @@ struct party_hooks : loading_party_hooks<party_state> {
     report_finished(
         self, *st.party, [&] { return make_trained(st); },
         [](session::predicted&) {});
-  }
-  // The session's check refuses model parts before any party is asked.
-  static caf::result<std::uint64_t> save_part(party_actor* self,
-                                              session::part_request&) {
-    return no_parts(self);
-  }
-  static caf::result<std::uint64_t> restore_part(party_actor* self,
-                                                 session::part_request&) {
-    return no_parts(self);
-  }
-  static caf::error no_parts(party_actor* self) {
-    return session_error(errc::bad_request,
-                         self->state.me + ": Privet's parties keep no model "
-                                          "part files yet");
   }
 };
 

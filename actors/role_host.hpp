@@ -72,6 +72,27 @@ struct loading_party_hooks {
   static caf::message_handler extra(actor*) { return {}; }
 };
 
+/// The part steps of a protocol whose parties keep no model part files
+/// (its session's check refuses --model-out before any party is asked): a
+/// party asked anyway refuses, naming itself.
+template <class State>
+struct no_part_hooks {
+  using actor = caf::stateful_actor<State>;
+  static caf::result<std::uint64_t>
+  save_part(actor* self, protocols::session::part_request&) {
+    return refuse(self);
+  }
+  static caf::result<std::uint64_t>
+  restore_part(actor* self, protocols::session::part_request&) {
+    return refuse(self);
+  }
+  static caf::error refuse(actor* self) {
+    return session_error(protocols::session::errc::bad_request,
+                         self->state.me + ": this protocol's parties keep no "
+                                          "model part files");
+  }
+};
+
 /// Hands one wire message to the role and routes what it answers.
 template <class Hooks, class T>
 void host_wire(host_actor<Hooks>* self, T& x) {

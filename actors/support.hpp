@@ -443,10 +443,11 @@ void arm_ticks(Actor* self) {
     ++st.tick_epoch; // the slow tick on its way is void
   st.ticking = true;
   st.ticking_slow = !st.busy();
-  auto period = st.busy() ? tick_period(st.timeout)
-                          : std::max(tick_period(st.timeout),
-                                     std::min<std::chrono::milliseconds>(
-                                         st.idle / 16, std::chrono::seconds(60)));
+  auto period = st.busy()
+                    ? tick_period(st.timeout)
+                    : std::max(tick_period(st.timeout),
+                               std::min<std::chrono::milliseconds>(
+                                   st.idle / 16, std::chrono::seconds(60)));
   self->delayed_send(self, period, messages::tick_atom::value, st.tick_epoch);
 }
 

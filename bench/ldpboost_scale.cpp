@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
   spec.redundant = 10;
   spec.seed = 1;
   int classes = 2;
-  auto all = lb::rows_of(learners::make_classification(spec), "synthetic",
-                         classes);
+  auto all =
+      lb::rows_of(learners::make_classification(spec), "synthetic", classes);
   auto train = lb::slice(all, 0, owners * per_owner);
   auto user = lb::slice(all, owners * per_owner, 10000);
   auto test = lb::slice(all, owners * per_owner + 10000, 10000);
@@ -92,16 +92,15 @@ int main(int argc, char** argv) {
   std::cout << std::fixed << std::setprecision(3) << owners << " owners of "
             << per_owner << " rows, H = " << p.owners_per_round
             << ", NCC through Piecewise at eps 5, one process\n"
-            << "  resident memory the owners add: "
-            << (after - before) / 1e6 << " MB, "
-            << (after - before) / static_cast<double>(owners)
+            << "  resident memory the owners add: " << (after - before) / 1e6
+            << " MB, " << (after - before) / static_cast<double>(owners)
             << " bytes per owner (its actor, role, rows; the session's "
                "given data freed)\n"
             << "  open (spawn every party, hand out the roster): "
             << open_seconds << " s\n"
             << "  training: " << r.ensemble.size() << " rounds accepted in "
-            << attempts << " attempts, " << r.train_seconds << " s: "
-            << r.train_seconds / attempts << " s per attempt of "
+            << attempts << " attempts, " << r.train_seconds
+            << " s: " << r.train_seconds / attempts << " s per attempt of "
             << p.owners_per_round << " owners\n"
             << "  test error by round:";
   for (auto e : r.staged_test_errors)

@@ -90,7 +90,8 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::dealer_seed))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::correlation_ask))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::correlation_answer))
 
-// -- LDP boosting (protocols/ldpboost/wire.hpp) --------------------------------
+// -- LDP boosting (protocols/ldpboost/wire.hpp)
+// --------------------------------
 
 CAF_ADD_TYPE_ID(veil, (veil::protocols::ldpboost::share_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::ldpboost::share_reply))

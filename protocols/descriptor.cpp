@@ -6,10 +6,10 @@
 
 #include "learners/input_error.hpp"
 #include "protocols/feverless/descriptor.hpp"
+#include "protocols/ldpboost/descriptor.hpp"
 #include "protocols/masked/descriptor.hpp"
 #include "protocols/opboost/descriptor.hpp"
 #include "protocols/plain/descriptor.hpp"
-#include "protocols/ldpboost/descriptor.hpp"
 #include "protocols/privet/descriptor.hpp"
 
 namespace veil::protocols {

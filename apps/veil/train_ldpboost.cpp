@@ -137,8 +137,8 @@ three_sets sets_of(const train_options& o, const ldp_choice& c) {
     out.test = take(c.test_fraction);
   classes = std::max(classes, more);
   if (!c.user_data.empty())
-    out.user = lb::rows_of(learners::read_table(c.user_data, ro),
-                           c.user_data, more);
+    out.user =
+        lb::rows_of(learners::read_table(c.user_data, ro), c.user_data, more);
   else
     out.user = take(c.user_fraction);
   classes = std::max(classes, more);
@@ -164,8 +164,8 @@ std::string privacy_line(const lb::params& p, std::size_t per_owner) {
      << " release in its lifetime: epsilon = " << p.epsilon << " local DP "
      << "for its " << per_owner << " rows together";
   if (p.base == lb::learner::ncc)
-    os << " (each row released at " << p.epsilon / static_cast<double>(per_owner)
-       << ", composed)";
+    os << " (each row released at "
+       << p.epsilon / static_cast<double>(per_owner) << ", composed)";
   os << "; its label is released in the clear with its row (NCC), as in "
         "the paper; the data user's own rows are its own";
   return os.str();
@@ -208,7 +208,8 @@ int run_ldpboost_train(const train_options& o) {
   actors::ldpboost_outcome out;
   {
     progress_printer progress(o.quiet, "round");
-    out = actors::ldpboost_session::run(std::move(cfg), {}, progress.callback());
+    out =
+        actors::ldpboost_session::run(std::move(cfg), {}, progress.callback());
   }
   if (!out.ok())
     return session_failure(out);
@@ -216,7 +217,8 @@ int run_ldpboost_train(const train_options& o) {
   double wrong = 0;
   for (std::size_t i = 0; i < r.margins.size(); ++i)
     wrong += r.margins[i] != r.labels[i];
-  double error = r.margins.empty() ? 0 : wrong / static_cast<double>(r.margins.size());
+  double error =
+      r.margins.empty() ? 0 : wrong / static_cast<double>(r.margins.size());
   std::cout << "trained " << r.ensemble.size() << " " << lb::to_string(c.p.base)
             << " rounds with " << owners << " owners (" << r.burned
             << " asked, " << r.silent << " silent, " << r.rejected
@@ -252,37 +254,36 @@ int run_ldpboost_train(const train_options& o) {
     std::uint64_t sent = 0;
     for (const auto& q : r.parties)
       sent += q.bytes.total_sent();
-    json report = {
-        {"veil_version", VEIL_VERSION},
-        {"protocol", "ldp-boost"},
-        {"data", sets.name},
-        {"owners", owners},
-        {"samples_per_owner", c.per_owner},
-        {"user_rows", sets.user.rows()},
-        {"test_rows", sets.test.rows()},
-        {"classes", c.p.classes},
-        {"params",
-         {{"learner", lb::to_string(c.p.base)},
-          {"mechanism", lb::to_string(c.p.mech)},
-          {"epsilon", c.p.epsilon},
-          {"rounds", c.p.rounds},
-          {"owners_per_round", c.p.owners_per_round},
-          {"max_attempts", c.p.max_attempts}}},
-        {"metrics", {{"accuracy", 1 - error}, {"error", error}}},
-        {"metrics_on", "test"},
-        {"staged_test_errors", r.staged_test_errors},
-        {"ensemble", members},
-        {"scaling", {{"lower", r.lower}, {"upper", r.upper}}},
-        {"owners_asked", r.burned},
-        {"owners_silent", r.silent},
-        {"attempts_rejected", r.rejected},
-        {"stopped", r.stopped},
-        {"train_seconds", r.train_seconds},
-        {"bytes", {{"total", sent}}},
-        {"privacy",
-         {{"mechanism", lb::to_string(c.p.mech)},
-          {"epsilon_per_owner", c.p.epsilon},
-          {"statement", privacy_line(c.p, c.per_owner)}}}};
+    json report = {{"veil_version", VEIL_VERSION},
+                   {"protocol", "ldp-boost"},
+                   {"data", sets.name},
+                   {"owners", owners},
+                   {"samples_per_owner", c.per_owner},
+                   {"user_rows", sets.user.rows()},
+                   {"test_rows", sets.test.rows()},
+                   {"classes", c.p.classes},
+                   {"params",
+                    {{"learner", lb::to_string(c.p.base)},
+                     {"mechanism", lb::to_string(c.p.mech)},
+                     {"epsilon", c.p.epsilon},
+                     {"rounds", c.p.rounds},
+                     {"owners_per_round", c.p.owners_per_round},
+                     {"max_attempts", c.p.max_attempts}}},
+                   {"metrics", {{"accuracy", 1 - error}, {"error", error}}},
+                   {"metrics_on", "test"},
+                   {"staged_test_errors", r.staged_test_errors},
+                   {"ensemble", members},
+                   {"scaling", {{"lower", r.lower}, {"upper", r.upper}}},
+                   {"owners_asked", r.burned},
+                   {"owners_silent", r.silent},
+                   {"attempts_rejected", r.rejected},
+                   {"stopped", r.stopped},
+                   {"train_seconds", r.train_seconds},
+                   {"bytes", {{"total", sent}}},
+                   {"privacy",
+                    {{"mechanism", lb::to_string(c.p.mech)},
+                     {"epsilon_per_owner", c.p.epsilon},
+                     {"statement", privacy_line(c.p, c.per_owner)}}}};
     learners::write_files_atomically({{o.report, report.dump(2) + "\n"}});
   }
   return 0;

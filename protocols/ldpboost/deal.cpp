@@ -21,9 +21,8 @@ learners::labelled_rows rows_of(const learners::dataset& d,
   for (std::size_t i = 0; i < d.rows(); ++i) {
     float y = d.labels()[i];
     if (!(y >= 0) || y != std::floor(y) || y > 1e6)
-      throw input_error(what + ": row " + std::to_string(i + 1) +
-                        ": label " + std::to_string(y) +
-                        " is not a class 0, 1, 2, ...");
+      throw input_error(what + ": row " + std::to_string(i + 1) + ": label " +
+                        std::to_string(y) + " is not a class 0, 1, 2, ...");
     out.y.push_back(static_cast<int>(y));
     top = std::max(top, static_cast<int>(y));
     for (std::size_t j = 0; j < d.features(); ++j) {

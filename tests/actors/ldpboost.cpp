@@ -62,6 +62,22 @@ std::vector<actors::ldpboost_party_spec> specs_of(const world& w) {
   return out;
 }
 
+/// The run of the parties of `specs` (names, the data user's bounds).
+actors::ldpboost_run
+run_of(const std::vector<actors::ldpboost_party_spec>& specs,
+       std::chrono::milliseconds timeout) {
+  actors::ldpboost_run run;
+  run.params = boosted();
+  auto bounds = lb::scaling::of(specs[0].features);
+  run.lower = bounds.lower;
+  run.upper = bounds.upper;
+  run.timeout = timeout;
+  run.predict = false;
+  for (const auto& s : specs)
+    run.names.push_back(s.name);
+  return run;
+}
+
 /// An owner that answers the session steps and never a share request.
 caf::behavior silent_owner(caf::event_based_actor* self) {
   self->set_default_handler(caf::skip);
@@ -126,23 +142,15 @@ BOOST_AUTO_TEST_CASE(actors_boost_what_the_roles_boost) {
 BOOST_AUTO_TEST_CASE(silent_owners_are_skipped_and_counted) {
   world w(owners, per_owner, user_rows, boosted(), seed);
   auto specs = specs_of(w);
-  actors::ldpboost_run run;
-  run.params = boosted();
-  auto bounds = lb::scaling::of(specs[0].features);
-  run.lower = bounds.lower;
-  run.upper = bounds.upper;
+  auto run = run_of(specs, 600ms); // owners are skipped after 300 ms
   run.pick_seed = seed;
-  run.timeout = 600ms; // owners are skipped after 300 ms
-  run.predict = false;
   std::vector<caf::actor> parties;
   for (std::size_t q = 0; q < specs.size(); ++q) {
-    run.names.push_back(specs[q].name);
     // Every tenth owner never answers.
-    parties.push_back(q > 0 && q % 10 == 0
-                          ? sys.spawn(silent_owner)
-                          : actors::spawn_ldpboost_party(
-                                sys, std::move(specs[q]), seed,
-                                static_cast<std::int32_t>(q)));
+    parties.push_back(q > 0 && q % 10 == 0 ? sys.spawn(silent_owner)
+                                           : actors::spawn_ldpboost_party(
+                                                 sys, std::move(specs[q]), seed,
+                                                 static_cast<std::int32_t>(q)));
   }
   auto out = actors::run_ldpboost_actors(sys, parties, run);
   BOOST_REQUIRE_MESSAGE(out.ok(), out.error);
@@ -157,16 +165,9 @@ BOOST_AUTO_TEST_CASE(silent_owners_are_skipped_and_counted) {
 BOOST_AUTO_TEST_CASE(an_owner_that_ends_ends_the_session) {
   world w(owners, per_owner, user_rows, boosted(), seed);
   auto specs = specs_of(w);
-  actors::ldpboost_run run;
-  run.params = boosted();
-  auto bounds = lb::scaling::of(specs[0].features);
-  run.lower = bounds.lower;
-  run.upper = bounds.upper;
-  run.timeout = 5s;
-  run.predict = false;
+  auto run = run_of(specs, 5s);
   std::vector<caf::actor> parties;
   for (std::size_t q = 0; q < specs.size(); ++q) {
-    run.names.push_back(specs[q].name);
     parties.push_back(actors::spawn_ldpboost_party(
         sys, std::move(specs[q]), {}, static_cast<std::int32_t>(q)));
   }

@@ -25,8 +25,8 @@ BOOST_AUTO_TEST_CASE(boosts_on_the_synthetic_data_and_reports_each_round) {
   const std::string common =
       "train --protocol ldp-boost --rows 40000 --seed 1 --trees 5 "
       "--set ldp.owners_per_round=500 --quiet --report ";
-  auto plain = run_veil(common + (dir / "i.json") +
-                        " --set ldp.mechanism=identity");
+  auto plain =
+      run_veil(common + (dir / "i.json") + " --set ldp.mechanism=identity");
   BOOST_REQUIRE_MESSAGE(plain.status == 0, plain.output);
   auto noisy = run_veil(common + (dir / "p.json") + " --epsilon 7");
   BOOST_REQUIRE_MESSAGE(noisy.status == 0, noisy.output);

@@ -15,10 +15,10 @@
 #include <caf/deserializer.hpp>
 
 #include "messages/feverless.hpp"
+#include "messages/ldpboost.hpp"
 #include "messages/opboost.hpp"
 #include "messages/plain.hpp"
 #include "messages/privet.hpp"
-#include "messages/ldpboost.hpp"
 #include "messages/session.hpp"
 #include "messages/wire_size.hpp"
 

@@ -20,8 +20,8 @@ namespace veil::test::ldpboost {
 namespace lb = veil::protocols::ldpboost;
 namespace learners = veil::learners;
 
-inline learners::labelled_rows rows_of(const learners::dataset& d, std::size_t from,
-                                std::size_t to) {
+inline learners::labelled_rows rows_of(const learners::dataset& d,
+                                       std::size_t from, std::size_t to) {
   learners::labelled_rows r;
   r.features = d.features();
   for (std::size_t i = from; i < to; ++i) {
