@@ -177,9 +177,10 @@ struct party_hooks : loading_party_hooks<party_state>,
             st.me + ": train before the roster, or a second time");
       return;
     }
-    // Party 0 reports the training and is busy with it (it fails the
-    // session when no peer answers within the timeout); the others and
-    // the dealer answer within the idle bound.
+    // Every party answers within the idle bound until the online phase
+    // begins (the dealer's dry run may take longer than one step's
+    // timeout); then party 0 is busy training (see after_step) and reports
+    // it.
     if (st.dealer)
       begin_work(
           self, nullptr,
@@ -199,8 +200,8 @@ struct party_hooks : loading_party_hooks<party_state>,
           after_step);
     else
       begin_work(
-          self, st.index == 0 ? &peer_state::training : nullptr,
-          [&] { return started(st.party->start()); }, after_step);
+          self, nullptr, [&] { return started(st.party->start()); },
+          after_step);
   }
   static void predict(party_actor* self) {
     auto& st = self->state;
@@ -225,8 +226,14 @@ struct party_hooks : loading_party_hooks<party_state>,
     auto& st = self->state;
     if (st.index != 0 || !st.party)
       return;
-    if (!st.online_since && st.party->rounds() > 0)
+    if (!st.online_since && st.party->rounds() > 0) {
+      // The online phase began: from now on party 0 is busy training and
+      // fails the session when no peer answers within the timeout. Before,
+      // the dealer's dry run may take longer than one step's timeout.
       st.online_since = clock_type::now();
+      st.training = true;
+      arm_ticks(self);
+    }
     report_finished(
         self, *st.party, [&] { return make_trained(st); },
         [](session::predicted&) {});
