@@ -57,15 +57,15 @@ outcome<outbox> computing_party::pump() {
         if (training_) {
           model_ = training_->result();
           training_.reset();
-          if (predict_waits_) {
-            // Asked to predict while its last rounds were still coming.
-            predict_waits_ = false;
-            begin_predict();
-            continue;
-          }
         } else {
           scores_ = predicting_->result();
           predicting_.reset();
+        }
+        if (waiting_rows_) {
+          // Asked to predict while its last round (of training or of the
+          // previous prediction) was still coming.
+          begin_predict();
+          continue;
         }
       } catch (const std::exception& e) {
         training_.reset();
@@ -190,22 +190,23 @@ outcome<outbox> computing_party::on_message(party_id from, const message& m) {
 }
 
 outcome<outbox> computing_party::start_predict(learners::dataset rows) {
-  if (!started_ || predicting_ || predict_waits_)
+  if (!started_ || waiting_rows_)
     return refuse("predict", "before training, or twice at once");
-  rows_ = std::move(rows);
-  scores_.reset();
-  // The label holder may finish training (and the session ask for a
-  // prediction) before this party has the last round's words: the
-  // prediction starts when its training ends.
-  if (!model_) {
-    predict_waits_ = true;
+  waiting_rows_ = std::move(rows);
+  // The label holder may finish training or a prediction (and the session
+  // ask for the next prediction) before this party has that last round's
+  // words: the prediction starts when they have come.
+  if (!model_ || predicting_)
     return outbox{};
-  }
   begin_predict();
   return pump();
 }
 
 void computing_party::begin_predict() {
+  // The rows the finished task read are gone only now.
+  rows_ = std::move(*waiting_rows_);
+  waiting_rows_.reset();
+  scores_.reset();
   predicting_.emplace(predict(*party_, *model_, map_, rows_, params_.depth));
   predicting_->start();
 }

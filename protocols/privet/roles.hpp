@@ -41,9 +41,9 @@ public:
   bool training_done() const { return trained(); }
   const party_model& model() const { return *model_; }
   /// Starts a prediction of `rows` (this party's columns of them) after
-  /// training (any number of times; asked while training, it starts when
-  /// training ends): SecInfer, and the scores to the label holder
-  /// (train.hpp's predict).
+  /// training (any number of times; asked while training or the previous
+  /// prediction is still finishing, it starts after): SecInfer, and the
+  /// scores to the label holder (train.hpp's predict).
   outcome<outbox> start_predict(learners::dataset rows);
   bool predicted() const { return scores_.has_value(); }
   bool predict_done() const { return predicted(); }
@@ -66,7 +66,8 @@ private:
   learners::dataset own_, rows_;
   std::uint64_t own_seed_;
   bool started_ = false;
-  bool predict_waits_ = false; ///< asked to predict before training ended
+  /// Rows asked for before the training or the previous prediction ended.
+  std::optional<learners::dataset> waiting_rows_;
   std::optional<crypto::key32> seed_;
   std::unique_ptr<mpc::party> party_;
   std::optional<mpc::task<party_model>> training_;

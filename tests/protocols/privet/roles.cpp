@@ -112,6 +112,11 @@ BOOST_AUTO_TEST_CASE(roles_train_what_the_runtime_trains) {
         BOOST_REQUIRE(r);
         pump.post(q, std::move(*r));
       }
+      // The last party is asked again while its first prediction is under
+      // way: the second starts after it.
+      auto again = parties[n - 1]->start_predict(te.parts[n - 1]);
+      BOOST_REQUIRE(again);
+      BOOST_TEST(again->empty());
       pump.run();
       // The scores go to the label holder only: the sum of the runtime's
       // shares there, nothing elsewhere.
@@ -123,6 +128,16 @@ BOOST_AUTO_TEST_CASE(roles_train_what_the_runtime_trains) {
       for (int q = 1; q < n; ++q)
         BOOST_TEST(parties[static_cast<std::size_t>(q)]->scores().empty());
       BOOST_TEST(dealer.correction_words() == net.dealer_words());
+      // The second prediction: the same rows, fresh masks, the same sums.
+      for (int q = 0; q + 1 < n; ++q) {
+        auto r = parties[static_cast<std::size_t>(q)]->start_predict(
+            te.parts[static_cast<std::size_t>(q)]);
+        BOOST_REQUIRE(r);
+        pump.post(q, std::move(*r));
+      }
+      pump.run();
+      BOOST_REQUIRE(parties[0]->predicted());
+      BOOST_TEST(parties[0]->scores() == sum);
     }
   }
 }
