@@ -388,8 +388,19 @@ struct generate_options {
   std::uint64_t seed = 42;
   double test_fraction = 0;
   std::string out;
+  /// --kind bovw (LDP boosting's image features, spec ldp-boosting §7.1-7.2):
+  /// the CSVs of 28x28 images (pixels 0..255, then label) pooled, the two
+  /// classes kept ("A,B": A becomes 0, B 1), the vocabulary's size, and
+  /// the training images per class after augmentation.
+  std::vector<std::string> images;
+  std::string pair = "0,6";
+  int words = 100;
+  std::size_t per_class = 20000;
 };
 
 int run_generate(const generate_options& opts);
+/// --kind bovw: writes OUT's _train (augmented), _test and _user (1,000
+/// originals per class each) feature CSVs.
+int run_generate_bovw(const generate_options& opts);
 
 } // namespace veil::apps

@@ -254,7 +254,9 @@ int main(int argc, char** argv) {
   auto* gen = app.add_subcommand(
       "generate", "Write deterministic synthetic data (scikit-learn's "
                   "make_classification / make_regression shape) as CSV");
-  gen->add_option("--kind", g.kind, "classification or regression")
+  gen->add_option("--kind", g.kind,
+                  "classification, regression, or bovw (LDP boosting's "
+                  "image features from --images)")
       ->capture_default_str();
   gen->add_option("--rows", g.rows, "Rows")->capture_default_str();
   gen->add_option("--features", g.features, "Features")->capture_default_str();
@@ -271,6 +273,21 @@ int main(int argc, char** argv) {
   gen->add_option("--test-fraction", g.test_fraction,
                   "Also write this share of the rows to OUT with "
                   "\"_test\" before the extension (the rest to \"_train\")")
+      ->capture_default_str();
+  gen->add_option("--images", g.images,
+                  "--kind bovw: CSVs of 28x28 images (784 pixel columns, "
+                  "then label), pooled (MNIST's or Fashion-MNIST's train and "
+                  "test files)");
+  gen->add_option("--pair", g.pair,
+                  "--kind bovw: the two classes A,B (A becomes 0, B 1)")
+      ->capture_default_str();
+  gen->add_option("--words", g.words,
+                  "--kind bovw: visual words (50 for MNIST, 100 for "
+                  "Fashion-MNIST)")
+      ->capture_default_str();
+  gen->add_option("--per-class", g.per_class,
+                  "--kind bovw: training images per class after "
+                  "augmentation")
       ->capture_default_str();
   gen->add_option("--out", g.out, "Output CSV (.gz compresses)")->required();
 

@@ -121,6 +121,8 @@ int run_export(const export_options& o) {
 }
 
 int run_generate(const generate_options& o) {
+  if (o.kind == "bovw")
+    return run_generate_bovw(o);
   dataset d;
   if (o.kind == "classification") {
     learners::classification_spec s;
@@ -141,7 +143,7 @@ int run_generate(const generate_options& o) {
     d = learners::make_regression(s);
   } else {
     throw input_error("--kind " + o.kind +
-                      ": expected classification or regression");
+                      ": expected classification, regression or bovw");
   }
   if (o.test_fraction <= 0) {
     learners::write_csv(d, o.out);

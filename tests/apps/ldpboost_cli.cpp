@@ -80,4 +80,22 @@ BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_take) {
              missing.output);
 }
 
+BOOST_AUTO_TEST_CASE(image_features_refuse_what_they_cannot_read) {
+  temp_dir dir;
+  auto none = run_veil("generate --kind bovw --out " + (dir / "f.csv"));
+  BOOST_TEST(none.status == 2);
+  BOOST_TEST(contains(none.output, "--images"), none.output);
+  std::ofstream(dir / "small.csv") << "a,b,label\n1,2,0\n";
+  auto narrow = run_veil("generate --kind bovw --images " +
+                         (dir / "small.csv") + " --out " + (dir / "f.csv"));
+  BOOST_TEST(narrow.status == 2);
+  BOOST_TEST(contains(narrow.output, "2 pixel columns, expected 784"),
+             narrow.output);
+  auto pair = run_veil("generate --kind bovw --pair 3,3 --images " +
+                       (dir / "small.csv") + " --out " + (dir / "f.csv"));
+  BOOST_TEST(pair.status == 2);
+  BOOST_TEST(contains(pair.output, "--pair 3,3"), pair.output);
+  BOOST_TEST(!std::ifstream(dir / "f_train.csv").good());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
