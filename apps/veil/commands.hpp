@@ -399,6 +399,9 @@ struct generate_options {
 };
 
 int run_generate(const generate_options& opts);
+/// `path` with `part` before its extension ("d.csv.gz", "_train":
+/// "d_train.csv.gz").
+std::string with_suffix(const std::string& path, const std::string& part);
 /// --kind bovw: writes OUT's _train (augmented), _test and _user (1,000
 /// originals per class each) feature CSVs.
 int run_generate_bovw(const generate_options& opts);

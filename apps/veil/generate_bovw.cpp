@@ -31,7 +31,8 @@ std::pair<int, int> pair_of(const std::string& text) {
   char comma = 0;
   if (!(in >> a >> comma >> b) || comma != ',' || a < 0 || b < 0 || a == b ||
       !in.eof())
-    throw input_error("--pair " + text + ": expected two different class "
+    throw input_error("--pair " + text +
+                      ": expected two different class "
                       "labels A,B");
   return {a, b};
 }
@@ -56,8 +57,7 @@ images_of(const std::vector<std::string>& files, int a, int b) {
         float v = d.value(i, j);
         if (!(v >= 0 && v <= 255))
           throw input_error(f + ": row " + std::to_string(i + 1) + ", " +
-                            d.feature_names()[j] +
-                            ": a pixel outside 0..255");
+                            d.feature_names()[j] + ": a pixel outside 0..255");
         p[j] = v / 255.0f;
       }
       out[y == a ? 0 : 1].push_back(p);
@@ -67,8 +67,9 @@ images_of(const std::vector<std::string>& files, int a, int b) {
 }
 
 /// The feature table of `images` (by class) under `vocabulary`.
-learners::dataset table_of(const std::array<std::vector<img::picture>, 2>& by_class,
-                           const std::vector<img::descriptor>& vocabulary) {
+learners::dataset
+table_of(const std::array<std::vector<img::picture>, 2>& by_class,
+         const std::vector<img::descriptor>& vocabulary) {
   std::vector<std::string> names;
   for (std::size_t k = 0; k < vocabulary.size(); ++k)
     names.push_back("w" + std::to_string(k));
@@ -102,7 +103,8 @@ int run_generate_bovw(const generate_options& o) {
     auto& all = pooled[static_cast<std::size_t>(y)];
     if (all.size() < 2 * held + 1)
       throw input_error("class " + std::to_string(y == 0 ? a : b) + ": " +
-                        std::to_string(all.size()) + " images, fewer than "
+                        std::to_string(all.size()) +
+                        " images, fewer than "
                         "the 2,001 the test and data user's sets need");
     std::shuffle(all.begin(), all.end(), rng);
     auto c = static_cast<std::size_t>(y);
@@ -122,12 +124,7 @@ int run_generate_bovw(const generate_options& o) {
       points.insert(points.end(), ds.begin(), ds.end());
     }
   auto vocabulary = img::kmeans(points, o.words, rng);
-  auto name = [&](const std::string& part) {
-    auto dot = o.out.find('.', o.out.find_last_of('/') + 1);
-    if (dot == std::string::npos)
-      return o.out + part;
-    return o.out.substr(0, dot) + part + o.out.substr(dot);
-  };
+  auto name = [&](const std::string& part) { return with_suffix(o.out, part); };
   std::vector<std::pair<std::string, learners::dataset>> outputs{
       {name("_train"), table_of(train, vocabulary)},
       {name("_test"), table_of(test, vocabulary)},

@@ -120,6 +120,13 @@ int run_export(const export_options& o) {
   return 0;
 }
 
+std::string with_suffix(const std::string& path, const std::string& part) {
+  auto dot = path.find('.', path.find_last_of('/') + 1);
+  if (dot == std::string::npos)
+    return path + part;
+  return path.substr(0, dot) + part + path.substr(dot);
+}
+
 int run_generate(const generate_options& o) {
   if (o.kind == "bovw")
     return run_generate_bovw(o);
@@ -157,12 +164,7 @@ int run_generate(const generate_options& o) {
   std::vector<std::size_t> head(d.rows() - test_rows), tail(test_rows);
   std::iota(head.begin(), head.end(), 0);
   std::iota(tail.begin(), tail.end(), head.size());
-  auto name = [&](const std::string& part) {
-    auto dot = o.out.find('.', o.out.find_last_of('/') + 1);
-    if (dot == std::string::npos)
-      return o.out + part;
-    return o.out.substr(0, dot) + part + o.out.substr(dot);
-  };
+  auto name = [&](const std::string& part) { return with_suffix(o.out, part); };
   learners::write_csv(d.select_rows(head), name("_train"));
   learners::write_csv(d.select_rows(tail), name("_test"));
   std::cout << "wrote " << name("_train") << " (" << head.size()
