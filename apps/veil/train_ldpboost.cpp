@@ -165,9 +165,11 @@ std::string privacy_line(const lb::params& p, std::size_t per_owner) {
      << "for its " << per_owner << " rows together";
   if (p.base == lb::learner::ncc)
     os << " (each row released at "
-       << p.epsilon / static_cast<double>(per_owner) << ", composed)";
-  os << "; its label is released in the clear with its row (NCC), as in "
-        "the paper; the data user's own rows are its own";
+       << p.epsilon / static_cast<double>(per_owner)
+       << ", composed); NOT covered, as in the paper (spec §6.5): each "
+          "row's label and its SAMME weight go in the clear, and the "
+          "weight tells which rows the earlier rounds misclassified";
+  os << "; the data user learns which owners took part";
   return os.str();
 }
 

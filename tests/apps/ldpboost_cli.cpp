@@ -32,6 +32,9 @@ BOOST_AUTO_TEST_CASE(boosts_on_the_synthetic_data_and_reports_each_round) {
   BOOST_REQUIRE_MESSAGE(noisy.status == 0, noisy.output);
   BOOST_TEST(contains(noisy.output, "each owner makes one piecewise release"),
              noisy.output);
+  // What epsilon does not cover is said (spec §6.5).
+  BOOST_TEST(contains(noisy.output, "its SAMME weight go in the clear"),
+             noisy.output);
   auto i = read_json(dir / "i.json"), p = read_json(dir / "p.json");
   // 40,000 rows: 20% to evaluate on, 5% at the data user, 75% dealt 4 each.
   BOOST_TEST(i["owners"] == 7500);
