@@ -51,9 +51,9 @@ picture augment(const picture& in, std::mt19937_64& rng) {
       int r0 = static_cast<int>(std::floor(sy)),
           c0 = static_cast<int>(std::floor(sx));
       double fy = sy - r0, fx = sx - c0;
-      double v = (1 - fy) * ((1 - fx) * at(in, r0, c0) + fx * at(in, r0, c0 + 1)) +
-                 fy * ((1 - fx) * at(in, r0 + 1, c0) +
-                       fx * at(in, r0 + 1, c0 + 1));
+      double v =
+          (1 - fy) * ((1 - fx) * at(in, r0, c0) + fx * at(in, r0, c0 + 1)) +
+          fy * ((1 - fx) * at(in, r0 + 1, c0) + fx * at(in, r0 + 1, c0 + 1));
       out[static_cast<std::size_t>(r * side + c)] = static_cast<float>(v);
     }
   return out;
@@ -65,7 +65,7 @@ std::vector<descriptor> hog(const picture& in) {
   std::array<std::array<float, 9>, cells * cells> cell{};
   for (int r = 0; r < side; ++r)
     for (int c = 0; c < side; ++c) {
-      bool inner_c = c > 0 && c < side - 1, inner_r = r > 0 && r < side - 1;
+      bool inner_c = c > 0 && c<side - 1, inner_r = r> 0 && r < side - 1;
       float gx = inner_c ? in[static_cast<std::size_t>(r * side + c + 1)] -
                                in[static_cast<std::size_t>(r * side + c - 1)]
                          : 0.0f;

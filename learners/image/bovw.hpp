@@ -19,9 +19,9 @@ constexpr int side = 28;
 /// A 28x28 grey image, row-major, values in [0, 1].
 using picture = std::array<float, side * side>;
 
-constexpr int cells = side / 4;             // 7 cells of 4x4 pixels a side
-constexpr int blocks = cells - 1;           // 6 blocks of 2x2 cells a side
-constexpr int block_length = 4 * 9;         // 2x2 cells, 9 bins each
+constexpr int cells = side / 4;              // 7 cells of 4x4 pixels a side
+constexpr int blocks = cells - 1;            // 6 blocks of 2x2 cells a side
+constexpr int block_length = 4 * 9;          // 2x2 cells, 9 bins each
 constexpr int descriptors = blocks * blocks; // 36 per image
 using descriptor = std::array<float, block_length>;
 

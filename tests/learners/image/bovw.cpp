@@ -86,8 +86,9 @@ BOOST_AUTO_TEST_CASE(kmeans_finds_separated_clusters) {
   for (int k = 0; k < 3; ++k) {
     bool found = false;
     for (const auto& c : centres)
-      found = found || (std::abs(c[static_cast<std::size_t>(k)] - 1) < 0.01 &&
-                        std::abs(c[static_cast<std::size_t>((k + 1) % 3)]) < 0.01);
+      found =
+          found || (std::abs(c[static_cast<std::size_t>(k)] - 1) < 0.01 &&
+                    std::abs(c[static_cast<std::size_t>((k + 1) % 3)]) < 0.01);
     BOOST_TEST(found, "cluster " << k);
   }
   BOOST_CHECK_THROW(img::kmeans(points, 301, rng), std::invalid_argument);
