@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarises bench/ldp_boosting_synthetic.sh's CSV: per learner,
+"""Summarises bench/ldp_boosting.sh's CSV: per learner,
 mechanism and epsilon, the mean and standard deviation over the seeds of
 the test error after each round (a run that stopped early keeps its last
 ensemble, so its last error carries forward), as a Markdown table

@@ -24,7 +24,7 @@
 #include "learners/data/synthetic.hpp"
 #include "learners/input_error.hpp"
 #include "protocols/ldpboost/deal.hpp"
-#include "protocols/ldpboost/descriptor.hpp"
+#include "protocols/ldpboost/settings.hpp"
 
 namespace veil::apps {
 
@@ -33,59 +33,22 @@ namespace {
 using nlohmann::json;
 namespace lb = protocols::ldpboost;
 
-/// What the ldp.* settings and the flags give.
-struct ldp_choice {
-  lb::params p;
-  std::size_t per_owner = 4;
-  std::string user_data;
-  double user_fraction = 0.05, test_fraction = 0.2;
-};
-
-ldp_choice ldp_settings_of(const train_options& o) {
-  ldp_choice c;
-  auto& p = c.p;
+/// The ldp.* settings (protocols/ldpboost/settings.hpp) after the flags.
+lb::named_settings ldp_settings_of(const train_options& o) {
+  lb::named_settings c;
   const learners::booster_params generic;
   if (o.params.rounds != generic.rounds)
-    p.rounds = o.params.rounds;
+    c.params.rounds = o.params.rounds;
   if (o.epsilon > 0)
-    p.epsilon = o.epsilon;
-  const auto& d = lb::descriptor();
+    c.params.epsilon = o.epsilon;
   for (const auto& s : o.settings) {
     auto eq = s.find('=');
     auto key = s.substr(0, eq);
     auto value = eq == std::string::npos ? std::string() : s.substr(eq + 1);
-    const auto* setting = d.find(key);
-    if (!setting)
+    if (!lb::apply_setting(c, key, value, "--set " + s))
       throw input_error("--set " + s +
                         ": ldp-boost takes --trees (rounds), --epsilon and "
                         "the ldp.* settings");
-    protocols::check_setting(*setting, value, "--set " + s);
-    auto number = [&] { return *protocols::parse_finite(value); };
-    if (key == "epsilon")
-      p.epsilon = number();
-    else if (key == "ldp.mechanism")
-      p.mech = value == "piecewise" ? lb::mechanism::piecewise
-               : value == "duchi"   ? lb::mechanism::duchi
-               : value == "laplace" ? lb::mechanism::laplace
-                                    : lb::mechanism::identity;
-    else if (key == "ldp.learner")
-      p.base = value == "ncc"     ? lb::learner::ncc
-               : value == "stump" ? lb::learner::stump
-                                  : lb::learner::lr;
-    else if (key == "ldp.owners_per_round")
-      p.owners_per_round = static_cast<std::size_t>(number());
-    else if (key == "ldp.samples_per_owner")
-      c.per_owner = static_cast<std::size_t>(number());
-    else if (key == "ldp.max_attempts")
-      p.max_attempts = static_cast<int>(number());
-    else if (key == "ldp.lambda")
-      p.lr_lambda = number();
-    else if (key == "ldp.user_data")
-      c.user_data = value;
-    else if (key == "ldp.user_fraction")
-      c.user_fraction = number();
-    else if (key == "ldp.test_fraction")
-      c.test_fraction = number();
   }
   return c;
 }
@@ -97,7 +60,7 @@ struct three_sets {
   int classes = 2;
 };
 
-three_sets sets_of(const train_options& o, const ldp_choice& c) {
+three_sets sets_of(const train_options& o, const lb::named_settings& c) {
   three_sets out;
   learners::labelled_rows all;
   int classes = 2;
@@ -192,12 +155,12 @@ int run_ldpboost_train(const train_options& o) {
   auto timeout = checked_timeout(o.timeout, "--timeout");
   auto c = ldp_settings_of(o);
   auto sets = sets_of(o, c);
-  c.p.classes = sets.classes;
-  c.p.validate();
+  c.params.classes = sets.classes;
+  c.params.validate();
   auto dealt = lb::deal_owners(sets.owners, c.per_owner, sets.user, sets.test);
   auto owners = dealt.parties.size() - 1;
   actors::ldpboost_config cfg;
-  cfg.params = c.p;
+  cfg.params = c.params;
   cfg.parties = std::move(dealt.parties);
   cfg.timeout = timeout;
   cfg.link = o.link;
@@ -206,7 +169,7 @@ int run_ldpboost_train(const train_options& o) {
             << sets.test.rows() << " to evaluate on";
   if (dealt.unused > 0)
     std::cerr << " (" << dealt.unused << " rows left over)";
-  std::cerr << "\nprivacy: " << privacy_line(c.p, c.per_owner) << "\n";
+  std::cerr << "\nprivacy: " << privacy_line(c.params, c.per_owner) << "\n";
   actors::ldpboost_outcome out;
   {
     progress_printer progress(o.quiet, "round");
@@ -221,11 +184,11 @@ int run_ldpboost_train(const train_options& o) {
     wrong += r.margins[i] != r.labels[i];
   double error =
       r.margins.empty() ? 0 : wrong / static_cast<double>(r.margins.size());
-  std::cout << "trained " << r.ensemble.size() << " " << lb::to_string(c.p.base)
-            << " rounds with " << owners << " owners (" << r.burned
-            << " asked, " << r.silent << " silent, " << r.rejected
-            << " attempts rejected) in " << std::fixed << std::setprecision(3)
-            << r.train_seconds << " s\n"
+  std::cout << "trained " << r.ensemble.size() << " "
+            << lb::to_string(c.params.base) << " rounds with " << owners
+            << " owners (" << r.burned << " asked, " << r.silent << " silent, "
+            << r.rejected << " attempts rejected) in " << std::fixed
+            << std::setprecision(3) << r.train_seconds << " s\n"
             << std::defaultfloat;
   if (!r.stopped.empty())
     std::cout << "stopped early: " << r.stopped << "\n";
@@ -233,7 +196,7 @@ int run_ldpboost_train(const train_options& o) {
   for (auto e : r.staged_test_errors)
     std::cout << " " << std::setprecision(4) << e;
   std::cout << "\ntest: accuracy " << 1 - error << "  error " << error << "\n"
-            << "privacy: " << privacy_line(c.p, c.per_owner) << "\n";
+            << "privacy: " << privacy_line(c.params, c.per_owner) << "\n";
   if (!o.report.empty()) {
     json members = json::array();
     for (std::size_t m = 0; m < r.ensemble.size(); ++m) {
@@ -263,14 +226,14 @@ int run_ldpboost_train(const train_options& o) {
                    {"samples_per_owner", c.per_owner},
                    {"user_rows", sets.user.rows()},
                    {"test_rows", sets.test.rows()},
-                   {"classes", c.p.classes},
+                   {"classes", c.params.classes},
                    {"params",
-                    {{"learner", lb::to_string(c.p.base)},
-                     {"mechanism", lb::to_string(c.p.mech)},
-                     {"epsilon", c.p.epsilon},
-                     {"rounds", c.p.rounds},
-                     {"owners_per_round", c.p.owners_per_round},
-                     {"max_attempts", c.p.max_attempts}}},
+                    {{"learner", lb::to_string(c.params.base)},
+                     {"mechanism", lb::to_string(c.params.mech)},
+                     {"epsilon", c.params.epsilon},
+                     {"rounds", c.params.rounds},
+                     {"owners_per_round", c.params.owners_per_round},
+                     {"max_attempts", c.params.max_attempts}}},
                    {"metrics", {{"accuracy", 1 - error}, {"error", error}}},
                    {"metrics_on", "test"},
                    {"staged_test_errors", r.staged_test_errors},
@@ -283,9 +246,9 @@ int run_ldpboost_train(const train_options& o) {
                    {"train_seconds", r.train_seconds},
                    {"bytes", {{"total", sent}}},
                    {"privacy",
-                    {{"mechanism", lb::to_string(c.p.mech)},
-                     {"epsilon_per_owner", c.p.epsilon},
-                     {"statement", privacy_line(c.p, c.per_owner)}}}};
+                    {{"mechanism", lb::to_string(c.params.mech)},
+                     {"epsilon_per_owner", c.params.epsilon},
+                     {"statement", privacy_line(c.params, c.per_owner)}}}};
     learners::write_files_atomically({{o.report, report.dump(2) + "\n"}});
   }
   return 0;

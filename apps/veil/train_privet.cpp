@@ -30,7 +30,7 @@
 #include "learners/metrics/metrics.hpp"
 #include "learners/table/decision_tables.hpp"
 #include "protocols/privet/deal.hpp"
-#include "protocols/privet/descriptor.hpp"
+#include "protocols/privet/settings.hpp"
 #include "protocols/privet/train.hpp"
 
 namespace veil::apps {
@@ -40,22 +40,14 @@ namespace {
 using nlohmann::json;
 namespace pv = protocols::privet;
 
-/// Keys only the secure protocol takes, and the one only the reference
-/// takes.
-bool secure_only(const std::string& key) {
-  return key == "privet.hide_buckets" || key == "privet.sigmoid" ||
-         key == "privet.truncation" || key == "privet.dealer";
-}
-
 /// The tables' settings: the paper's defaults (10 tables of depth 3,
 /// lambda 1, eta 1; pv::params) unless the flags or lambda/eta say
-/// otherwise, and the privet.* settings (`approximate` from
-/// privet.approximate, privet-plain only); every other learner setting
-/// refused. `secure`: for `privet`.
-pv::params privet_params_of(const train_options& o, learners::table_task task,
-                            bool secure, bool& approximate,
-                            bool* dealer_ahead = nullptr) {
-  pv::params p;
+/// otherwise, and the privet.* settings (protocols/privet/settings.hpp);
+/// every other learner setting refused. `secure`: for `privet`.
+pv::named_settings privet_settings_of(const train_options& o,
+                                      learners::table_task task, bool secure) {
+  pv::named_settings named;
+  auto& p = named.params;
   p.task = task;
   const learners::booster_params generic;
   if (o.params.rounds != generic.rounds)
@@ -63,32 +55,12 @@ pv::params privet_params_of(const train_options& o, learners::table_task task,
   if (o.params.tree.max_depth != generic.tree.max_depth)
     p.depth = o.params.tree.max_depth;
   learners::booster_params learner;
-  approximate = false;
-  const auto& d = pv::descriptor();
   for (const auto& s : o.settings) {
     auto eq = s.find('=');
     auto key = s.substr(0, eq);
     auto value = eq == std::string::npos ? std::string() : s.substr(eq + 1);
-    if (const auto* setting = d.find(key)) {
-      protocols::check_setting(*setting, value, "--set " + s);
-      if (secure_only(key) != secure && key != "privet.buckets")
-        throw input_error("--set " + s + ": only for --protocol " +
-                          (secure ? "privet-plain" : "privet"));
-      if (key == "privet.buckets")
-        p.buckets = static_cast<int>(*protocols::parse_finite(value));
-      else if (key == "privet.approximate")
-        approximate = value == "true";
-      else if (key == "privet.hide_buckets")
-        p.hide_buckets = value == "true";
-      else if (key == "privet.dealer" && dealer_ahead)
-        *dealer_ahead = value == "ahead";
-      else if (key == "privet.sigmoid")
-        p.paper_sigmoid = value == "paper";
-      else if (key == "privet.truncation")
-        p.truncation = value == "paper" ? protocols::mpc::truncation::paper
-                                        : protocols::mpc::truncation::exact;
+    if (pv::apply_setting(named, key, value, "--set " + s, secure))
       continue;
-    }
     if (key != "lambda" && key != "eta" && key != "reg_lambda" &&
         key != "learning_rate")
       throw input_error("--set " + s + ": " + o.protocol +
@@ -100,7 +72,7 @@ pv::params privet_params_of(const train_options& o, learners::table_task task,
     p.lambda = learner.tree.lambda;
   if (learner.tree.eta != generic.tree.eta)
     p.eta = learner.tree.eta;
-  return p;
+  return named;
 }
 
 /// The objective as a table task; refuses multi-class.
@@ -140,8 +112,9 @@ int run_privet_plain(const train_options& o) {
   if (o.link.enabled())
     throw input_error("--set net.*: privet-plain has no links to emulate");
   auto kind = learners::parse_objective(o.objective);
-  bool approximate = false;
-  auto p = privet_params_of(o, task_of(o, kind), false, approximate);
+  auto named = privet_settings_of(o, task_of(o, kind), false);
+  auto& p = named.params;
+  const bool approximate = named.approximate;
   auto data = load_train_data(o, kind);
   auto train_set = data.train;
   auto labels = prepare_labels(train_set, p);
@@ -247,9 +220,9 @@ int run_privet_secure(const train_options& o) {
                       "--protocol privet-plain writes the reference model");
   auto timeout = checked_timeout(o.timeout, "--timeout");
   auto kind = learners::parse_objective(o.objective);
-  bool approximate = false, dealer_ahead = true;
-  auto p =
-      privet_params_of(o, task_of(o, kind), true, approximate, &dealer_ahead);
+  auto named = privet_settings_of(o, task_of(o, kind), true);
+  auto& p = named.params;
+  const bool dealer_ahead = named.dealer_ahead;
   auto data = load_train_data(o, kind);
   auto train_set = data.train;
   auto labels = prepare_labels(train_set, p);

@@ -96,17 +96,22 @@ std::vector<double> staged_errors(const std::vector<double>& alpha,
                                   int classes, const scaling& bounds,
                                   const learners::labelled_rows& eval) {
   auto rows = bounds.apply(eval);
+  const auto n = rows.rows(), k = static_cast<std::size_t>(classes);
+  // Each row's votes, one member more at a time (vote()'s sums).
+  std::vector<double> votes(n * k, 0);
   std::vector<double> out;
-  for (std::size_t m = 1; m <= ensemble.size(); ++m) {
-    std::vector<double> a(alpha.begin(), alpha.begin() + static_cast<long>(m));
-    std::vector<member> e(ensemble.begin(),
-                          ensemble.begin() + static_cast<long>(m));
+  for (std::size_t m = 0; m < ensemble.size(); ++m) {
     std::size_t wrong = 0;
-    for (std::size_t i = 0; i < rows.rows(); ++i)
-      wrong += vote(a, e, classes, rows.row(i)) != rows.y[i];
-    out.push_back(rows.rows() == 0 ? 0
-                                   : static_cast<double>(wrong) /
-                                         static_cast<double>(rows.rows()));
+    for (std::size_t i = 0; i < n; ++i) {
+      auto c = predict(ensemble[m], rows.row(i));
+      if (c >= 0 && static_cast<std::size_t>(c) < k)
+        votes[i * k + static_cast<std::size_t>(c)] += alpha[m];
+      auto first = votes.begin() + static_cast<long>(i * k);
+      auto best = std::max_element(first, first + static_cast<long>(k)) - first;
+      wrong += best != rows.y[i];
+    }
+    out.push_back(n == 0 ? 0
+                         : static_cast<double>(wrong) / static_cast<double>(n));
   }
   return out;
 }
