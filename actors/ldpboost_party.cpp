@@ -47,7 +47,6 @@ struct party_state : data_party_state<ldpboost_party_spec> {
   std::unique_ptr<lb::data_user> user; // index 0
   std::unique_ptr<lb::owner> owner;    // index > 0
   learners::labelled_rows eval;        ///< the data user's
-  lb::scaling bounds;                  ///< the data user's
   int classes = 2;
   int rounds = 0;
   /// The attempt whose deadline is armed (data user).
@@ -77,8 +76,8 @@ session::trained make_trained(const party_state& st) {
   report.burned = log.burned;
   report.silent = log.silent;
   report.stopped = log.stopped;
-  report.staged_test_errors = lb::staged_errors(u.alpha(), u.ensemble(),
-                                                st.classes, st.bounds, st.eval);
+  report.staged_test_errors = lb::staged_errors(
+      u.alpha(), u.ensemble(), st.classes, u.bounds(), st.eval);
   session::trained out;
   out.seconds = seconds_since(st.started);
   out.report = messages::pack(report);
@@ -121,8 +120,6 @@ struct party_hooks : loading_party_hooks<party_state>,
                         " features; this "
                         "party's rows have " +
                         std::to_string(spec.features.features));
-    st.bounds.lower = r.lower;
-    st.bounds.upper = r.upper;
     st.classes = r.params.classes;
     st.rounds = r.params.rounds;
     if (at == 0) {
@@ -131,9 +128,16 @@ struct party_hooks : loading_party_hooks<party_state>,
           r.pick_seed != 0 ? r.pick_seed
                            : protocols::crypto::system_random{}());
       st.eval = std::move(spec.eval);
+      // The owners scale by the roster's bounds: they must be this data
+      // user's (spec §3.4), or the centroids mix two scales.
+      if (st.user->bounds().lower != r.lower ||
+          st.user->bounds().upper != r.upper)
+        throw input_error("the roster's scaling bounds are not the data "
+                          "user's own rows' range");
     } else {
       st.owner = std::make_unique<lb::owner>(at, std::move(spec.features),
-                                             st.bounds, r.params, seed_of(st));
+                                             lb::scaling{r.lower, r.upper},
+                                             r.params, seed_of(st));
       keep_watch(self); // it only answers, within the idle bound
     }
     return caf::ok_atom::value;
@@ -158,7 +162,7 @@ struct party_hooks : loading_party_hooks<party_state>,
       return;
     }
     auto start = clock_type::now();
-    auto rows = st.bounds.apply(st.eval);
+    auto rows = st.user->bounds().apply(st.eval);
     session::predicted out;
     for (std::size_t i = 0; i < rows.rows(); ++i) {
       out.margins.push_back(lb::vote(st.user->alpha(), st.user->ensemble(),

@@ -4,7 +4,8 @@
 // owners asked, the same noise; sums in another order), predicts its
 // evaluation rows, and counts every owner's one message; owners that never
 // answer are skipped after half the timeout and counted, and the rounds go
-// on; an owner that ends ends the session, naming it.
+// on; an owner that ends ends the session, naming it; scaling bounds
+// other than the data user's are refused.
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -176,6 +177,22 @@ BOOST_AUTO_TEST_CASE(an_owner_that_ends_ends_the_session) {
   BOOST_REQUIRE(!out.ok());
   BOOST_TEST((out.code == errc::party_down), out.error);
   BOOST_TEST(contains(out.error, "owner7"), out.error);
+}
+
+BOOST_AUTO_TEST_CASE(bounds_other_than_the_data_users_are_refused) {
+  world w(owners, per_owner, user_rows, boosted(), seed);
+  auto specs = specs_of(w);
+  auto run = run_of(specs, 5s);
+  run.lower[0] -= 1; // the owners would scale by another range
+  std::vector<caf::actor> parties;
+  for (std::size_t q = 0; q < specs.size(); ++q)
+    parties.push_back(actors::spawn_ldpboost_party(
+        sys, std::move(specs[q]), {}, static_cast<std::int32_t>(q)));
+  auto out = actors::run_ldpboost_actors(sys, parties, run);
+  BOOST_REQUIRE(!out.ok());
+  BOOST_TEST((out.code == errc::bad_input), out.error);
+  BOOST_TEST(contains(out.error, "scaling bounds are not the data user's"),
+             out.error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
