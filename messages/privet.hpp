@@ -43,7 +43,8 @@ typename Inspector::result_type inspect(Inspector& f, dealer_seed& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, correlation_ask& x) {
   return f(caf::meta::type_name("veil::protocols::privet::correlation_ask"),
-           x.kind, x.call, x.count, x.owner, x.length);
+           x.kind, x.call, x.count, x.owner, x.length, x.bits,
+           raw(x.operands));
 }
 
 template <class Inspector>

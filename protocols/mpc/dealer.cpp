@@ -9,27 +9,40 @@
 
 namespace veil::protocols::mpc {
 
-namespace {
-
-/// Parts per item, and which of them the last party gets corrected.
 std::size_t parts_of(item kind) {
   switch (kind) {
   case item::triple:
   case item::truncation:
   case item::bit_triple:
+  case item::trunc_mask:
     return 3;
   case item::dabit:
     return 2;
+  case item::mask:
+  case item::cross:
+    return 1;
   case item::permutation:
     return 0; // not an item stream (expand_permutation)
   }
   return 0;
 }
 
+bool corrected(item kind) { return kind != item::mask; }
+
+namespace {
+
 const char (&context_of(item kind))[9] {
   static const char triple[9] = "mpcTripl", truncation[9] = "mpcTrunc",
-                    bit_triple[9] = "mpcBTrip", dabit[9] = "mpcDaBit";
+                    bit_triple[9] = "mpcBTrip", dabit[9] = "mpcDaBit",
+                    mask[9] = "mpcMask_", trunc_mask[9] = "mpcTMask",
+                    cross[9] = "mpcCross";
   switch (kind) {
+  case item::mask:
+    return mask;
+  case item::trunc_mask:
+    return trunc_mask;
+  case item::cross:
+    return cross;
   case item::triple:
     return triple;
   case item::truncation:
@@ -200,8 +213,10 @@ words dealer::correction(item kind, std::uint64_t call, std::size_t k) const {
     }
     break;
   case item::permutation:
-    throw std::invalid_argument("mpc::dealer::correction: a permutation is "
-                                "permutation_correction's");
+  case item::mask:
+  case item::trunc_mask:
+  case item::cross:
+    throw std::invalid_argument("mpc::dealer::correction: not a plain item");
   }
   correction_words_ += out.size();
   return out;
@@ -234,10 +249,85 @@ words dealer::permutation_correction(int owner, std::uint64_t call,
   return out;
 }
 
+namespace {
+
+/// Σ over parties of part `part` of their expansions of (kind, call, k),
+/// the last party's excluded unless `with_last`.
+words sum_of(const std::vector<crypto::key32>& seeds, item kind,
+             std::uint64_t call, std::size_t k, std::size_t part,
+             bool with_last) {
+  words total(k, 0);
+  for (std::size_t p = 0; p < seeds.size(); ++p) {
+    if (!with_last && p + 1 == seeds.size())
+      break;
+    auto mine = expand_item(seeds[p], kind, call, k);
+    for (std::size_t j = 0; j < k; ++j)
+      total[j] += mine.parts[part][j];
+  }
+  return total;
+}
+
+void check_bits(int bits) {
+  if (bits <= 0 || bits >= 63)
+    throw std::invalid_argument("mpc: a truncation mask's shift is out of "
+                                "range");
+}
+
+} // namespace
+
+words dealer::value_of(const component& c) const {
+  if (c.kind != item::mask && c.kind != item::trunc_mask)
+    throw std::invalid_argument("mpc::dealer: only masks are multiplied");
+  if (c.part < 0 || static_cast<std::size_t>(c.part) >= parts_of(c.kind))
+    throw std::invalid_argument("mpc::dealer: no such part");
+  auto r = sum_of(seeds_, c.kind, c.call, c.count, 0, true);
+  if (c.part == 1) {
+    check_bits(c.bits);
+    for (auto& v : r)
+      v = (v & ~(word{1} << 63)) >> c.bits; // ρ
+  } else if (c.part == 2) {
+    for (auto& v : r)
+      v >>= 63; // μ
+  }
+  return r;
+}
+
 words dealer::answer(const correlation_request& r) const {
-  if (r.kind == item::permutation)
+  switch (r.kind) {
+  case item::permutation:
     return permutation_correction(r.owner, r.call, r.length, r.count);
-  return correction(r.kind, r.call, r.count);
+  case item::mask:
+    throw std::invalid_argument("mpc::dealer: a mask needs no correction");
+  case item::trunc_mask: { // ρ then μ, each the true value − the others'
+    check_bits(r.bits);
+    auto k = r.count;
+    auto rho = value_of({item::trunc_mask, r.call, k, r.bits, 1});
+    auto mu = value_of({item::trunc_mask, r.call, k, r.bits, 2});
+    auto rho_others = sum_of(seeds_, r.kind, r.call, k, 1, false);
+    auto mu_others = sum_of(seeds_, r.kind, r.call, k, 2, false);
+    words out(2 * k);
+    for (std::size_t j = 0; j < k; ++j) {
+      out[j] = rho[j] - rho_others[j];
+      out[k + j] = mu[j] - mu_others[j];
+    }
+    correction_words_ += out.size();
+    return out;
+  }
+  case item::cross: {
+    if (r.left.count != r.count || r.right.count != r.count)
+      throw std::invalid_argument("mpc::dealer: a cross product of vectors "
+                                  "of other lengths");
+    auto out = value_of(r.left);
+    auto b = value_of(r.right);
+    auto others = sum_of(seeds_, r.kind, r.call, r.count, 0, false);
+    for (std::size_t j = 0; j < r.count; ++j)
+      out[j] = out[j] * b[j] - others[j];
+    correction_words_ += out.size();
+    return out;
+  }
+  default:
+    return correction(r.kind, r.call, r.count);
+  }
 }
 
 correlations::correlations(int id, int parties, const crypto::key32& seed)
@@ -251,14 +341,37 @@ shares_of correlations::next(item kind, std::size_t k,
   if (kind == item::permutation)
     throw std::invalid_argument("mpc::correlations::next: use "
                                 "next_permutation");
-  auto call = calls_[static_cast<int>(kind)]++;
-  request = {kind, call, k, -1, 0};
-  return expand_item(seed_, kind, call, k);
+  request = correlation_request{};
+  request.kind = kind;
+  request.count = k;
+  return next(request);
+}
+
+shares_of correlations::next(correlation_request& request) {
+  if (request.kind == item::permutation)
+    throw std::invalid_argument("mpc::correlations::next: use "
+                                "next_permutation");
+  request.call = calls_[static_cast<int>(request.kind)]++;
+  auto out = expand_item(seed_, request.kind, request.call, request.count);
+  out.call = request.call;
+  return out;
+}
+
+std::size_t correlations::correction_length(item kind, std::size_t k) {
+  switch (kind) {
+  case item::truncation:
+  case item::trunc_mask:
+    return 2 * k;
+  case item::mask:
+    return 0;
+  default:
+    return k;
+  }
 }
 
 void correlations::correct(shares_of& mine, item kind, std::size_t k,
                            const words& fix) {
-  if (fix.size() != (kind == item::truncation ? 2 * k : k))
+  if (fix.size() != correction_length(kind, k))
     throw std::runtime_error("mpc: the dealer's correction has the wrong "
                              "length");
   auto put = [&](std::size_t part, std::size_t from) {
@@ -272,12 +385,17 @@ void correlations::correct(shares_of& mine, item kind, std::size_t k,
     put(2, 0);
     break;
   case item::truncation:
+  case item::trunc_mask:
     put(1, 0);
     put(2, k);
     break;
   case item::dabit:
     put(1, 0);
     break;
+  case item::cross:
+    put(0, 0);
+    break;
+  case item::mask:
   case item::permutation:
     break;
   }
@@ -293,7 +411,12 @@ correlations::next_permutation(int owner, std::size_t n, std::size_t vectors,
   if (owner < 0 || owner >= parties_)
     throw std::invalid_argument("mpc::next_permutation: no such owner");
   auto call = calls_[static_cast<int>(item::permutation)]++;
-  request = {item::permutation, call, vectors, owner, n};
+  request = correlation_request{};
+  request.kind = item::permutation;
+  request.call = call;
+  request.count = vectors;
+  request.owner = owner;
+  request.length = n;
   permutation_shares out;
   expand_permutation(seed_, call, n, vectors, out.r, out.rho);
   if (id_ == owner)

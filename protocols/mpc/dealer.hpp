@@ -12,6 +12,9 @@
 //   truncation pair     r uniform, θ_r = W(r's shares), μ = msb(r)  (Trunc)
 //   bit triple          XOR shares of words a, b, c = a ∧ b     (AND)
 //   daBit               a bit ρ as XOR shares (bit 0) and as S1 shares (B2A)
+//   mask                b uniform (no correction: nothing must agree)
+//   truncation mask     r uniform, ρ = (r mod 2^63) >> bits, μ = msb(r)
+//   cross product       a ⊙ b of two items dealt before (masked.hpp)
 
 #include <cstdint>
 #include <memory>
@@ -22,22 +25,50 @@
 
 namespace veil::protocols::mpc {
 
-enum class item { triple, truncation, bit_triple, dabit, permutation };
+enum class item {
+  triple,
+  truncation,
+  bit_triple,
+  dabit,
+  permutation,
+  mask,
+  trunc_mask,
+  cross
+};
+inline constexpr int item_kinds = 8;
+
+/// One dealt vector: part `part` of call `call` of `kind`, `count` items
+/// (a truncation mask's ρ also depends on its `bits`).
+struct component {
+  item kind = item::mask;
+  std::uint64_t call = 0;
+  std::size_t count = 0;
+  int bits = 0;
+  int part = 0;
+};
 
 /// What the last party asks the dealer for: the corrections of call `call`
 /// of `kind` for `count` items (a permutation: `count` vectors of `length`
-/// permuted by `owner`).
+/// permuted by `owner`; a truncation mask: for a shift by `bits`; a cross
+/// product: of `left` and `right`, element by element).
 struct correlation_request {
   item kind = item::triple;
   std::uint64_t call = 0;
   std::size_t count = 0;
   int owner = -1;
   std::size_t length = 0;
+  int bits = 0;
+  component left, right;
 };
+
+/// Whether the last party's share of `kind` needs the dealer at all (a
+/// mask is uniform at every party).
+bool corrected(item kind);
 
 /// A party's shares of k items of one kind: `parts` vectors of k words.
 struct shares_of {
   std::vector<words> parts;
+  std::uint64_t call = 0; ///< which call of its kind
 };
 
 class dealer {
@@ -55,8 +86,12 @@ public:
   /// θ, μ; bit triple: c; daBit: the arithmetic share), one after the
   /// other. Counts the words it hands out.
   words correction(item kind, std::uint64_t call, std::size_t k) const;
-  /// The answer to a request: correction() or permutation_correction().
+  /// The answer to a request: correction(), permutation_correction(), a
+  /// truncation mask's ρ then μ, or a cross product's share.
   words answer(const correlation_request& r) const;
+  /// The value of a mask's or a truncation mask's part (the sum of every
+  /// party's corrected share): what a cross product multiplies.
+  words value_of(const component& c) const;
   /// Words of corrections handed out so far (the offline traffic, besides
   /// one seed per party).
   std::uint64_t correction_words() const { return correction_words_; }
@@ -90,6 +125,8 @@ std::vector<std::uint32_t> random_permutation(const crypto::key32& key,
 /// as the PRG gives it (before any correction).
 shares_of expand_item(const crypto::key32& seed, item kind, std::uint64_t call,
                       std::size_t k);
+/// Parts per item of `kind` (0 for a permutation).
+std::size_t parts_of(item kind);
 
 /// A party's source of correlated randomness: its seed's expansion, and
 /// for the last party the request for the dealer's corrections (which
@@ -105,6 +142,9 @@ public:
   /// This party's expansion of the next call of `kind`, and the request
   /// that completes it (the last party only).
   shares_of next(item kind, std::size_t k, correlation_request& request);
+  /// The same for `request`'s kind and count (and bits, operands): fills
+  /// in its call.
+  shares_of next(correlation_request& request);
   /// SecPerm's correlation for `vectors` vectors of length n permuted by
   /// `owner`; pi_p is empty except at the owner.
   permutation_shares next_permutation(int owner, std::size_t n,
@@ -113,13 +153,15 @@ public:
   /// Puts the dealer's answer into the last party's shares.
   static void correct(shares_of& mine, item kind, std::size_t k,
                       const words& answer);
+  /// The words of the dealer's answer for k items of `kind`.
+  static std::size_t correction_length(item kind, std::size_t k);
   static void correct(permutation_shares& mine, std::size_t n,
                       const words& answer);
 
 private:
   int id_, parties_;
   crypto::key32 seed_;
-  std::uint64_t calls_[5] = {0, 0, 0, 0, 0}; // by item
+  std::uint64_t calls_[item_kinds] = {}; // by item
 };
 
 } // namespace veil::protocols::mpc

@@ -38,34 +38,41 @@ int newton_steps(int s, double smallest) {
   return s + 4 + extra;
 }
 
-task<words> reciprocal_scaled(party& self, words y, int s, int iterations) {
+task<quotient> divide_masked(party& self, words x, words y, int s,
+                             int iterations) {
   if (s < 0 || s > 21)
-    throw std::invalid_argument("mpc::reciprocal_scaled: s in [0, 21]");
+    throw std::invalid_argument("mpc::divide_masked: s in [0, 21]");
   if (iterations <= 0)
     iterations = newton_steps(s);
-  // y' = y / 2^s is the same integer at scale 2^(f+s). First step from
-  // the public z = 1: t = y', z = 2 − t.
-  words t = y;
-  if (s > 0) {
-    auto shifted = co_await trunc(self, y, s);
-    t = std::move(shifted);
-  }
-  words z = two_minus(self, t);
+  // One round masks x and y and shifts y' = y / 2^s (the same integer at
+  // scale 2^(f+s)); the first step from the public z = 1 is z = 2 − y'.
+  std::vector<to_open> first{{std::move(x), 0}, {y, 0}};
+  if (s > 0)
+    first.push_back({std::move(y), s});
+  auto opened = co_await open_masked(self, std::move(first));
+  const masked& ym = opened[1];
+  masked z = subtract_from(2.0, opened.size() > 2 ? opened[2] : ym);
   for (int i = 1; i < iterations; ++i) {
-    auto yz = co_await mul(self, y, z);
-    auto ty = co_await trunc(self, std::move(yz), fraction_bits + s);
-    auto next = two_minus(self, ty);
-    auto zz = co_await mul_fixed(self, std::move(z), std::move(next));
-    z = std::move(zz);
+    auto yz = co_await product(self, ym, z);
+    std::vector<to_open> shift{{std::move(yz), fraction_bits + s}};
+    auto t = co_await open_masked(self, std::move(shift));
+    auto two_minus_t = subtract_from(2.0, t[0]);
+    auto next = co_await product(self, z, two_minus_t);
+    std::vector<to_open> fixed{{std::move(next), fraction_bits}};
+    auto zz = co_await open_masked(self, std::move(fixed));
+    z = std::move(zz[0]);
   }
-  co_return z;
+  auto xz = co_await product(self, opened[0], z);
+  std::vector<to_open> last{{std::move(xz), fraction_bits + s}};
+  auto ratio = co_await open_masked(self, std::move(last));
+  co_return quotient{std::move(opened[0]), std::move(ratio[0])};
 }
 
 task<words> divide_scaled(party& self, words x, words y, int s,
                           int iterations) {
-  auto rho = co_await reciprocal_scaled(self, std::move(y), s, iterations);
-  auto product = co_await mul(self, std::move(x), std::move(rho));
-  co_return co_await trunc(self, std::move(product), fraction_bits + s);
+  auto q = co_await divide_masked(self, std::move(x), std::move(y), s,
+                                  iterations);
+  co_return share_of(self, q.ratio);
 }
 
 task<words> reciprocal(party& self, words y, double z0, int iterations) {

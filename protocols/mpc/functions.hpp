@@ -7,6 +7,7 @@
 // 0.632-capped reciprocal whose start is 1 ulp, a non-monotone sigmoid).
 
 #include "protocols/mpc/arithmetic.hpp"
+#include "protocols/mpc/masked.hpp"
 
 namespace veil::protocols::mpc {
 
@@ -19,13 +20,19 @@ words add_public(const party& self, std::span<const word> x, double c);
 /// y ≥ 1 (the spec's s + 6 spends two more steps).
 int newton_steps(int s, double smallest = 1);
 
-/// ≈ 2^s / y (SF) for 0 < y ≤ 2^s: Newton from z = 1 on y' = y / 2^s,
-/// `iterations` (default newton_steps(s)) steps, the first on a public z
-/// (1 round). s ≤ 21 keeps every raw product below 2^62.
-task<words> reciprocal_scaled(party& self, words y, int s, int iterations = 0);
+/// x and ≈ x / y, both masked (masked.hpp), for 0 < y ≤ 2^s and
+/// |x / y| < 2^(22 − s) (the spec's DivScaled): Newton from z = 1 on y' =
+/// y / 2^s for 2^s / y, `iterations` (default newton_steps(s)) steps, the
+/// first on a public z; every product masked. s ≤ 21 keeps every raw
+/// product below 2^62. Rounds: 2 iterations (one word per element each),
+/// where mul_fixed's Newton took 4 (six words).
+struct quotient {
+  masked numerator, ratio;
+};
+task<quotient> divide_masked(party& self, words x, words y, int s,
+                             int iterations = 0);
 
-/// ≈ x / y for 0 < y ≤ 2^s and |x / y| < 2^(22 − s): x times
-/// reciprocal_scaled, truncated by f + s (the spec's DivScaled).
+/// divide_masked's ratio as additive shares.
 task<words> divide_scaled(party& self, words x, words y, int s,
                           int iterations = 0);
 

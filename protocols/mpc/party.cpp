@@ -62,12 +62,18 @@ void party::deliver_correction(words answer) {
 }
 
 task<shares_of> party::correlated(item kind, std::size_t k) {
-  correlation_request request;
-  auto mine = source_.next(kind, k, request);
-  if (source_.needs_corrections()) {
-    request_ = request;
+  correlation_request spec;
+  spec.kind = kind;
+  spec.count = k;
+  co_return co_await correlated(spec);
+}
+
+task<shares_of> party::correlated(correlation_request spec) {
+  auto mine = source_.next(spec);
+  if (source_.needs_corrections() && corrected(spec.kind)) {
+    request_ = spec;
     auto answer = co_await dealer_awaiter{*this};
-    correlations::correct(mine, kind, k, answer);
+    correlations::correct(mine, spec.kind, spec.count, answer);
   }
   co_return mine;
 }

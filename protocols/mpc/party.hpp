@@ -38,6 +38,9 @@ public:
   /// last party waits for the dealer's corrections: a suspension like an
   /// exchange, answered by deliver_correction()).
   task<shares_of> correlated(item kind, std::size_t k);
+  /// The same for `spec`'s kind, count, bits and operands (its call is
+  /// the next of its kind).
+  task<shares_of> correlated(correlation_request spec);
   task<permutation_shares> correlated_permutation(int owner, std::size_t n,
                                                   std::size_t vectors);
 

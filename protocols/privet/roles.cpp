@@ -5,6 +5,64 @@
 
 namespace veil::protocols::privet {
 
+namespace {
+
+constexpr std::uint64_t largest_count = std::uint64_t{1} << 32;
+
+void put(std::vector<std::uint64_t>& out, const mpc::component& c) {
+  out.insert(out.end(), {static_cast<std::uint64_t>(c.kind), c.call, c.count,
+                         static_cast<std::uint64_t>(c.bits),
+                         static_cast<std::uint64_t>(c.part)});
+}
+
+std::optional<mpc::component> take(const std::vector<std::uint64_t>& in,
+                                   std::size_t at) {
+  if (in[at] >= mpc::item_kinds || in[at + 2] > largest_count ||
+      in[at + 3] > 62 || in[at + 4] > 2)
+    return std::nullopt;
+  return mpc::component{static_cast<mpc::item>(in[at]), in[at + 1],
+                        static_cast<std::size_t>(in[at + 2]),
+                        static_cast<int>(in[at + 3]),
+                        static_cast<int>(in[at + 4])};
+}
+
+} // namespace
+
+correlation_ask ask_of(const mpc::correlation_request& r) {
+  correlation_ask a{static_cast<std::uint8_t>(r.kind), r.call, r.count,
+                    r.owner, r.length, r.bits, {}};
+  if (r.kind == mpc::item::cross) {
+    put(a.operands, r.left);
+    put(a.operands, r.right);
+  }
+  return a;
+}
+
+std::optional<mpc::correlation_request> request_of(const correlation_ask& a) {
+  if (a.kind >= mpc::item_kinds || a.count > largest_count ||
+      a.length > largest_count || a.bits < 0 || a.bits > 62)
+    return std::nullopt;
+  mpc::correlation_request r;
+  r.kind = static_cast<mpc::item>(a.kind);
+  r.call = a.call;
+  r.count = static_cast<std::size_t>(a.count);
+  r.owner = a.owner;
+  r.length = static_cast<std::size_t>(a.length);
+  r.bits = a.bits;
+  if (r.kind == mpc::item::cross) {
+    if (a.operands.size() != 10)
+      return std::nullopt;
+    auto left = take(a.operands, 0), right = take(a.operands, 5);
+    if (!left || !right)
+      return std::nullopt;
+    r.left = *left;
+    r.right = *right;
+  } else if (!a.operands.empty()) {
+    return std::nullopt;
+  }
+  return r;
+}
+
 const char* message_name(const message& m) {
   struct namer {
     const char* operator()(const round_words&) const { return "round_words"; }
@@ -89,10 +147,7 @@ outcome<outbox> computing_party::pump() {
         continue;
       }
       if (!asked_) {
-        const auto& r = party_->request();
-        out.push_back(
-            {parties_, correlation_ask{static_cast<std::uint8_t>(r.kind),
-                                       r.call, r.count, r.owner, r.length}});
+        out.push_back({parties_, ask_of(party_->request())});
         asked_ = true;
       }
       return out;
@@ -236,13 +291,10 @@ outcome<outbox> dealer_role::on_message(party_id from, const message& m) {
     return refuse(message_name(m), "not a dealer's message");
   if (from != dealer_.parties() - 1)
     return refuse("correlation_ask", "only the last party asks");
-  if (a->kind > static_cast<std::uint8_t>(mpc::item::permutation) ||
-      a->count > (std::uint64_t{1} << 32) ||
-      a->length > (std::uint64_t{1} << 32))
+  auto request = request_of(*a);
+  if (!request)
     return refuse("correlation_ask", "no such correlation");
-  mpc::correlation_request r{static_cast<mpc::item>(a->kind), a->call,
-                             static_cast<std::size_t>(a->count), a->owner,
-                             static_cast<std::size_t>(a->length)};
+  const auto& r = *request;
   if (r.kind == mpc::item::permutation &&
       (r.owner < 0 || r.owner >= dealer_.parties()))
     return refuse("correlation_ask", "no such owner");

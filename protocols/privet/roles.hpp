@@ -21,6 +21,11 @@
 
 namespace veil::protocols::privet {
 
+/// A request on the wire and back (nullopt: no such correlation, or a
+/// count or shift out of range).
+correlation_ask ask_of(const mpc::correlation_request& r);
+std::optional<mpc::correlation_request> request_of(const correlation_ask& a);
+
 class computing_party {
 public:
   /// Party `id` of `parties` with its columns `own` of the training rows

@@ -232,10 +232,12 @@ task<party_model> train(mpc::party& self, const params& p,
           }
         }
       denominators = mpc::add_public(self, denominators, p.lambda);
-      auto w =
-          co_await mpc::divide_scaled(self, numerators, denominators, s, steps);
-      auto impurity = co_await mpc::mul_fixed(self, std::move(numerators),
-                                              std::move(w), p.truncation);
+      auto w = co_await mpc::divide_masked(self, std::move(numerators),
+                                           std::move(denominators), s, steps);
+      auto gw = co_await mpc::product(self, w.numerator, w.ratio);
+      std::vector<mpc::to_open> fixed{{std::move(gw), mpc::fraction_bits}};
+      auto opened = co_await mpc::open_masked(self, std::move(fixed));
+      auto impurity = mpc::share_of(self, opened[0]);
       // δ_j,c = −Σ_k (G_L w_L + G_R w_R).
       words delta(J * (B - 1), 0);
       std::size_t at = 0;

@@ -37,6 +37,10 @@ struct correlation_ask {
   std::uint64_t count = 0;
   std::int32_t owner = -1;
   std::uint64_t length = 0;
+  std::int32_t bits = 0;
+  /// A cross product's two operands, five words each (kind, call, count,
+  /// bits, part); empty otherwise.
+  std::vector<std::uint64_t> operands;
 };
 
 /// Dealer to last party: the answer to the ask of the same call and kind.
