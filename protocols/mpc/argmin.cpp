@@ -30,8 +30,9 @@ task<argmin_result> argmin(party& self, words values, std::size_t groups,
         left[g * pairs + j] = vals[g][2 * j];
         right[g * pairs + j] = vals[g][2 * j + 1];
       }
-    // c = [right < left]: the right one only when strictly smaller.
-    auto c = co_await less_than(self, right, left);
+    // c = [right < left] (XOR-shared): the right one only when strictly
+    // smaller; the selection converts it on the way (1 round, no B2A).
+    auto c = co_await less_than_bits(self, right, left);
     words cc(2 * groups * pairs), diff(2 * groups * pairs);
     for (std::size_t g = 0; g < groups; ++g)
       for (std::size_t j = 0; j < pairs; ++j) {
@@ -40,7 +41,7 @@ task<argmin_result> argmin(party& self, words values, std::size_t groups,
         diff[at] = vals[g][2 * j + 1] - vals[g][2 * j];
         diff[groups * pairs + at] = idx[g][2 * j + 1] - idx[g][2 * j];
       }
-    auto chosen = co_await mul(self, std::move(cc), std::move(diff));
+    auto chosen = co_await select(self, std::move(cc), std::move(diff));
     auto next = (alive + 1) / 2;
     for (std::size_t g = 0; g < groups; ++g) {
       words v(next), ix(next);

@@ -41,72 +41,98 @@ task<words> bit_to_arithmetic(party& self, words bits) {
   co_return out;
 }
 
-task<words> less_than_zero(party& self, words x) {
+task<words> sign_bits(party& self, words x) {
   auto k = x.size();
-  auto n = static_cast<std::size_t>(self.parties());
-  auto me = static_cast<std::size_t>(self.id());
-  // Word m of the sum is held by party m alone: its XOR sharing is the
-  // share itself at m and 0 elsewhere.
-  std::vector<words> terms(n);
-  for (std::size_t m = 0; m < n; ++m)
-    terms[m] = m == me ? x : words(k, 0);
-  // Carry-save layers: three words become two (S, carries << 1); all
-  // groups' ANDs of a layer in one round.
-  while (terms.size() > 2) {
-    auto groups = terms.size() / 3;
-    words left(groups * k), right(groups * k);
-    for (std::size_t g = 0; g < groups; ++g)
-      for (std::size_t i = 0; i < k; ++i) {
-        word z = terms[3 * g + 2][i];
-        left[g * k + i] = terms[3 * g][i] ^ z;
-        right[g * k + i] = terms[3 * g + 1][i] ^ z;
-      }
-    auto both = co_await and_words(self, std::move(left), std::move(right));
-    std::vector<words> next;
-    for (std::size_t g = 0; g < groups; ++g) {
-      words sum(k), carry(k);
-      for (std::size_t i = 0; i < k; ++i) {
-        word X = terms[3 * g][i], Y = terms[3 * g + 1][i],
-             Z = terms[3 * g + 2][i];
-        sum[i] = X ^ Y ^ Z;
-        carry[i] = (both[g * k + i] ^ Z) << 1;
-      }
-      next.push_back(std::move(sum));
-      next.push_back(std::move(carry));
-    }
-    for (auto m = 3 * groups; m < terms.size(); ++m)
-      next.push_back(std::move(terms[m]));
-    terms = std::move(next);
+  auto eda = co_await self.correlated(item::edabit, k);
+  const auto &s_bits = eda.parts[0], &s_share = eda.parts[1];
+  auto masked = add(x, s_share); // no temporaries in a co_await (party.hpp)
+  auto c = co_await self.open(std::move(masked));
+  // x = c − s: borrow out of bit i when c_i < s_i (generate) or when
+  // c_i = s_i and one came in (propagate); both local, c being public.
+  words G(k), P(k);
+  for (std::size_t i = 0; i < k; ++i) {
+    G[i] = s_bits[i] & ~c[i];
+    P[i] = s_bits[i] ^ (self.first() ? ~c[i] : 0);
   }
-  const auto &A = terms[0], &B = terms[1];
-  // Kogge–Stone: G bit i becomes the carry out of bits 0..i.
-  auto G = co_await and_words(self, A, B);
-  words P(k);
-  for (std::size_t i = 0; i < k; ++i)
-    P[i] = A[i] ^ B[i];
-  for (int s = 1; s < 64; s *= 2) {
-    words lhs(2 * k), rhs(2 * k);
+  // Kogge–Stone: G bit i becomes the borrow out of bits 0..i; the last
+  // layer needs no P.
+  for (int shift = 1; shift < 64; shift *= 2) {
+    bool last = shift == 32;
+    words lhs(last ? k : 2 * k), rhs(last ? k : 2 * k);
     for (std::size_t i = 0; i < k; ++i) {
       lhs[i] = P[i];
-      rhs[i] = G[i] << s;
-      lhs[k + i] = P[i];
-      rhs[k + i] = P[i] << s;
+      rhs[i] = G[i] << shift;
+      if (!last) {
+        lhs[k + i] = P[i];
+        rhs[k + i] = P[i] << shift;
+      }
     }
     auto r = co_await and_words(self, std::move(lhs), std::move(rhs));
     for (std::size_t i = 0; i < k; ++i) {
       G[i] ^= r[i]; // P and G are never both 1: XOR is OR here
-      P[i] = r[k + i];
+      if (!last)
+        P[i] = r[k + i];
     }
   }
   words msb(k);
   for (std::size_t i = 0; i < k; ++i)
-    msb[i] = ((A[i] >> 63) ^ (B[i] >> 63) ^ (G[i] >> 62)) & 1;
-  co_return co_await bit_to_arithmetic(self, std::move(msb));
+    msb[i] = ((self.first() ? c[i] >> 63 : 0) ^ (s_bits[i] >> 63) ^
+              (G[i] >> 62)) &
+             1;
+  co_return msb;
+}
+
+task<words> select(party& self, words bits, words values) {
+  auto k = bits.size();
+  if (values.size() != k)
+    throw std::invalid_argument("mpc::select: vectors of different lengths");
+  auto t = co_await self.correlated(item::selection, k);
+  const auto &rho_bit = t.parts[0], &rho = t.parts[1], &beta = t.parts[2],
+             &rho_beta = t.parts[3];
+  // One round carries both openings: the bits' XOR and the values' sum.
+  words mine(2 * k);
+  for (std::size_t i = 0; i < k; ++i) {
+    mine[i] = (bits[i] ^ rho_bit[i]) & 1;
+    mine[k + i] = values[i] - beta[i];
+  }
+  self.send(std::vector<words>(static_cast<std::size_t>(self.parties()), mine));
+  auto got = co_await self.receive();
+  for (std::size_t p = 0; p < got.size(); ++p) {
+    if (p == static_cast<std::size_t>(self.id()))
+      continue;
+    if (got[p].size() != 2 * k)
+      throw std::runtime_error("mpc: party " + std::to_string(p) +
+                               " sent a vector of another length");
+    for (std::size_t i = 0; i < k; ++i) {
+      mine[i] ^= got[p][i] & 1;
+      mine[k + i] += got[p][k + i];
+    }
+  }
+  words out(k);
+  for (std::size_t i = 0; i < k; ++i) {
+    word c = mine[i], e = mine[k + i];
+    out[i] = c * values[i] + (1 - 2 * c) * (e * rho[i] + rho_beta[i]);
+  }
+  co_return out;
+}
+
+task<words> less_than_zero(party& self, words x) {
+  auto bits = co_await sign_bits(self, std::move(x));
+  co_return co_await bit_to_arithmetic(self, std::move(bits));
 }
 
 task<words> less_than(party& self, words a, words b) {
   auto difference = sub(a, b);
   co_return co_await less_than_zero(self, std::move(difference));
+}
+
+} // namespace veil::protocols::mpc
+
+namespace veil::protocols::mpc {
+
+task<words> less_than_bits(party& self, words a, words b) {
+  auto difference = sub(a, b);
+  co_return co_await sign_bits(self, std::move(difference));
 }
 
 } // namespace veil::protocols::mpc

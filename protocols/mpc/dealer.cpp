@@ -17,7 +17,10 @@ std::size_t parts_of(item kind) {
   case item::trunc_mask:
     return 3;
   case item::dabit:
+  case item::edabit:
     return 2;
+  case item::selection:
+    return 4;
   case item::mask:
   case item::cross:
     return 1;
@@ -35,8 +38,13 @@ const char (&context_of(item kind))[9] {
   static const char triple[9] = "mpcTripl", truncation[9] = "mpcTrunc",
                     bit_triple[9] = "mpcBTrip", dabit[9] = "mpcDaBit",
                     mask[9] = "mpcMask_", trunc_mask[9] = "mpcTMask",
-                    cross[9] = "mpcCross";
+                    cross[9] = "mpcCross", edabit[9] = "mpcEdaBt",
+                    selection[9] = "mpcSelec";
   switch (kind) {
+  case item::edabit:
+    return edabit;
+  case item::selection:
+    return selection;
   case item::mask:
     return mask;
   case item::trunc_mask:
@@ -127,7 +135,7 @@ shares_of expand_item(const crypto::key32& seed, item kind, std::uint64_t call,
   for (std::size_t p = 0; p < parts; ++p)
     out.parts.emplace_back(stream.begin() + static_cast<long>(p * k),
                            stream.begin() + static_cast<long>((p + 1) * k));
-  if (kind == item::dabit)
+  if (kind == item::dabit || kind == item::selection)
     for (auto& b : out.parts[0])
       b &= 1; // the XOR share of the bit lives in bit 0
   return out;
@@ -210,6 +218,33 @@ words dealer::correction(item kind, std::uint64_t call, std::size_t k) const {
           sum += all[p].parts[1][j];
       }
       out.push_back(rho - sum);
+    }
+    break;
+  case item::edabit: // arithmetic share: s − Σ_{others}, s the XOR of words
+    for (std::size_t j = 0; j < k; ++j) {
+      word s = 0, sum = 0;
+      for (std::size_t p = 0; p < n; ++p) {
+        s ^= all[p].parts[0][j];
+        if (p + 1 < n)
+          sum += all[p].parts[1][j];
+      }
+      out.push_back(s - sum);
+    }
+    break;
+  case item::selection: // ρ's arithmetic share, then ρ b's
+    out.resize(2 * k);
+    for (std::size_t j = 0; j < k; ++j) {
+      word rho = 0, rho_sum = 0, b = 0, rb_sum = 0;
+      for (std::size_t p = 0; p < n; ++p) {
+        rho ^= all[p].parts[0][j];
+        b += all[p].parts[2][j];
+        if (p + 1 < n) {
+          rho_sum += all[p].parts[1][j];
+          rb_sum += all[p].parts[3][j];
+        }
+      }
+      out[j] = rho - rho_sum;
+      out[k + j] = rho * b - rb_sum;
     }
     break;
   case item::permutation:
@@ -361,6 +396,7 @@ std::size_t correlations::correction_length(item kind, std::size_t k) {
   switch (kind) {
   case item::truncation:
   case item::trunc_mask:
+  case item::selection:
     return 2 * k;
   case item::mask:
     return 0;
@@ -390,7 +426,12 @@ void correlations::correct(shares_of& mine, item kind, std::size_t k,
     put(2, k);
     break;
   case item::dabit:
+  case item::edabit:
     put(1, 0);
+    break;
+  case item::selection:
+    put(1, 0);
+    put(3, k);
     break;
   case item::cross:
     put(0, 0);

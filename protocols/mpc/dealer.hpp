@@ -15,6 +15,8 @@
 //   mask                b uniform (no correction: nothing must agree)
 //   truncation mask     r uniform, ρ = (r mod 2^63) >> bits, μ = msb(r)
 //   cross product       a ⊙ b of two items dealt before (masked.hpp)
+//   edaBit              s as XOR shares of its 64 bits and as S1 shares
+//   selection triple    a bit ρ (XOR, bit 0; and S1), b uniform, ρ b
 
 #include <cstdint>
 #include <memory>
@@ -33,9 +35,11 @@ enum class item {
   permutation,
   mask,
   trunc_mask,
-  cross
+  cross,
+  edabit,
+  selection
 };
-inline constexpr int item_kinds = 8;
+inline constexpr int item_kinds = 10;
 
 /// One dealt vector: part `part` of call `call` of `kind`, `count` items
 /// (a truncation mask's ρ also depends on its `bits`).

@@ -17,18 +17,6 @@ words add_public(const party& self, std::span<const word> x, double c) {
   return out;
 }
 
-namespace {
-
-/// 2 − t as shares.
-words two_minus(const party& self, const words& t) {
-  words neg(t.size());
-  for (std::size_t i = 0; i < t.size(); ++i)
-    neg[i] = word{0} - t[i];
-  return add_public(self, neg, 2.0);
-}
-
-} // namespace
-
 int newton_steps(int s, double smallest) {
   if (!(smallest > 0))
     throw std::invalid_argument("mpc::newton_steps: the smallest "
@@ -75,51 +63,101 @@ task<words> divide_scaled(party& self, words x, words y, int s,
   co_return share_of(self, q.ratio);
 }
 
-task<words> reciprocal(party& self, words y, double z0, int iterations) {
+namespace {
+
+masked times_public(const masked& a, word k) {
+  masked out = a;
+  for (auto& v : out.known)
+    v *= k;
+  for (auto& t : out.terms)
+    for (auto& c : t.coefficient)
+      c *= k;
+  return out;
+}
+
+masked plus_public(const masked& a, double c) {
+  masked out = a;
+  word e = encode(c);
+  for (auto& v : out.known)
+    v += e;
+  return out;
+}
+
+/// The truncation of raw (scale 2^(2f)) back to scale 2^f, masked.
+task<masked> fixed(party& self, words raw) {
+  std::vector<to_open> job{{std::move(raw), fraction_bits}};
+  auto out = co_await open_masked(self, std::move(job));
+  co_return std::move(out[0]);
+}
+
+/// Newton's reciprocal of a masked y from the public z0; the first step's
+/// products are by public constants.
+task<masked> reciprocal_of(party& self, masked y, double z0, int iterations) {
   if (iterations < 1)
     throw std::invalid_argument("mpc::reciprocal: at least one iteration");
-  // First step on the public z0: both products are by a public constant.
   word start = encode(z0);
-  auto yz0 = scale(y, start); // no temporaries in a co_await (party.hpp)
-  auto t = co_await trunc(self, std::move(yz0), fraction_bits);
-  auto next = scale(two_minus(self, t), start);
-  auto z = co_await trunc(self, std::move(next), fraction_bits);
+  auto yz0 = share_of(self, times_public(y, start));
+  auto t = co_await fixed(self, std::move(yz0));
+  auto next = share_of(self, times_public(subtract_from(2.0, t), start));
+  auto z = co_await fixed(self, std::move(next));
   for (int i = 1; i < iterations; ++i) {
-    auto yz = co_await mul_fixed(self, y, z);
-    auto two = two_minus(self, yz);
-    auto zz = co_await mul_fixed(self, std::move(z), std::move(two));
-    z = std::move(zz);
+    auto yz = co_await product(self, y, z);
+    auto yz_fixed = co_await fixed(self, std::move(yz));
+    auto two = subtract_from(2.0, yz_fixed);
+    auto zz = co_await product(self, z, two);
+    auto zz_fixed = co_await fixed(self, std::move(zz));
+    z = std::move(zz_fixed);
   }
   co_return z;
 }
 
-task<words> exponential(party& self, words x, int k) {
+/// (1 + x / 2^k)^(2^k), masked: one truncation, k squarings of a round
+/// each.
+task<masked> exponential_of(party& self, words x, int k) {
   if (k < 1 || k > 16)
     throw std::invalid_argument("mpc::exponential: k in [1, 16]");
-  auto small = co_await trunc(self, std::move(x), k);
-  words a = add_public(self, small, 1.0);
+  std::vector<to_open> shift{{std::move(x), k}};
+  auto small = co_await open_masked(self, std::move(shift));
+  masked a = plus_public(small[0], 1.0);
   for (int i = 0; i < k; ++i) {
-    auto squared = co_await mul_fixed(self, a, a);
-    a = std::move(squared);
+    auto squared = co_await product(self, a, a);
+    auto next = co_await fixed(self, std::move(squared));
+    a = std::move(next);
   }
   co_return a;
 }
 
+} // namespace
+
+task<words> reciprocal(party& self, words y, double z0, int iterations) {
+  std::vector<to_open> job{{std::move(y), 0}};
+  auto ym = co_await open_masked(self, std::move(job));
+  auto z = co_await reciprocal_of(self, std::move(ym[0]), z0, iterations);
+  co_return share_of(self, z);
+}
+
+task<words> exponential(party& self, words x, int k) {
+  auto e = co_await exponential_of(self, std::move(x), k);
+  co_return share_of(self, e);
+}
+
 task<words> sigmoid(party& self, words x) {
   auto k = x.size();
-  auto negative = co_await less_than_zero(self, x); // S1
-  auto sx = co_await mul(self, negative, x);        // S1 × SF: no truncation
+  auto negative = co_await sign_bits(self, x); // XOR-shared
+  auto sx = co_await select(self, negative, x);
   words minus_abs(k);
   for (std::size_t i = 0; i < k; ++i)
     minus_abs[i] = 2 * sx[i] - x[i]; // −|x| = −(x − 2 s x)
-  auto e = co_await exponential(self, std::move(minus_abs), 8);
-  auto den = add_public(self, e, 1.0); // in (1, 2]
-  auto r = co_await reciprocal(self, std::move(den), 0.75, 5);
+  auto e = co_await exponential_of(self, std::move(minus_abs), 8);
+  auto den = plus_public(e, 1.0); // no temporaries in a co_await (party.hpp)
+  auto r_masked = co_await reciprocal_of(self, std::move(den), 0.75, 5);
+  auto r = share_of(self, r_masked); // 1 / (1 + e), e in (0, 1]
   words flip(k);
   for (std::size_t i = 0; i < k; ++i)
     flip[i] = word{0} - 2 * r[i];
   flip = add_public(self, flip, 1.0); // 1 − 2r
-  auto correction = co_await mul(self, std::move(negative), std::move(flip));
+  auto correction =
+      co_await select(self, std::move(negative), std::move(flip));
   co_return add(r, correction);
 }
 
@@ -127,9 +165,10 @@ task<words> paper_sigmoid(party& self, words x) {
   words minus(x.size());
   for (std::size_t i = 0; i < x.size(); ++i)
     minus[i] = word{0} - x[i];
-  auto e = co_await exponential(self, std::move(minus), 2);
-  auto den = add_public(self, e, 1.0);
-  co_return co_await reciprocal(self, std::move(den), 0x1p-20, 20);
+  auto e = co_await exponential_of(self, std::move(minus), 2);
+  auto den = plus_public(e, 1.0);
+  auto r = co_await reciprocal_of(self, std::move(den), 0x1p-20, 20);
+  co_return share_of(self, r);
 }
 
 } // namespace veil::protocols::mpc

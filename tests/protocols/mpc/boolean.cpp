@@ -84,9 +84,40 @@ BOOST_AUTO_TEST_CASE(sign_is_exact_at_the_edges_and_at_random) {
     for (std::size_t i = 0; i < x.size(); ++i)
       BOOST_TEST(got[i] == word{to_signed(x[i]) < 0},
                  n << " parties: " << to_signed(x[i]));
-    // share + CSA layers + 1 + 6 + B2A + open.
-    int csa = n == 2 ? 0 : n == 3 ? 1 : n == 4 ? 2 : 3;
-    BOOST_TEST(t.rounds == 1u + csa + 1 + 6 + 1 + 1, n << " parties");
+    // share + the masked opening + 6 prefix layers + B2A + open, at any n;
+    // words per element and ordered pair: c, 5 layers of 4, the last of 2,
+    // B2A's and the result's (sharing: n − 1 per element).
+    BOOST_TEST(t.rounds == 1u + 1 + 6 + 1 + 1, n << " parties");
+    auto pairs = static_cast<std::uint64_t>(n * (n - 1));
+    BOOST_TEST(t.words == x.size() * (pairs * (1 + 20 + 2 + 1 + 1) + n - 1),
+               n << " parties");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(selection_by_a_shared_bit_is_exact) {
+  std::mt19937_64 g(9);
+  words bits, values;
+  for (int i = 0; i < 500; ++i) {
+    bits.push_back(g() & 1);
+    values.push_back(g());
+  }
+  for (int n : party_counts) {
+    traffic t;
+    auto got = run_on(
+        n, {bits, values},
+        [](party& p, std::vector<words> s) -> task<words> {
+          // Bit 0 of an arithmetic share is not an XOR share: make one
+          // from party 0's bit (the others hold 0).
+          words xor_bits(s[0].size(), 0);
+          auto opened_bits = co_await p.open(s[0]);
+          if (p.first())
+            xor_bits = opened_bits;
+          co_return co_await opened(p, select(p, xor_bits, s[1]));
+        },
+        &t);
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      BOOST_TEST(got[i] == bits[i] * values[i], n << " parties, " << i);
+    BOOST_TEST(t.rounds == 2u + 1 + 1 + 1, n << " parties");
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "protocols/mpc/arithmetic.hpp"
 #include "protocols/mpc/boolean.hpp"
+#include "protocols/mpc/functions.hpp"
 #include "tests/protocols/mpc/support.hpp"
 
 using namespace veil::test::mpc;
@@ -82,6 +83,45 @@ BOOST_AUTO_TEST_CASE(openings_of_comparisons_are_uniform) {
   // The prefix adder ANDs shifted words, whose low bits are 0 in the
   // clear but masked by the triples: every bit uniform all the same.
   bits_are_fair(full);
+}
+
+BOOST_AUTO_TEST_CASE(openings_of_a_masked_division_are_uniform) {
+  // Every round of divide_masked opens x − b or x + 2^62 + r: whatever x
+  // (here 0 / 1, so every raw product is the same at every run).
+  bits_are_fair(view(
+      [](party& p) -> task<words> {
+        words zero(200, 0);
+        words one_plain(200, encode(1.0));
+        auto one = p.constant(one_plain);
+        co_return co_await divide_scaled(p, std::move(zero), std::move(one),
+                                         3);
+      },
+      4));
+}
+
+BOOST_AUTO_TEST_CASE(openings_of_a_selection_are_uniform) {
+  // The bit b ⊕ ρ (bit 0 of the first half) and v − β (the second half),
+  // for b = 0 and v = 0.
+  std::vector<word> bits, values;
+  for (int r = 0; r < 4; ++r) {
+    local_network net(3, 700 + static_cast<std::uint64_t>(r));
+    net.watch([&](int to, int, const words& w) {
+      if (to != 1)
+        return;
+      auto half = w.size() / 2;
+      bits.insert(bits.end(), w.begin(), w.begin() + static_cast<long>(half));
+      values.insert(values.end(), w.begin() + static_cast<long>(half),
+                    w.end());
+    });
+    net.run<words>([](party& p) -> task<words> {
+      words zero(300, 0), zero_values(300, 0);
+      co_return co_await select(p, std::move(zero), std::move(zero_values));
+    });
+  }
+  for (auto b : bits)
+    BOOST_REQUIRE(b <= 1u);
+  bits_are_fair(bits, 1);
+  bits_are_fair(values);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
