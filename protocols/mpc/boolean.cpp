@@ -1,5 +1,7 @@
 #include "protocols/mpc/boolean.hpp"
 
+#include <bit>
+#include <map>
 #include <stdexcept>
 
 namespace veil::protocols::mpc {
@@ -41,6 +43,98 @@ task<words> bit_to_arithmetic(party& self, words bits) {
   co_return out;
 }
 
+namespace {
+
+/// A word known to all XOR a dealt bit mask (this party's share of it).
+struct bit_operand {
+  words known;
+  component source;
+  words share;
+};
+
+/// Every operand XOR a fresh bit mask, opened in one round.
+task<std::vector<bit_operand>> open_bit_masked(party& self,
+                                               std::vector<words> xs) {
+  std::vector<shares_of> dealt;
+  words outgoing;
+  for (const auto& x : xs) {
+    correlation_request spec;
+    spec.kind = item::bit_mask;
+    spec.count = x.size();
+    auto d = co_await self.correlated(spec);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      outgoing.push_back(x[i] ^ d.parts[0][i]);
+    dealt.push_back(std::move(d));
+  }
+  auto opened = co_await self.open_xor(std::move(outgoing));
+  std::vector<bit_operand> out;
+  std::size_t at = 0;
+  for (std::size_t o = 0; o < xs.size(); ++o) {
+    auto k = xs[o].size();
+    out.push_back({words(opened.begin() + static_cast<long>(at),
+                         opened.begin() + static_cast<long>(at + k)),
+                   {item::bit_mask, dealt[o].call, k, 0, 0},
+                   std::move(dealt[o].parts[0])});
+    at += k;
+  }
+  co_return out;
+}
+
+/// XOR shares of the AND of the operands `which` (2 to 4 of `ops`), no
+/// round: ∧(K_i ⊕ M_i) = ⊕ over subsets S of (∧_{i∉S} K_i) ∧ (∧_{i∈S}
+/// M_i), the masks' products of two or more dealt (and kept in
+/// `monomials`, keyed by their operands, for the other ANDs of the layer).
+task<words> and_of(party& self, const std::vector<bit_operand>& ops,
+                   std::span<const int> which,
+                   std::map<unsigned, words>& monomials) {
+  auto m = which.size();
+  auto k = ops[static_cast<std::size_t>(which[0])].known.size();
+  words out(k, 0);
+  for (unsigned subset = 0; subset < (1u << m); ++subset) {
+    words known(k, ~word{0});
+    unsigned key = 0;
+    int size = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto& op = ops[static_cast<std::size_t>(which[i])];
+      if (subset >> i & 1) {
+        key |= 1u << which[i];
+        ++size;
+      } else {
+        for (std::size_t j = 0; j < k; ++j)
+          known[j] &= op.known[j];
+      }
+    }
+    if (size == 0) {
+      if (self.first())
+        for (std::size_t j = 0; j < k; ++j)
+          out[j] ^= known[j];
+      continue;
+    }
+    if (size == 1) {
+      const auto& share = ops[static_cast<std::size_t>(std::countr_zero(key))].share;
+      for (std::size_t j = 0; j < k; ++j)
+        out[j] ^= known[j] & share[j];
+      continue;
+    }
+    if (!monomials.count(key)) {
+      correlation_request spec;
+      spec.kind = item::bit_cross;
+      spec.count = k;
+      for (std::size_t o = 0; o < ops.size(); ++o)
+        if (key >> o & 1)
+          spec.operands.push_back(ops[o].source);
+      auto d = co_await self.correlated(spec);
+      monomials[key] = std::move(d.parts[0]);
+    }
+    const auto& mask = monomials[key];
+    for (std::size_t j = 0; j < k; ++j)
+      out[j] ^= known[j] & mask[j];
+  }
+  co_return out;
+}
+
+} // namespace
+
 task<words> sign_bits(party& self, words x) {
   auto k = x.size();
   auto eda = co_await self.correlated(item::edabit, k);
@@ -54,24 +148,37 @@ task<words> sign_bits(party& self, words x) {
     G[i] = s_bits[i] & ~c[i];
     P[i] = s_bits[i] ^ (self.first() ? ~c[i] : 0);
   }
-  // Kogge–Stone: G bit i becomes the borrow out of bits 0..i; the last
-  // layer needs no P.
-  for (int shift = 1; shift < 64; shift *= 2) {
-    bool last = shift == 32;
-    words lhs(last ? k : 2 * k), rhs(last ? k : 2 * k);
+  // A radix-4 Kogge–Stone: after the layer of span d, (G, P) at bit i
+  // covers bits i − 4d + 1 .. i, so three layers cover 64. Each opens
+  // its seven operands once (P and G shifted by d, 2d, 3d); the ANDs of
+  // 2 to 4 of them are then local. The last layer needs no P.
+  static constexpr int one_back[] = {0, 3}, two_back[] = {0, 1, 4},
+                       three_back[] = {0, 1, 2, 5}, all_four[] = {0, 1, 2, 6};
+  for (int d = 1; d < 64; d *= 4) {
+    bool last = d == 16;
+    std::vector<words> xs(last ? 6 : 7, words(k));
     for (std::size_t i = 0; i < k; ++i) {
-      lhs[i] = P[i];
-      rhs[i] = G[i] << shift;
-      if (!last) {
-        lhs[k + i] = P[i];
-        rhs[k + i] = P[i] << shift;
-      }
-    }
-    auto r = co_await and_words(self, std::move(lhs), std::move(rhs));
-    for (std::size_t i = 0; i < k; ++i) {
-      G[i] ^= r[i]; // P and G are never both 1: XOR is OR here
+      xs[0][i] = P[i];
+      xs[1][i] = P[i] << d;
+      xs[2][i] = P[i] << (2 * d);
+      xs[3][i] = G[i] << d;
+      xs[4][i] = G[i] << (2 * d);
+      xs[5][i] = G[i] << (3 * d);
       if (!last)
-        P[i] = r[k + i];
+        xs[6][i] = P[i] << (3 * d);
+    }
+    auto ops = co_await open_bit_masked(self, std::move(xs));
+    std::map<unsigned, words> monomials;
+    // G ∨ P G₁ ∨ P P₁ G₂ ∨ P P₁ P₂ G₃: at most one term is 1 (a block
+    // that generates does not propagate), so XOR is OR here.
+    auto t1 = co_await and_of(self, ops, one_back, monomials);
+    auto t2 = co_await and_of(self, ops, two_back, monomials);
+    auto t3 = co_await and_of(self, ops, three_back, monomials);
+    for (std::size_t i = 0; i < k; ++i)
+      G[i] ^= t1[i] ^ t2[i] ^ t3[i];
+    if (!last) {
+      auto p4 = co_await and_of(self, ops, all_four, monomials);
+      P = std::move(p4);
     }
   }
   words msb(k);

@@ -19,8 +19,9 @@ task<words> bit_to_arithmetic(party& self, words bits);
 /// XOR shares (bit 0) of [[x < 0]] (x read as signed): every party
 /// learns c = x + s for the dealer's edaBit s (uniform), and x's MSB is
 /// c's ⊕ s's ⊕ the borrow of c − s out of bits 0..62, whose generate and
-/// propagate bits are local (c is public) and whose Kogge–Stone prefix
-/// takes 6 AND rounds: 7 rounds, 23 words per element.
+/// propagate bits are local (c is public) and whose radix-4 prefix takes
+/// 3 rounds (the ANDs of up to four operands from the dealer's products
+/// of their masks): 4 rounds, 21 words per element.
 task<words> sign_bits(party& self, words x);
 
 /// [[b v]] for bits b XOR-shared in bit 0 and arithmetic v, 1 round: b ⊕ ρ
@@ -28,12 +29,12 @@ task<words> sign_bits(party& self, words x);
 /// S1, β, ρ β), and b v = c v + (1 − 2c)(e ρ + [[ρ β]]).
 task<words> select(party& self, words bits, words values);
 
-/// [[x < 0]] as S1 shares: sign_bits and B2A, 8 rounds.
+/// [[x < 0]] as S1 shares: sign_bits and B2A, 5 rounds.
 task<words> less_than_zero(party& self, words x);
 
 /// [[a < b]] = less_than_zero(a − b): exact while |a − b| < 2^63.
 task<words> less_than(party& self, words a, words b);
-/// The same as XOR shares (sign_bits(a − b)), 7 rounds.
+/// The same as XOR shares (sign_bits(a − b)), 4 rounds.
 task<words> less_than_bits(party& self, words a, words b);
 
 } // namespace veil::protocols::mpc

@@ -23,6 +23,8 @@ std::size_t parts_of(item kind) {
     return 4;
   case item::mask:
   case item::cross:
+  case item::bit_mask:
+  case item::bit_cross:
     return 1;
   case item::permutation:
     return 0; // not an item stream (expand_permutation)
@@ -30,7 +32,9 @@ std::size_t parts_of(item kind) {
   return 0;
 }
 
-bool corrected(item kind) { return kind != item::mask; }
+bool corrected(item kind) {
+  return kind != item::mask && kind != item::bit_mask;
+}
 
 namespace {
 
@@ -39,8 +43,13 @@ const char (&context_of(item kind))[9] {
                     bit_triple[9] = "mpcBTrip", dabit[9] = "mpcDaBit",
                     mask[9] = "mpcMask_", trunc_mask[9] = "mpcTMask",
                     cross[9] = "mpcCross", edabit[9] = "mpcEdaBt",
-                    selection[9] = "mpcSelec";
+                    selection[9] = "mpcSelec", bit_mask[9] = "mpcBMask",
+                    bit_cross[9] = "mpcBCros";
   switch (kind) {
+  case item::bit_mask:
+    return bit_mask;
+  case item::bit_cross:
+    return bit_cross;
   case item::edabit:
     return edabit;
   case item::selection:
@@ -251,6 +260,8 @@ words dealer::correction(item kind, std::uint64_t call, std::size_t k) const {
   case item::mask:
   case item::trunc_mask:
   case item::cross:
+  case item::bit_mask:
+  case item::bit_cross:
     throw std::invalid_argument("mpc::dealer::correction: not a plain item");
   }
   correction_words_ += out.size();
@@ -311,11 +322,22 @@ void check_bits(int bits) {
 } // namespace
 
 words dealer::value_of(const component& c) const {
-  if (c.kind != item::mask && c.kind != item::trunc_mask)
+  if (c.kind != item::mask && c.kind != item::trunc_mask &&
+      c.kind != item::bit_mask)
     throw std::invalid_argument("mpc::dealer: only masks are multiplied");
   if (c.part < 0 || static_cast<std::size_t>(c.part) >= parts_of(c.kind))
     throw std::invalid_argument("mpc::dealer: no such part");
-  auto r = sum_of(seeds_, c.kind, c.call, c.count, 0, true);
+  for (const auto& k : recent_)
+    if (k.kind == c.kind && k.call == c.call && k.part == c.part &&
+        k.bits == c.bits && k.value.size() == c.count)
+      return k.value;
+  words r(c.count, 0);
+  for (const auto& seed : seeds_) {
+    auto mine = expand_item(seed, c.kind, c.call, c.count);
+    for (std::size_t j = 0; j < c.count; ++j)
+      r[j] = c.kind == item::bit_mask ? r[j] ^ mine.parts[0][j]
+                                      : r[j] + mine.parts[0][j];
+  }
   if (c.part == 1) {
     check_bits(c.bits);
     for (auto& v : r)
@@ -324,6 +346,10 @@ words dealer::value_of(const component& c) const {
     for (auto& v : r)
       v >>= 63; // μ
   }
+  constexpr std::size_t kept = 16;
+  if (recent_.size() == kept)
+    recent_.erase(recent_.begin());
+  recent_.push_back({c.kind, c.call, c.part, c.bits, r});
   return r;
 }
 
@@ -332,6 +358,7 @@ words dealer::answer(const correlation_request& r) const {
   case item::permutation:
     return permutation_correction(r.owner, r.call, r.length, r.count);
   case item::mask:
+  case item::bit_mask:
     throw std::invalid_argument("mpc::dealer: a mask needs no correction");
   case item::trunc_mask: { // ρ then μ, each the true value − the others'
     check_bits(r.bits);
@@ -348,15 +375,32 @@ words dealer::answer(const correlation_request& r) const {
     correction_words_ += out.size();
     return out;
   }
-  case item::cross: {
-    if (r.left.count != r.count || r.right.count != r.count)
-      throw std::invalid_argument("mpc::dealer: a cross product of vectors "
-                                  "of other lengths");
-    auto out = value_of(r.left);
-    auto b = value_of(r.right);
-    auto others = sum_of(seeds_, r.kind, r.call, r.count, 0, false);
-    for (std::size_t j = 0; j < r.count; ++j)
-      out[j] = out[j] * b[j] - others[j];
+  case item::cross:
+  case item::bit_cross: {
+    bool bitwise = r.kind == item::bit_cross;
+    auto most = bitwise ? 4u : 2u;
+    if (r.operands.size() < 2 || r.operands.size() > most)
+      throw std::invalid_argument("mpc::dealer: a cross product of " +
+                                  std::to_string(r.operands.size()) +
+                                  " operands");
+    for (const auto& o : r.operands)
+      if (o.count != r.count ||
+          (bitwise != (o.kind == item::bit_mask)))
+        throw std::invalid_argument("mpc::dealer: a cross product of "
+                                    "other lengths or kinds");
+    auto out = value_of(r.operands[0]);
+    for (std::size_t o = 1; o < r.operands.size(); ++o) {
+      auto b = value_of(r.operands[o]);
+      for (std::size_t j = 0; j < r.count; ++j)
+        out[j] = bitwise ? out[j] & b[j] : out[j] * b[j];
+    }
+    auto n = seeds_.size();
+    for (std::size_t p = 0; p + 1 < n; ++p) {
+      auto theirs = expand_item(seeds_[p], r.kind, r.call, r.count);
+      for (std::size_t j = 0; j < r.count; ++j)
+        out[j] = bitwise ? out[j] ^ theirs.parts[0][j]
+                         : out[j] - theirs.parts[0][j];
+    }
     correction_words_ += out.size();
     return out;
   }
@@ -399,6 +443,7 @@ std::size_t correlations::correction_length(item kind, std::size_t k) {
   case item::selection:
     return 2 * k;
   case item::mask:
+  case item::bit_mask:
     return 0;
   default:
     return k;
@@ -434,9 +479,11 @@ void correlations::correct(shares_of& mine, item kind, std::size_t k,
     put(3, k);
     break;
   case item::cross:
+  case item::bit_cross:
     put(0, 0);
     break;
   case item::mask:
+  case item::bit_mask:
   case item::permutation:
     break;
   }

@@ -17,6 +17,8 @@
 //   cross product       a ⊙ b of two items dealt before (masked.hpp)
 //   edaBit              s as XOR shares of its 64 bits and as S1 shares
 //   selection triple    a bit ρ (XOR, bit 0; and S1), b uniform, ρ b
+//   bit mask            a word's XOR shares (no correction)
+//   bit cross product   the AND of 2 to 4 bit masks dealt before
 
 #include <cstdint>
 #include <memory>
@@ -37,9 +39,11 @@ enum class item {
   trunc_mask,
   cross,
   edabit,
-  selection
+  selection,
+  bit_mask,
+  bit_cross
 };
-inline constexpr int item_kinds = 10;
+inline constexpr int item_kinds = 12;
 
 /// One dealt vector: part `part` of call `call` of `kind`, `count` items
 /// (a truncation mask's ρ also depends on its `bits`).
@@ -54,7 +58,8 @@ struct component {
 /// What the last party asks the dealer for: the corrections of call `call`
 /// of `kind` for `count` items (a permutation: `count` vectors of `length`
 /// permuted by `owner`; a truncation mask: for a shift by `bits`; a cross
-/// product: of `left` and `right`, element by element).
+/// product: of its `operands`, element by element, two masks' (×) or 2 to
+/// 4 bit masks' (∧)).
 struct correlation_request {
   item kind = item::triple;
   std::uint64_t call = 0;
@@ -62,11 +67,11 @@ struct correlation_request {
   int owner = -1;
   std::size_t length = 0;
   int bits = 0;
-  component left, right;
+  std::vector<component> operands;
 };
 
 /// Whether the last party's share of `kind` needs the dealer at all (a
-/// mask is uniform at every party).
+/// mask or a bit mask is uniform at every party).
 bool corrected(item kind);
 
 /// A party's shares of k items of one kind: `parts` vectors of k words.
@@ -93,8 +98,9 @@ public:
   /// The answer to a request: correction(), permutation_correction(), a
   /// truncation mask's ρ then μ, or a cross product's share.
   words answer(const correlation_request& r) const;
-  /// The value of a mask's or a truncation mask's part (the sum of every
-  /// party's corrected share): what a cross product multiplies.
+  /// The value of a mask's, a truncation mask's or a bit mask's part (the
+  /// sum, or XOR, of every party's corrected share): what a cross product
+  /// multiplies.
   words value_of(const component& c) const;
   /// Words of corrections handed out so far (the offline traffic, besides
   /// one seed per party).
@@ -107,6 +113,15 @@ public:
 private:
   std::vector<crypto::key32> seeds_;
   mutable std::uint64_t correction_words_ = 0;
+  /// The last few components' values: a layer's cross products share
+  /// their operands.
+  struct known_value {
+    item kind;
+    std::uint64_t call;
+    int part, bits;
+    words value;
+  };
+  mutable std::vector<known_value> recent_;
 };
 
 /// SecPerm's correlation (spec privet §4.11) for `vectors` vectors of

@@ -93,8 +93,7 @@ task<words> product(party& self, const masked& a, const masked& b) {
       correlation_request spec;
       spec.kind = item::cross;
       spec.count = k;
-      spec.left = ta.source;
-      spec.right = tb.source;
+      spec.operands = {ta.source, tb.source};
       auto cross = co_await self.correlated(spec);
       const auto& c = cross.parts[0];
       for (std::size_t i = 0; i < k; ++i)

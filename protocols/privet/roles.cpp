@@ -31,10 +31,8 @@ std::optional<mpc::component> take(const std::vector<std::uint64_t>& in,
 correlation_ask ask_of(const mpc::correlation_request& r) {
   correlation_ask a{static_cast<std::uint8_t>(r.kind), r.call, r.count,
                     r.owner, r.length, r.bits, {}};
-  if (r.kind == mpc::item::cross) {
-    put(a.operands, r.left);
-    put(a.operands, r.right);
-  }
+  for (const auto& o : r.operands)
+    put(a.operands, o);
   return a;
 }
 
@@ -49,16 +47,13 @@ std::optional<mpc::correlation_request> request_of(const correlation_ask& a) {
   r.owner = a.owner;
   r.length = static_cast<std::size_t>(a.length);
   r.bits = a.bits;
-  if (r.kind == mpc::item::cross) {
-    if (a.operands.size() != 10)
-      return std::nullopt;
-    auto left = take(a.operands, 0), right = take(a.operands, 5);
-    if (!left || !right)
-      return std::nullopt;
-    r.left = *left;
-    r.right = *right;
-  } else if (!a.operands.empty()) {
+  if (a.operands.size() % 5 != 0 || a.operands.size() > 20)
     return std::nullopt;
+  for (std::size_t at = 0; at < a.operands.size(); at += 5) {
+    auto o = take(a.operands, at);
+    if (!o)
+      return std::nullopt;
+    r.operands.push_back(*o);
   }
   return r;
 }

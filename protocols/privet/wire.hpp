@@ -38,8 +38,8 @@ struct correlation_ask {
   std::int32_t owner = -1;
   std::uint64_t length = 0;
   std::int32_t bits = 0;
-  /// A cross product's two operands, five words each (kind, call, count,
-  /// bits, part); empty otherwise.
+  /// A cross product's operands (2 to 4), five words each (kind, call,
+  /// count, bits, part); empty otherwise.
   std::vector<std::uint64_t> operands;
 };
 

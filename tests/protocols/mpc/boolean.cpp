@@ -84,12 +84,12 @@ BOOST_AUTO_TEST_CASE(sign_is_exact_at_the_edges_and_at_random) {
     for (std::size_t i = 0; i < x.size(); ++i)
       BOOST_TEST(got[i] == word{to_signed(x[i]) < 0},
                  n << " parties: " << to_signed(x[i]));
-    // share + the masked opening + 6 prefix layers + B2A + open, at any n;
-    // words per element and ordered pair: c, 5 layers of 4, the last of 2,
-    // B2A's and the result's (sharing: n − 1 per element).
-    BOOST_TEST(t.rounds == 1u + 1 + 6 + 1 + 1, n << " parties");
+    // share + the masked opening + 3 prefix layers + B2A + open, at any
+    // n; words per element and ordered pair: c, 7 + 7 + 6 operands, B2A's
+    // and the result's (sharing: n − 1 per element).
+    BOOST_TEST(t.rounds == 1u + 1 + 3 + 1 + 1, n << " parties");
     auto pairs = static_cast<std::uint64_t>(n * (n - 1));
-    BOOST_TEST(t.words == x.size() * (pairs * (1 + 20 + 2 + 1 + 1) + n - 1),
+    BOOST_TEST(t.words == x.size() * (pairs * (1 + 20 + 1 + 1) + n - 1),
                n << " parties");
   }
 }
