@@ -122,6 +122,74 @@ BOOST_AUTO_TEST_CASE(correlations_are_consistent_and_fresh) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(masks_edabits_and_their_products_are_consistent) {
+  for (int n : party_counts) {
+    dealer d(n, 13);
+    std::vector<std::unique_ptr<correlations>> c;
+    for (int p = 0; p < n; ++p)
+      c.push_back(std::make_unique<correlations>(p, n, d.seed_of(p)));
+    auto next = [&](std::size_t p, correlation_request spec) {
+      auto mine = c[p]->next(spec);
+      if (c[p]->needs_corrections() && corrected(spec.kind))
+        correlations::correct(mine, spec.kind, spec.count, d.answer(spec));
+      return mine;
+    };
+    const std::size_t k = 300;
+    auto spec_of = [&](item kind, int bits = 0) {
+      correlation_request r;
+      r.kind = kind;
+      r.count = k;
+      r.bits = bits;
+      return r;
+    };
+    std::vector<shares_of> eda, sel, tm, m, bm1, bm2, cross, bcross;
+    for (std::size_t p = 0; p < c.size(); ++p) {
+      eda.push_back(next(p, spec_of(item::edabit)));
+      sel.push_back(next(p, spec_of(item::selection)));
+      tm.push_back(next(p, spec_of(item::trunc_mask, 27)));
+      m.push_back(next(p, spec_of(item::mask)));
+      bm1.push_back(next(p, spec_of(item::bit_mask)));
+      bm2.push_back(next(p, spec_of(item::bit_mask)));
+      auto x = spec_of(item::cross);
+      x.operands = {{item::trunc_mask, tm[p].call, k, 27, 2},
+                    {item::mask, m[p].call, k, 0, 0}};
+      cross.push_back(next(p, x));
+      auto b = spec_of(item::bit_cross);
+      b.operands = {{item::bit_mask, bm1[p].call, k, 0, 0},
+                    {item::bit_mask, bm2[p].call, k, 0, 0}};
+      bcross.push_back(next(p, b));
+    }
+    for (std::size_t j = 0; j < k; ++j) {
+      word s_xor = 0, s_sum = 0, rho_bit = 0, rho = 0, beta = 0, rb = 0,
+           r = 0, low = 0, mu = 0, mask = 0, x = 0, b1 = 0, b2 = 0, bx = 0;
+      for (std::size_t p = 0; p < c.size(); ++p) {
+        s_xor ^= eda[p].parts[0][j];
+        s_sum += eda[p].parts[1][j];
+        rho_bit ^= sel[p].parts[0][j];
+        rho += sel[p].parts[1][j];
+        beta += sel[p].parts[2][j];
+        rb += sel[p].parts[3][j];
+        r += tm[p].parts[0][j];
+        low += tm[p].parts[1][j];
+        mu += tm[p].parts[2][j];
+        mask += m[p].parts[0][j];
+        x += cross[p].parts[0][j];
+        b1 ^= bm1[p].parts[0][j];
+        b2 ^= bm2[p].parts[0][j];
+        bx ^= bcross[p].parts[0][j];
+      }
+      BOOST_TEST(s_sum == s_xor);
+      BOOST_TEST(rho_bit <= 1u);
+      BOOST_TEST(rho == rho_bit);
+      BOOST_TEST(rb == rho * beta);
+      BOOST_TEST(low == ((r & ~(word{1} << 63)) >> 27));
+      BOOST_TEST(mu == (r >> 63));
+      BOOST_TEST(x == mu * mask);
+      BOOST_TEST(bx == (b1 & b2));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(parties_out_of_step_fail_loudly) {
   std::function<task<words>(party&)> extra_open = [](party& p) -> task<words> {
     words w{1};

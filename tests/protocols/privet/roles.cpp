@@ -196,5 +196,38 @@ BOOST_AUTO_TEST_CASE(messages_out_of_turn_are_refused) {
   BOOST_TEST(!wrong);
 }
 
+BOOST_AUTO_TEST_CASE(cross_product_asks_travel_and_bad_ones_are_refused) {
+  mpc::correlation_request r;
+  r.kind = mpc::item::bit_cross;
+  r.call = 17;
+  r.count = 6;
+  r.operands = {{mpc::item::bit_mask, 3, 6, 0, 0},
+                {mpc::item::bit_mask, 4, 6, 0, 0},
+                {mpc::item::bit_mask, 9, 6, 0, 0}};
+  auto back = pv::request_of(pv::ask_of(r));
+  BOOST_REQUIRE(back.has_value());
+  BOOST_TEST((back->kind == r.kind && back->call == 17 && back->count == 6));
+  BOOST_REQUIRE(back->operands.size() == 3u);
+  BOOST_TEST(back->operands[2].call == 9u);
+  // The dealer answers it: one word per item.
+  pv::dealer_role dealer(2, 9);
+  auto answer = dealer.on_message(1, pv::ask_of(r));
+  BOOST_REQUIRE(static_cast<bool>(answer));
+  auto& words = std::get<pv::correlation_answer>(answer->at(0).msg).words;
+  BOOST_TEST(words.size() == 6u);
+  // Operands not a whole number of components, of no kind, or a product
+  // of masks of other lengths: refused, naming the ask.
+  auto ragged = pv::ask_of(r);
+  ragged.operands.pop_back();
+  BOOST_TEST(!pv::request_of(ragged).has_value());
+  auto unknown = pv::ask_of(r);
+  unknown.operands[0] = 77;
+  BOOST_TEST(!pv::request_of(unknown).has_value());
+  r.operands[1].count = 5;
+  auto uneven = dealer.on_message(1, pv::ask_of(r));
+  BOOST_REQUIRE(!uneven);
+  BOOST_TEST(uneven.error().step == "correlation_ask");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE_END()
