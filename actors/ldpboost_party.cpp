@@ -9,12 +9,18 @@
 //   (predict_atom) to the data user: its evaluation rows, predicted by its
 //                  own ensemble; then session::predicted
 //   (stats_atom) -> session::byte_stats
-// Party to party: share_request (data user -> owner), share_reply. An owner
+// Party to party: share_request (data user -> owner), share_reply; to and
+// from a `veil node`'s block of owners (one party of the roster, loading
+// its own file and hosting one owner actor per ldp.samples_per_owner of
+// its rows), block_request (the same request for several of its owners,
+// once per attempt) and block_reply (one owner's answer). An owner
 // only answers (within the idle bound). An owner that has not answered
 // half a timeout after its request is skipped: the attempt goes on with
 // the others (spec §4.5), and the report counts it. An owner that ends
 // ends the session, as any party does.
 
+#include <algorithm>
+#include <map>
 #include <memory>
 
 #include <caf/actor_system.hpp>
@@ -45,15 +51,93 @@ struct party_state : data_party_state<ldpboost_party_spec> {
   static inline const char* name = "veil.ldpboost_party";
 
   std::unique_ptr<lb::data_user> user; // index 0
-  std::unique_ptr<lb::owner> owner;    // index > 0
-  learners::labelled_rows eval;        ///< the data user's
+  std::unique_ptr<lb::owner> owner;    // index > 0, given its rows
+  /// A node's block (index > 0, loaded its rows): its owner actors.
+  std::vector<caf::actor> block;
+  bool is_block = false;
+  learners::labelled_rows eval; ///< the data user's
   int classes = 2;
   int rounds = 0;
   /// The attempt whose deadline is armed (data user).
   std::optional<std::uint64_t> deadline_for;
+  /// By roster index: the owners of a block (0: not a block), and the id
+  /// of its (first) owner in the data user's numbering 1..L.
+  std::vector<std::uint32_t> block_owners;
+  std::vector<std::uint32_t> first_owner;
 
-  bool has_role() const { return user || owner; }
+  bool has_role() const { return user || owner || is_block; }
+  /// The roster index of owner q (1..L).
+  std::int32_t index_of_owner(std::int32_t q) const {
+    auto it = std::upper_bound(first_owner.begin(), first_owner.end(),
+                               static_cast<std::uint32_t>(q));
+    return static_cast<std::int32_t>(it - first_owner.begin()) - 1;
+  }
 };
+
+/// An owner of a node's block, as an actor: it answers its block's
+/// forwarded request once (its role refuses a second; the refusal ends
+/// the block, and so the session).
+struct block_owner_state {
+  static inline const char* name = "veil.ldpboost_owner";
+};
+
+caf::behavior block_owner(caf::stateful_actor<block_owner_state>* self,
+                          std::shared_ptr<lb::owner> role, caf::actor block,
+                          std::uint32_t index) {
+  return {[=](messages::owner_atom, const lb::share_request& r) {
+    if (self->current_sender() != block)
+      return; // only its block speaks to it
+    auto out = role->on_message(0, lb::message{r});
+    if (!out) {
+      self->quit(session_error(errc::protocol_error,
+                               "owner " + std::to_string(index) +
+                                   " of a block refused: " + out.error().reason));
+      return;
+    }
+    for (auto& e : *out)
+      if (auto* reply = std::get_if<lb::share_reply>(&e.msg))
+        self->send(block, messages::owner_atom::value, index,
+                   std::move(*reply));
+  }};
+}
+
+/// The data user's outbox on the wire: an envelope to owner q goes to q's
+/// roster index; the requests to a block's owners become one
+/// block_request for that block.
+lb::outbox to_roster(const party_state& st, lb::outbox out) {
+  lb::outbox wire;
+  std::map<std::int32_t, std::size_t> request_of_block;
+  for (auto& e : out) {
+    auto at = st.index_of_owner(e.to);
+    auto local = static_cast<std::uint32_t>(e.to) - st.first_owner[at];
+    e.to = at;
+    auto* request = std::get_if<lb::share_request>(&e.msg);
+    if (st.block_owners[at] == 0 || !request) {
+      wire.push_back(std::move(e));
+      continue;
+    }
+    auto known = request_of_block.find(at);
+    if (known == request_of_block.end()) {
+      request_of_block[at] = wire.size();
+      wire.push_back({at, lb::block_request{{local}, std::move(*request)}});
+    } else {
+      std::get<lb::block_request>(wire[known->second].msg)
+          .owners.push_back(local);
+    }
+  }
+  return wire;
+}
+
+protocols::protocol_error refused(std::string step, std::string reason) {
+  return {std::move(step), std::move(reason)};
+}
+
+protocols::outcome<lb::outbox> on_roster(const party_state& st,
+                              protocols::outcome<lb::outbox> out) {
+  if (out)
+    *out = to_roster(st, std::move(*out));
+  return out;
+}
 
 using party_actor = caf::stateful_actor<party_state>;
 
@@ -100,19 +184,39 @@ struct party_hooks : loading_party_hooks<party_state>,
                                         const std::vector<caf::actor>& peers,
                                         std::int32_t at) {
     auto& st = self->state;
-    if (!st.given)
-      return session_error(errc::bad_request,
-                           st.me + ": LDP boosting's parties are given their "
-                                   "data at spawn");
     if (base.hub != 0)
       return session_error(errc::bad_request,
                            st.me + ": the roster is not a star around the "
                                    "data user");
-    st.join(self, base, peers, at);
-    auto spec = std::move(*st.given);
-    st.given.reset();
+    if (!st.given && at == 0)
+      return session_error(errc::bad_request,
+                           st.me + ": the data user is given its rows in the "
+                                   "coordinator's process");
     // What throws here is bad input (host_roster).
     r.params.validate();
+    st.block_owners = r.block_owners;
+    if (st.block_owners.empty())
+      st.block_owners.assign(peers.size(), 0);
+    if (st.block_owners.size() != peers.size() || st.block_owners[0] != 0)
+      throw input_error("the roster's blocks of owners do not match its "
+                        "parties");
+    std::uint32_t next = 1;
+    for (std::size_t a = 0; a < peers.size(); ++a) {
+      st.first_owner.push_back(a == 0 ? 0 : next);
+      if (a > 0)
+        next += st.block_owners[a] == 0 ? 1 : st.block_owners[a];
+    }
+    if ((st.block_owners[static_cast<std::size_t>(at)] == 0) !=
+        st.given.has_value())
+      throw input_error("the roster makes this party a block of owners "
+                        "loading its own file, or the other way round");
+    st.join(self, base, peers, at);
+    st.classes = r.params.classes;
+    st.rounds = r.params.rounds;
+    if (!st.given)
+      return join_block(self, r, at);
+    auto spec = std::move(*st.given);
+    st.given.reset();
     if (r.lower.size() != spec.features.features ||
         r.upper.size() != spec.features.features)
       throw input_error("the roster's scaling bounds are for " +
@@ -120,11 +224,9 @@ struct party_hooks : loading_party_hooks<party_state>,
                         " features; this "
                         "party's rows have " +
                         std::to_string(spec.features.features));
-    st.classes = r.params.classes;
-    st.rounds = r.params.rounds;
     if (at == 0) {
       st.user = std::make_unique<lb::data_user>(
-          std::move(spec.features), peers.size() - 1, r.params,
+          std::move(spec.features), next - 1, r.params,
           r.pick_seed != 0 ? r.pick_seed
                            : protocols::crypto::system_random{}());
       st.eval = std::move(spec.eval);
@@ -135,11 +237,58 @@ struct party_hooks : loading_party_hooks<party_state>,
         throw input_error("the roster's scaling bounds are not the data "
                           "user's own rows' range");
     } else {
-      st.owner = std::make_unique<lb::owner>(at, std::move(spec.features),
+      st.owner = std::make_unique<lb::owner>(
+          static_cast<std::int32_t>(st.first_owner[static_cast<std::size_t>(at)]),
+          std::move(spec.features),
                                              lb::scaling{r.lower, r.upper},
                                              r.params, seed_of(st));
       keep_watch(self); // it only answers, within the idle bound
     }
+    return caf::ok_atom::value;
+  }
+  /// A node's block: its loaded rows, r.per_owner to an owner, each owner
+  /// an actor of this node that dies with the block (and the block with
+  /// it: they are linked).
+  static caf::result<caf::ok_atom> join_block(party_actor* self,
+                                              const ldp::roster_settings& r,
+                                              std::int32_t at) {
+    auto& st = self->state;
+    auto a = static_cast<std::size_t>(at);
+    int classes = 2;
+    auto rows = lb::rows_of(st.loaded.train, st.me, classes);
+    if (classes > r.params.classes)
+      throw input_error("its rows have " + std::to_string(classes) +
+                        " classes; the data user's have " +
+                        std::to_string(r.params.classes));
+    if (rows.features != r.lower.size())
+      throw input_error("its rows have " + std::to_string(rows.features) +
+                        " features; the data user's have " +
+                        std::to_string(r.lower.size()));
+    auto owners = st.block_owners[a];
+    if (r.per_owner == 0 ||
+        rows.rows() < static_cast<std::size_t>(owners) * r.per_owner)
+      throw input_error("the roster asks for " + std::to_string(owners) +
+                        " owners of " + std::to_string(r.per_owner) +
+                        " rows; it has " + std::to_string(rows.rows()));
+    lb::scaling bounds{r.lower, r.upper};
+    st.block.reserve(owners);
+    for (std::uint32_t j = 0; j < owners; ++j) {
+      auto role = std::make_shared<lb::owner>(
+          static_cast<std::int32_t>(st.first_owner[a] + j),
+          lb::slice(rows, static_cast<std::size_t>(j) * r.per_owner,
+                    r.per_owner),
+          bounds, r.params, seed_of(st));
+      st.block.push_back(self->spawn<caf::linked>(
+          block_owner, std::move(role), caf::actor{self}, j));
+    }
+    // Its owners end with it, however it ends.
+    self->attach_functor([owners = st.block] {
+      for (const auto& o : owners)
+        caf::anon_send_exit(o, caf::exit_reason::user_shutdown);
+    });
+    st.loaded = {};
+    st.is_block = true;
+    keep_watch(self); // it only answers, within the idle bound
     return caf::ok_atom::value;
   }
   static void train(party_actor* self) {
@@ -150,8 +299,8 @@ struct party_hooks : loading_party_hooks<party_state>,
       return;
     }
     begin_work(
-        self, &peer_state::training, [&] { return st.user->start(); },
-        after_step);
+        self, &peer_state::training,
+        [&] { return to_roster(st, st.user->start()); }, after_step);
   }
   /// The data user predicts its evaluation rows with its own ensemble.
   static void predict(party_actor* self) {
@@ -172,11 +321,51 @@ struct party_hooks : loading_party_hooks<party_state>,
     out.seconds = seconds_since(start);
     self->send(st.coordinator, std::move(out));
   }
-  static auto on_message(party_actor* self, std::int32_t from,
-                         const lb::message& m) {
+  static protocols::outcome<lb::outbox> on_message(party_actor* self, std::int32_t from,
+                                        lb::message& m) {
     auto& st = self->state;
-    return st.user ? st.user->on_message(from, m)
-                   : st.owner->on_message(from, m);
+    if (st.is_block)
+      return forward_to_owners(self, from, m);
+    if (!st.user)
+      return st.owner->on_message(from, m);
+    auto at = static_cast<std::size_t>(from);
+    if (auto* b = std::get_if<lb::block_reply>(&m)) {
+      if (st.block_owners[at] == 0 || b->owner >= st.block_owners[at])
+        return refused("block_reply",
+                                 "no such owner in the block of " +
+                                     std::to_string(from));
+      auto q = static_cast<std::int32_t>(st.first_owner[at] + b->owner);
+      lb::message reply{std::move(b->reply)};
+      return on_roster(st, st.user->on_message(q, reply));
+    }
+    if (st.block_owners[at] != 0)
+      return refused(lb::message_name(m),
+                               "a block of owners answers by block_reply");
+    return on_roster(
+        st, st.user->on_message(
+                static_cast<std::int32_t>(st.first_owner[at]), m));
+  }
+  /// A block: the data user's request, to each owner it names (one
+  /// message shared by all of them).
+  static protocols::outcome<lb::outbox> forward_to_owners(party_actor* self,
+                                               std::int32_t from,
+                                               lb::message& m) {
+    auto& st = self->state;
+    auto* b = std::get_if<lb::block_request>(&m);
+    if (!b || from != 0)
+      return refused(lb::message_name(m),
+                               "a block of owners takes block requests from "
+                               "the data user only");
+    for (auto j : b->owners)
+      if (j >= st.block.size())
+        return refused("block_request",
+                                 "no owner " + std::to_string(j) +
+                                     " in this block");
+    auto ask = caf::make_message(messages::owner_atom::value,
+                                 std::move(b->request));
+    for (auto j : b->owners)
+      self->send(st.block[j], ask);
+    return lb::outbox{};
   }
   /// The data user: arms the deadline of a new attempt, reports progress,
   /// and its ensemble when training ends.
@@ -211,7 +400,7 @@ struct party_hooks : loading_party_hooks<party_state>,
               st.me + " could not skip a silent owner: " + out.error().reason);
         return;
       }
-      route(self, std::move(*out));
+      route(self, to_roster(st, std::move(*out)));
       if (has_quit(self) || st.user->attempt_key() != key)
         break;
     }
@@ -219,8 +408,18 @@ struct party_hooks : loading_party_hooks<party_state>,
   }
   static caf::message_handler extra(party_actor* self) {
     return {[self](messages::deadline_atom, std::uint64_t key) {
-      on_deadline(self, key);
-    }};
+              on_deadline(self, key);
+            },
+            // A block: one of its owners' answer, to the data user.
+            [self](messages::owner_atom, std::uint32_t j,
+                   lb::share_reply& reply) {
+              auto& st = self->state;
+              if (!st.is_block || j >= st.block.size() ||
+                  self->current_sender() != st.block[j])
+                return;
+              busy_clock working{st.busy_seconds};
+              route(self, lb::outbox{{0, lb::block_reply{j, std::move(reply)}}});
+            }};
   }
 };
 
@@ -251,6 +450,11 @@ struct session_hooks<ldpboost_protocol>
       r.upper = b.upper;
     }
     r.pick_seed = cfg.test_seed.value_or(0);
+    r.first_block = r.names.size();
+    r.blocks = cfg.remote_parties;
+    r.per_owner = cfg.per_owner;
+    for (const auto& b : r.blocks)
+      r.names.push_back(b.name);
     return r;
   }
 
@@ -265,13 +469,51 @@ struct session_hooks<ldpboost_protocol>
     if (!r.parts.path.empty())
       throw input_error("LDP boosting keeps no model part files (no "
                         "--model-out)");
+    if (!r.blocks.empty() && r.per_owner == 0)
+      throw input_error("owners on nodes need ldp.samples_per_owner rows "
+                        "each (at least 1)");
     r.params.validate();
   }
 
   static void open(driver& d, const run& r, ldpboost_result& result) {
-    ldp::roster_settings settings{r.params, r.lower, r.upper, r.pick_seed};
+    ldp::roster_settings settings{r.params, r.lower, r.upper, r.pick_seed,
+                                  {}, r.per_owner};
     result.lower = r.lower;
     result.upper = r.upper;
+    result.owners = r.first_block - 1;
+    if (!r.blocks.empty()) {
+      // Each block loads its node's file; its rows make its owners.
+      settings.block_owners.assign(r.names.size(), 0);
+      std::vector<std::size_t> blocks;
+      for (std::size_t b = 0; b < r.blocks.size(); ++b)
+        blocks.push_back(r.first_block + b);
+      std::vector<std::uint64_t> rows(r.names.size(), 0);
+      d.ask_all<session::data_summary>(
+          "load the owners' rows",
+          [&](std::size_t c) {
+            session::load_request q{false, false,
+                                    r.blocks[c - r.first_block].data, false};
+            return std::make_tuple(messages::load_atom::value, std::move(q));
+          },
+          [&](std::size_t c, session::data_summary& s) { rows[c] = s.rows; },
+          blocks);
+      if (d.error)
+        return;
+      for (auto c : blocks) {
+        auto owners = rows[c] / r.per_owner;
+        if (owners == 0)
+          return d.fail(errc::bad_input,
+                        d.name(c) + ": its " + std::to_string(rows[c]) +
+                            " rows make no owner of " +
+                            std::to_string(r.per_owner) + " rows");
+        result.owners += owners;
+        if (result.owners > max_owners)
+          return d.fail(errc::bad_input,
+                        "more than " + std::to_string(max_owners) +
+                            " owners in one session");
+        settings.block_owners[c] = static_cast<std::uint32_t>(owners);
+      }
+    }
     d.hand_out_roster(r, 0, settings);
   }
 

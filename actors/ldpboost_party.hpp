@@ -31,6 +31,11 @@ struct ldpboost_run : session_run {
   std::vector<double> lower, upper;
   /// The data user's seed for picking owners (0: the operating system's).
   std::uint64_t pick_seed = 0;
+  /// Blocks of owners on nodes: roster indices first_block.. (after the
+  /// parties given their data), per_owner rows to an owner.
+  std::vector<party_spec> blocks;
+  std::size_t first_block = 0;
+  std::uint32_t per_owner = 0;
 };
 
 /// Runs an LDP boosting session on `parties`. Never throws; never hangs.

@@ -9,8 +9,11 @@
 // it predicts its evaluation rows itself. CAF-free, like
 // actors/session.hpp.
 //
-// One way in for now: every party given its data at spawn, in this process
-// (`veil train --protocol ldp-boost`): 100,000 owners are 100,000 actors.
+// The data user and any owners given their rows at spawn live in this
+// process (`veil train --protocol ldp-boost`: 100,000 owners are 100,000
+// actors); owners may also live on `veil node`s, each node a block of the
+// owners of the file it serves (`per_owner` rows each, one actor per
+// owner there), asked once per attempt for all its selected owners.
 
 #include <cstdint>
 #include <string>
@@ -31,6 +34,12 @@ using ldpboost_party_spec = protocols::ldpboost::party_data;
 
 struct ldpboost_config : given_config<ldpboost_party_spec> {
   protocols::ldpboost::params params;
+  /// Blocks of owners on `veil node`s, after the parties given their data:
+  /// each loads the dataset its node serves under `data.path` (with
+  /// `data.label_column`) and deals it `per_owner` rows to an owner.
+  std::vector<party_spec> remote_parties;
+  std::uint32_t per_owner = 0;
+  tls_files tls;
   // test_seed: owner q perturbs from a stream of (seed, q), and the data
   // user picks owners from the seed (otherwise: the operating system's).
 };
@@ -42,6 +51,7 @@ struct ldpboost_result : result_base<> {
   std::vector<protocols::ldpboost::member> ensemble;
   std::vector<double> lower, upper; ///< the public scaling bounds
   std::vector<double> errors;       ///< err_m of each accepted round
+  std::uint64_t owners = 0;         ///< in the pool, here and on nodes
   std::uint64_t rejected = 0, burned = 0, silent = 0;
   std::string stopped; ///< why training ended before its rounds, if it did
   /// The test error of the first m members, m = 1..rounds.

@@ -315,7 +315,14 @@ bool live_session<P>::open(given_config cfg, const local_options& opts) {
     s.run = impl::hooks::run_of(cfg);
     if (!s.check(s.run.names.size()))
       return false;
-    s.make_system(false, opts, {});
+    // Parties that load their own files on nodes, besides (a protocol's
+    // given config with remote_parties: LDP boosting's blocks of owners).
+    constexpr bool mixed = requires { cfg.remote_parties; cfg.tls; };
+    if constexpr (mixed)
+      s.make_system(!cfg.remote_parties.empty() || cfg.tls.enabled(), opts,
+                    cfg.tls);
+    else
+      s.make_system(false, opts, {});
     auto& specs = impl::hooks::given_specs(cfg);
     // The rows and columns of data given at spawn are the caller's: the
     // parties never report them.
@@ -328,6 +335,16 @@ bool live_session<P>::open(given_config cfg, const local_options& opts) {
         s.result.features.push_back(specs[c].features.feature_names());
       parties.push_back(impl::hooks::spawn_given(
           *s.own_sys, std::move(specs[c]), cfg, static_cast<std::int32_t>(c)));
+    }
+    if constexpr (mixed) {
+      std::vector<caf::actor> remote;
+      if (auto f = spawn_parties(*s.own_sys, *s.self, cfg.remote_parties,
+                                 cfg.tls, cfg.timeout, impl::hooks::kind(),
+                                 remote, s.tunnels)) {
+        s.parties = std::move(parties); // ended with the others
+        return s.fail_now(failed<outcome_type>(f->code, std::move(f->error)));
+      }
+      parties.insert(parties.end(), remote.begin(), remote.end());
     }
     return s.start(std::move(parties));
   }

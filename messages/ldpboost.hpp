@@ -45,6 +45,18 @@ typename Inspector::result_type inspect(Inspector& f, share_reply& x) {
            x.round, x.attempt, raw(x.values), raw(x.labels), raw(x.weights));
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, block_request& x) {
+  return f(caf::meta::type_name("veil::protocols::ldpboost::block_request"),
+           raw(x.owners), x.request);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, block_reply& x) {
+  return f(caf::meta::type_name("veil::protocols::ldpboost::block_reply"),
+           x.owner, x.reply);
+}
+
 } // namespace veil::protocols::ldpboost
 
 namespace veil::messages {
@@ -60,12 +72,18 @@ struct roster_settings {
   protocols::ldpboost::params params;
   std::vector<double> lower, upper;
   std::uint64_t pick_seed = 0;
+  /// By roster index, the owners of a `veil node`'s block (0: not a block:
+  /// the data user, or an owner given its rows); empty: no blocks.
+  std::vector<std::uint32_t> block_owners;
+  /// The rows of each owner of a block.
+  std::uint32_t per_owner = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster_settings& x) {
   return f(caf::meta::type_name("veil::messages::ldp::roster_settings"),
-           x.params, raw(x.lower), raw(x.upper), x.pick_seed);
+           x.params, raw(x.lower), raw(x.upper), x.pick_seed,
+           raw(x.block_owners), x.per_owner);
 }
 
 /// What the data user reports when training ends (session::trained's

@@ -95,6 +95,8 @@ CAF_ADD_TYPE_ID(veil, (veil::protocols::privet::correlation_answer))
 
 CAF_ADD_TYPE_ID(veil, (veil::protocols::ldpboost::share_request))
 CAF_ADD_TYPE_ID(veil, (veil::protocols::ldpboost::share_reply))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::ldpboost::block_request))
+CAF_ADD_TYPE_ID(veil, (veil::protocols::ldpboost::block_reply))
 
 // -- command atoms -----------------------------------------------------------
 
@@ -113,5 +115,6 @@ CAF_ADD_ATOM(veil, veil::messages, part_atom, "part")
 CAF_ADD_ATOM(veil, veil::messages, next_atom, "next")
 CAF_ADD_ATOM(veil, veil::messages, stop_atom, "stop")
 CAF_ADD_ATOM(veil, veil::messages, deadline_atom, "deadline")
+CAF_ADD_ATOM(veil, veil::messages, owner_atom, "owner")
 
 CAF_END_TYPE_ID_BLOCK(veil)

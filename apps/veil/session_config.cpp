@@ -392,6 +392,8 @@ bool valid_name(const std::string& s) {
   });
 }
 
+} // namespace
+
 /// Splits "HOST:PORT" or "[IPV6]:PORT"; false if it is neither.
 bool parse_location(const std::string& s, std::string& host,
                     std::uint16_t& port) {
@@ -424,6 +426,8 @@ bool parse_location(const std::string& s, std::string& host,
   port = static_cast<std::uint16_t>(n);
   return true;
 }
+
+namespace {
 
 /// `path` against the session file's folder, unless absolute; made
 /// absolute, so that it names the same file for a node started elsewhere

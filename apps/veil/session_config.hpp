@@ -47,6 +47,11 @@ struct party_config {
   bool is_local() const { return location == "local"; }
 };
 
+/// Splits "HOST:PORT" or "[IPV6]:PORT" (a session file's location); false
+/// if it is neither.
+bool parse_location(const std::string& s, std::string& host,
+                    std::uint16_t& port);
+
 /// Certificates for TLS between nodes: all three files, or none.
 struct tls_config {
   std::string certificate; ///< this node's certificate (PEM)

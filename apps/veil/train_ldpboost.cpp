@@ -102,6 +102,8 @@ three_sets sets_of(const train_options& o, const lb::named_settings& c) {
   if (!c.user_data.empty())
     out.user =
         lb::rows_of(learners::read_table(c.user_data, ro), c.user_data, more);
+  else if (!c.owner_nodes.empty())
+    out.user = take(1.0); // the owners are on their nodes
   else
     out.user = take(c.user_fraction);
   classes = std::max(classes, more);
@@ -113,8 +115,36 @@ three_sets sets_of(const train_options& o, const lb::named_settings& c) {
   if (out.user.rows() == 0)
     throw input_error("the data user has no rows of its own: raise "
                       "ldp.user_fraction or give ldp.user_data");
-  out.owners = std::move(all);
+  if (c.owner_nodes.empty())
+    out.owners = std::move(all);
   out.classes = classes;
+  return out;
+}
+
+/// ldp.owner_nodes: "HOST:PORT/DATASET,..." as blocks of owners, each
+/// loading the dataset its node serves under that name.
+std::vector<actors::party_spec> owner_nodes_of(const std::string& list,
+                                               const std::string& label) {
+  std::vector<actors::party_spec> out;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    auto comma = list.find(',', at);
+    auto item = list.substr(at, comma == std::string::npos ? std::string::npos
+                                                           : comma - at);
+    auto slash = item.find('/');
+    actors::party_spec p;
+    if (slash == std::string::npos || slash + 1 == item.size() ||
+        !parse_location(item.substr(0, slash), p.host, p.port))
+      throw input_error("--set ldp.owner_nodes: \"" + item +
+                        "\" is not HOST:PORT/DATASET");
+    p.name = "owners" + std::to_string(out.size() + 1);
+    p.data.path = item.substr(slash + 1);
+    p.data.label_column = label;
+    out.push_back(std::move(p));
+    if (comma == std::string::npos)
+      break;
+    at = comma + 1;
+  }
   return out;
 }
 
@@ -157,15 +187,29 @@ int run_ldpboost_train(const train_options& o) {
   auto sets = sets_of(o, c);
   c.params.classes = sets.classes;
   c.params.validate();
-  auto dealt = lb::deal_owners(sets.owners, c.per_owner, sets.user, sets.test);
-  auto owners = dealt.parties.size() - 1;
   actors::ldpboost_config cfg;
+  lb::dealt_table dealt;
+  if (c.owner_nodes.empty()) {
+    dealt = lb::deal_owners(sets.owners, c.per_owner, sets.user, sets.test);
+  } else {
+    if (c.per_owner == 0)
+      throw input_error("ldp.samples_per_owner must be at least 1");
+    dealt.parties.push_back({"user", sets.user, sets.test});
+    cfg.remote_parties = owner_nodes_of(c.owner_nodes, o.label);
+    cfg.per_owner = static_cast<std::uint32_t>(c.per_owner);
+  }
+  std::size_t owners = dealt.parties.size() - 1;
   cfg.params = c.params;
   cfg.parties = std::move(dealt.parties);
   cfg.timeout = timeout;
   cfg.link = o.link;
-  std::cerr << "veil: note: " << owners << " owners of " << c.per_owner
-            << " rows, " << sets.user.rows() << " rows at the data user, "
+  if (cfg.remote_parties.empty())
+    std::cerr << "veil: note: " << owners << " owners of " << c.per_owner
+              << " rows, ";
+  else
+    std::cerr << "veil: note: owners of " << c.per_owner << " rows on "
+              << cfg.remote_parties.size() << " nodes, ";
+  std::cerr << sets.user.rows() << " rows at the data user, "
             << sets.test.rows() << " to evaluate on";
   if (dealt.unused > 0)
     std::cerr << " (" << dealt.unused << " rows left over)";
@@ -179,6 +223,7 @@ int run_ldpboost_train(const train_options& o) {
   if (!out.ok())
     return session_failure(out);
   const auto& r = *out.result;
+  owners = r.owners;
   double wrong = 0;
   for (std::size_t i = 0; i < r.margins.size(); ++i)
     wrong += r.margins[i] != r.labels[i];

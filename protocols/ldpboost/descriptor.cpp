@@ -58,6 +58,11 @@ const protocols::descriptor& descriptor() {
         number_setting("ldp.test_fraction", "0.2", 0, 1, true, true,
                        "the share of --data held out to evaluate on "
                        "(without --test)"),
+        text_setting("ldp.owner_nodes", "none", "HOST:PORT/DATASET,...",
+                     "owners on `veil node`s: each node deals the dataset "
+                     "it serves under that name, ldp.samples_per_owner rows "
+                     "to an owner actor of its own; --data then holds only "
+                     "the data user's rows and the evaluation rows"),
     };
     x.learner_notes = {
         "--trees is the number of boosting rounds (default 10); every other "

@@ -137,6 +137,10 @@ const char* message_name(const message& m) {
       return "share_request";
     }
     const char* operator()(const share_reply&) const { return "share_reply"; }
+    const char* operator()(const block_request&) const {
+      return "block_request";
+    }
+    const char* operator()(const block_reply&) const { return "block_reply"; }
     const char* operator()(const failure&) const { return "failure"; }
   };
   return std::visit(namer{}, m);

@@ -37,6 +37,8 @@ bool apply_setting(named_settings& s, const std::string& key,
     s.user_fraction = number();
   else if (key == "ldp.test_fraction")
     s.test_fraction = number();
+  else if (key == "ldp.owner_nodes")
+    s.owner_nodes = value == "none" ? "" : value;
   return true;
 }
 

@@ -18,6 +18,7 @@ struct named_settings {
   std::string user_data;       ///< ldp.user_data
   double user_fraction = 0.05; ///< ldp.user_fraction
   double test_fraction = 0.2;  ///< ldp.test_fraction
+  std::string owner_nodes;     ///< ldp.owner_nodes, as given
 };
 
 /// Applies one setting `key` = `value` (an ldp.* key, or epsilon), checked

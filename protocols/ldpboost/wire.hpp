@@ -59,9 +59,26 @@ struct share_reply {
   std::vector<double> weights;
 };
 
+/// Data user -> a `veil node`'s block of owners (one party of the roster
+/// hosting many owner actors): the same request for each of `owners`
+/// (indices within the block). One message per block and attempt, not
+/// one per owner: the ensemble crosses the network once.
+struct block_request {
+  std::vector<std::uint32_t> owners;
+  share_request request;
+};
+
+/// A block of owners -> data user: owner `owner`'s (its index within the
+/// block) one answer.
+struct block_reply {
+  std::uint32_t owner = 0;
+  share_reply reply;
+};
+
 using protocols::failure;
 
-using message = std::variant<share_request, share_reply, failure>;
+using message = std::variant<share_request, share_reply, block_request,
+                             block_reply, failure>;
 using envelope = addressed<message>;
 using outbox = std::vector<envelope>;
 

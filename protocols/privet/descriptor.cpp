@@ -42,9 +42,10 @@ const protocols::descriptor& descriptor() {
                        "limit exponential, which does not train; spec "
                        "§4.10)"),
         choice_setting("privet.truncation", {"exact", "paper"},
-                       "privet: fixed-point truncation (paper: the paper's, "
-                       "which fails with probability about |x|/2^64; spec "
-                       "§4.5)"),
+                       "privet: the truncation of the hessians and the "
+                       "learning rate (paper: the paper's, which fails with "
+                       "probability about |x|/2^64; spec §4.5); the "
+                       "divisions' and the sigmoid's are always exact"),
         choice_setting("privet.dealer", {"ahead", "on_demand"},
                        "privet: the dealer answers training's correlation "
                        "requests before the online phase (found by a dry run "
