@@ -60,17 +60,39 @@ struct party_state : data_party_state<ldpboost_party_spec> {
   int rounds = 0;
   /// The attempt whose deadline is armed (data user).
   std::optional<std::uint64_t> deadline_for;
-  /// By roster index: the owners of a block (0: not a block), and the id
-  /// of its (first) owner in the data user's numbering 1..L.
-  std::vector<std::uint32_t> block_owners;
-  std::vector<std::uint32_t> first_owner;
+  /// The blocks of owners on nodes: roster indices first_block.., their
+  /// owners and the id of each one's first owner (the data user numbers
+  /// owners 1..L: those given their rows by their roster index, then the
+  /// blocks' in turn). Per block, not per party: a star of 100,000 owners
+  /// keeps nothing per peer at a leaf.
+  std::size_t first_block = 0;
+  std::vector<std::uint32_t> block_owners, block_first;
 
   bool has_role() const { return user || owner || is_block; }
+  bool is_block_index(std::size_t a) const {
+    return !block_owners.empty() && a >= first_block;
+  }
+  /// The id of the (first) owner at roster index a (> 0).
+  std::uint32_t first_owner(std::size_t a) const {
+    return is_block_index(a) ? block_first[a - first_block]
+                             : static_cast<std::uint32_t>(a);
+  }
   /// The roster index of owner q (1..L).
   std::int32_t index_of_owner(std::int32_t q) const {
-    auto it = std::upper_bound(first_owner.begin(), first_owner.end(),
-                               static_cast<std::uint32_t>(q));
-    return static_cast<std::int32_t>(it - first_owner.begin()) - 1;
+    auto id = static_cast<std::uint32_t>(q);
+    if (block_owners.empty() || id < block_first[0])
+      return q;
+    auto it = std::upper_bound(block_first.begin(), block_first.end(), id);
+    return static_cast<std::int32_t>(first_block +
+                                     static_cast<std::size_t>(
+                                         it - block_first.begin()) -
+                                     1);
+  }
+  /// The owners of all blocks and the parties given their rows.
+  std::uint32_t owners(std::size_t parties) const {
+    if (block_owners.empty())
+      return static_cast<std::uint32_t>(parties - 1);
+    return block_first.back() + block_owners.back() - 1;
   }
 };
 
@@ -109,10 +131,11 @@ lb::outbox to_roster(const party_state& st, lb::outbox out) {
   std::map<std::int32_t, std::size_t> request_of_block;
   for (auto& e : out) {
     auto at = st.index_of_owner(e.to);
-    auto local = static_cast<std::uint32_t>(e.to) - st.first_owner[at];
+    auto a = static_cast<std::size_t>(at);
+    auto local = static_cast<std::uint32_t>(e.to) - st.first_owner(a);
     e.to = at;
     auto* request = std::get_if<lb::share_request>(&e.msg);
-    if (st.block_owners[at] == 0 || !request) {
+    if (!st.is_block_index(a) || !request) {
       wire.push_back(std::move(e));
       continue;
     }
@@ -195,18 +218,17 @@ struct party_hooks : loading_party_hooks<party_state>,
     // What throws here is bad input (host_roster).
     r.params.validate();
     st.block_owners = r.block_owners;
-    if (st.block_owners.empty())
-      st.block_owners.assign(peers.size(), 0);
-    if (st.block_owners.size() != peers.size() || st.block_owners[0] != 0)
-      throw input_error("the roster's blocks of owners do not match its "
-                        "parties");
-    std::uint32_t next = 1;
-    for (std::size_t a = 0; a < peers.size(); ++a) {
-      st.first_owner.push_back(a == 0 ? 0 : next);
-      if (a > 0)
-        next += st.block_owners[a] == 0 ? 1 : st.block_owners[a];
+    if (st.block_owners.size() >= peers.size())
+      throw input_error("the roster has more blocks of owners than parties");
+    st.first_block = peers.size() - st.block_owners.size();
+    std::uint32_t next = static_cast<std::uint32_t>(st.first_block);
+    for (auto m : st.block_owners) {
+      if (m == 0)
+        throw input_error("the roster has a block without owners");
+      st.block_first.push_back(next);
+      next += m;
     }
-    if ((st.block_owners[static_cast<std::size_t>(at)] == 0) !=
+    if (st.is_block_index(static_cast<std::size_t>(at)) ==
         st.given.has_value())
       throw input_error("the roster makes this party a block of owners "
                         "loading its own file, or the other way round");
@@ -226,7 +248,7 @@ struct party_hooks : loading_party_hooks<party_state>,
                         std::to_string(spec.features.features));
     if (at == 0) {
       st.user = std::make_unique<lb::data_user>(
-          std::move(spec.features), next - 1, r.params,
+          std::move(spec.features), st.owners(peers.size()), r.params,
           r.pick_seed != 0 ? r.pick_seed
                            : protocols::crypto::system_random{}());
       st.eval = std::move(spec.eval);
@@ -238,7 +260,7 @@ struct party_hooks : loading_party_hooks<party_state>,
                           "user's own rows' range");
     } else {
       st.owner = std::make_unique<lb::owner>(
-          static_cast<std::int32_t>(st.first_owner[static_cast<std::size_t>(at)]),
+          static_cast<std::int32_t>(st.first_owner(static_cast<std::size_t>(at))),
           std::move(spec.features),
                                              lb::scaling{r.lower, r.upper},
                                              r.params, seed_of(st));
@@ -264,7 +286,7 @@ struct party_hooks : loading_party_hooks<party_state>,
       throw input_error("its rows have " + std::to_string(rows.features) +
                         " features; the data user's have " +
                         std::to_string(r.lower.size()));
-    auto owners = st.block_owners[a];
+    auto owners = st.block_owners[a - st.first_block];
     if (r.per_owner == 0 ||
         rows.rows() < static_cast<std::size_t>(owners) * r.per_owner)
       throw input_error("the roster asks for " + std::to_string(owners) +
@@ -274,7 +296,7 @@ struct party_hooks : loading_party_hooks<party_state>,
     st.block.reserve(owners);
     for (std::uint32_t j = 0; j < owners; ++j) {
       auto role = std::make_shared<lb::owner>(
-          static_cast<std::int32_t>(st.first_owner[a] + j),
+          static_cast<std::int32_t>(st.first_owner(a) + j),
           lb::slice(rows, static_cast<std::size_t>(j) * r.per_owner,
                     r.per_owner),
           bounds, r.params, seed_of(st));
@@ -330,20 +352,21 @@ struct party_hooks : loading_party_hooks<party_state>,
       return st.owner->on_message(from, m);
     auto at = static_cast<std::size_t>(from);
     if (auto* b = std::get_if<lb::block_reply>(&m)) {
-      if (st.block_owners[at] == 0 || b->owner >= st.block_owners[at])
+      if (!st.is_block_index(at) ||
+          b->owner >= st.block_owners[at - st.first_block])
         return refused("block_reply",
                                  "no such owner in the block of " +
                                      std::to_string(from));
-      auto q = static_cast<std::int32_t>(st.first_owner[at] + b->owner);
+      auto q = static_cast<std::int32_t>(st.first_owner(at) + b->owner);
       lb::message reply{std::move(b->reply)};
       return on_roster(st, st.user->on_message(q, reply));
     }
-    if (st.block_owners[at] != 0)
+    if (st.is_block_index(at))
       return refused(lb::message_name(m),
                                "a block of owners answers by block_reply");
     return on_roster(
         st, st.user->on_message(
-                static_cast<std::int32_t>(st.first_owner[at]), m));
+                static_cast<std::int32_t>(st.first_owner(at)), m));
   }
   /// A block: the data user's request, to each owner it names (one
   /// message shared by all of them).
@@ -483,7 +506,6 @@ struct session_hooks<ldpboost_protocol>
     result.owners = r.first_block - 1;
     if (!r.blocks.empty()) {
       // Each block loads its node's file; its rows make its owners.
-      settings.block_owners.assign(r.names.size(), 0);
       std::vector<std::size_t> blocks;
       for (std::size_t b = 0; b < r.blocks.size(); ++b)
         blocks.push_back(r.first_block + b);
@@ -511,7 +533,7 @@ struct session_hooks<ldpboost_protocol>
           return d.fail(errc::bad_input,
                         "more than " + std::to_string(max_owners) +
                             " owners in one session");
-        settings.block_owners[c] = static_cast<std::uint32_t>(owners);
+        settings.block_owners.push_back(static_cast<std::uint32_t>(owners));
       }
     }
     d.hand_out_roster(r, 0, settings);

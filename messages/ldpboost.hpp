@@ -72,8 +72,9 @@ struct roster_settings {
   protocols::ldpboost::params params;
   std::vector<double> lower, upper;
   std::uint64_t pick_seed = 0;
-  /// By roster index, the owners of a `veil node`'s block (0: not a block:
-  /// the data user, or an owner given its rows); empty: no blocks.
+  /// The owners of each `veil node`'s block, the blocks being the last
+  /// parties of the roster (after the owners given their rows); empty: no
+  /// blocks. A party's index and owner ids follow from it in O(blocks).
   std::vector<std::uint32_t> block_owners;
   /// The rows of each owner of a block.
   std::uint32_t per_owner = 0;
