@@ -83,10 +83,8 @@ struct party_state : data_party_state<ldpboost_party_spec> {
     if (block_owners.empty() || id < block_first[0])
       return q;
     auto it = std::upper_bound(block_first.begin(), block_first.end(), id);
-    return static_cast<std::int32_t>(first_block +
-                                     static_cast<std::size_t>(
-                                         it - block_first.begin()) -
-                                     1);
+    return static_cast<std::int32_t>(
+        first_block + static_cast<std::size_t>(it - block_first.begin()) - 1);
   }
   /// The owners of all blocks and the parties given their rows.
   std::uint32_t owners(std::size_t parties) const {
@@ -111,9 +109,10 @@ caf::behavior block_owner(caf::stateful_actor<block_owner_state>* self,
       return; // only its block speaks to it
     auto out = role->on_message(0, lb::message{r});
     if (!out) {
-      self->quit(session_error(errc::protocol_error,
-                               "owner " + std::to_string(index) +
-                                   " of a block refused: " + out.error().reason));
+      self->quit(
+          session_error(errc::protocol_error,
+                        "owner " + std::to_string(index) +
+                            " of a block refused: " + out.error().reason));
       return;
     }
     for (auto& e : *out)
@@ -156,7 +155,7 @@ protocols::protocol_error refused(std::string step, std::string reason) {
 }
 
 protocols::outcome<lb::outbox> on_roster(const party_state& st,
-                              protocols::outcome<lb::outbox> out) {
+                                         protocols::outcome<lb::outbox> out) {
   if (out)
     *out = to_roster(st, std::move(*out));
   return out;
@@ -228,8 +227,7 @@ struct party_hooks : loading_party_hooks<party_state>,
       st.block_first.push_back(next);
       next += m;
     }
-    if (st.is_block_index(static_cast<std::size_t>(at)) ==
-        st.given.has_value())
+    if (st.is_block_index(static_cast<std::size_t>(at)) == st.given.has_value())
       throw input_error("the roster makes this party a block of owners "
                         "loading its own file, or the other way round");
     st.join(self, base, peers, at);
@@ -260,10 +258,10 @@ struct party_hooks : loading_party_hooks<party_state>,
                           "user's own rows' range");
     } else {
       st.owner = std::make_unique<lb::owner>(
-          static_cast<std::int32_t>(st.first_owner(static_cast<std::size_t>(at))),
-          std::move(spec.features),
-                                             lb::scaling{r.lower, r.upper},
-                                             r.params, seed_of(st));
+          static_cast<std::int32_t>(
+              st.first_owner(static_cast<std::size_t>(at))),
+          std::move(spec.features), lb::scaling{r.lower, r.upper}, r.params,
+          seed_of(st));
       keep_watch(self); // it only answers, within the idle bound
     }
     return caf::ok_atom::value;
@@ -300,8 +298,8 @@ struct party_hooks : loading_party_hooks<party_state>,
           lb::slice(rows, static_cast<std::size_t>(j) * r.per_owner,
                     r.per_owner),
           bounds, r.params, seed_of(st));
-      st.block.push_back(self->spawn<caf::linked>(
-          block_owner, std::move(role), caf::actor{self}, j));
+      st.block.push_back(self->spawn<caf::linked>(block_owner, std::move(role),
+                                                  caf::actor{self}, j));
     }
     // Its owners end with it, however it ends.
     self->attach_functor([owners = st.block] {
@@ -343,8 +341,8 @@ struct party_hooks : loading_party_hooks<party_state>,
     out.seconds = seconds_since(start);
     self->send(st.coordinator, std::move(out));
   }
-  static protocols::outcome<lb::outbox> on_message(party_actor* self, std::int32_t from,
-                                        lb::message& m) {
+  static protocols::outcome<lb::outbox>
+  on_message(party_actor* self, std::int32_t from, lb::message& m) {
     auto& st = self->state;
     if (st.is_block)
       return forward_to_owners(self, from, m);
@@ -355,37 +353,33 @@ struct party_hooks : loading_party_hooks<party_state>,
       if (!st.is_block_index(at) ||
           b->owner >= st.block_owners[at - st.first_block])
         return refused("block_reply",
-                                 "no such owner in the block of " +
-                                     std::to_string(from));
+                       "no such owner in the block of " + std::to_string(from));
       auto q = static_cast<std::int32_t>(st.first_owner(at) + b->owner);
       lb::message reply{std::move(b->reply)};
       return on_roster(st, st.user->on_message(q, reply));
     }
     if (st.is_block_index(at))
       return refused(lb::message_name(m),
-                               "a block of owners answers by block_reply");
-    return on_roster(
-        st, st.user->on_message(
-                static_cast<std::int32_t>(st.first_owner(at)), m));
+                     "a block of owners answers by block_reply");
+    return on_roster(st, st.user->on_message(
+                             static_cast<std::int32_t>(st.first_owner(at)), m));
   }
   /// A block: the data user's request, to each owner it names (one
   /// message shared by all of them).
-  static protocols::outcome<lb::outbox> forward_to_owners(party_actor* self,
-                                               std::int32_t from,
-                                               lb::message& m) {
+  static protocols::outcome<lb::outbox>
+  forward_to_owners(party_actor* self, std::int32_t from, lb::message& m) {
     auto& st = self->state;
     auto* b = std::get_if<lb::block_request>(&m);
     if (!b || from != 0)
       return refused(lb::message_name(m),
-                               "a block of owners takes block requests from "
-                               "the data user only");
+                     "a block of owners takes block requests from "
+                     "the data user only");
     for (auto j : b->owners)
       if (j >= st.block.size())
         return refused("block_request",
-                                 "no owner " + std::to_string(j) +
-                                     " in this block");
-    auto ask = caf::make_message(messages::owner_atom::value,
-                                 std::move(b->request));
+                       "no owner " + std::to_string(j) + " in this block");
+    auto ask =
+        caf::make_message(messages::owner_atom::value, std::move(b->request));
     for (auto j : b->owners)
       self->send(st.block[j], ask);
     return lb::outbox{};
@@ -430,19 +424,19 @@ struct party_hooks : loading_party_hooks<party_state>,
     after_step(self);
   }
   static caf::message_handler extra(party_actor* self) {
-    return {[self](messages::deadline_atom, std::uint64_t key) {
-              on_deadline(self, key);
-            },
-            // A block: one of its owners' answer, to the data user.
-            [self](messages::owner_atom, std::uint32_t j,
-                   lb::share_reply& reply) {
-              auto& st = self->state;
-              if (!st.is_block || j >= st.block.size() ||
-                  self->current_sender() != st.block[j])
-                return;
-              busy_clock working{st.busy_seconds};
-              route(self, lb::outbox{{0, lb::block_reply{j, std::move(reply)}}});
-            }};
+    return {
+        [self](messages::deadline_atom, std::uint64_t key) {
+          on_deadline(self, key);
+        },
+        // A block: one of its owners' answer, to the data user.
+        [self](messages::owner_atom, std::uint32_t j, lb::share_reply& reply) {
+          auto& st = self->state;
+          if (!st.is_block || j >= st.block.size() ||
+              self->current_sender() != st.block[j])
+            return;
+          busy_clock working{st.busy_seconds};
+          route(self, lb::outbox{{0, lb::block_reply{j, std::move(reply)}}});
+        }};
   }
 };
 
@@ -499,8 +493,8 @@ struct session_hooks<ldpboost_protocol>
   }
 
   static void open(driver& d, const run& r, ldpboost_result& result) {
-    ldp::roster_settings settings{r.params, r.lower, r.upper, r.pick_seed,
-                                  {}, r.per_owner};
+    ldp::roster_settings settings{r.params,    r.lower, r.upper,
+                                  r.pick_seed, {},      r.per_owner};
     result.lower = r.lower;
     result.upper = r.upper;
     result.owners = r.first_block - 1;
@@ -530,9 +524,9 @@ struct session_hooks<ldpboost_protocol>
                             std::to_string(r.per_owner) + " rows");
         result.owners += owners;
         if (result.owners > max_owners)
-          return d.fail(errc::bad_input,
-                        "more than " + std::to_string(max_owners) +
-                            " owners in one session");
+          return d.fail(errc::bad_input, "more than " +
+                                             std::to_string(max_owners) +
+                                             " owners in one session");
         settings.block_owners.push_back(static_cast<std::uint32_t>(owners));
       }
     }

@@ -317,7 +317,10 @@ bool live_session<P>::open(given_config cfg, const local_options& opts) {
       return false;
     // Parties that load their own files on nodes, besides (a protocol's
     // given config with remote_parties: LDP boosting's blocks of owners).
-    constexpr bool mixed = requires { cfg.remote_parties; cfg.tls; };
+    constexpr bool mixed = requires {
+      cfg.remote_parties;
+      cfg.tls;
+    };
     if constexpr (mixed)
       s.make_system(!cfg.remote_parties.empty() || cfg.tls.enabled(), opts,
                     cfg.tls);

@@ -43,8 +43,7 @@ typename Inspector::result_type inspect(Inspector& f, dealer_seed& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, correlation_ask& x) {
   return f(caf::meta::type_name("veil::protocols::privet::correlation_ask"),
-           x.kind, x.call, x.count, x.owner, x.length, x.bits,
-           raw(x.operands));
+           x.kind, x.call, x.count, x.owner, x.length, x.bits, raw(x.operands));
 }
 
 template <class Inspector>

@@ -14,6 +14,8 @@ packages=(
   # tests and benchmarks: Boost.Test, Google Benchmark, and XGBoost as the
   # reference Veil is compared against (never linked into Veil)
   libboost-test-dev libbenchmark-dev python3 python3-numpy python3-xgboost
+  # veil compare's plots (run as a program, never linked)
+  gnuplot-nox
 )
 
 missing=()

@@ -399,6 +399,29 @@ struct generate_options {
 };
 
 int run_generate(const generate_options& opts);
+
+/// `veil compare`: protocols × budgets × repetitions on one split.
+struct compare_options {
+  std::string data;  ///< the table (CSV or LibSVM)
+  std::string test;  ///< test rows; empty = a seeded split of `data`
+  std::string label = "label";
+  double test_fraction = 0.2;
+  std::vector<std::string> protocols;
+  std::vector<double> epsilons;
+  int repeats = 3;
+  std::uint64_t seed = 42;
+  std::string objective = "binary:logistic";
+  learners::booster_params params;
+  /// KEY=VALUE given to every run (a protocol refuses another's keys).
+  std::vector<std::string> settings;
+  double timeout = 60;
+  std::string out = "compare";
+  bool quiet = false;
+};
+
+/// Runs the grid, writes out/compare.md, compare.csv, summary.csv and the
+/// plots (gnuplot), prints the table; 1 if a run failed.
+int run_compare(compare_options opts);
 /// `path` with `part` before its extension ("d.csv.gz", "_train":
 /// "d_train.csv.gz").
 std::string with_suffix(const std::string& path, const std::string& part);

@@ -321,6 +321,54 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256));
   audit->add_option("--report", au.report, "Write the results as JSON");
 
+  compare_options cmp;
+  cmp.params.threads = default_threads();
+  auto* compare = app.add_subcommand(
+      "compare", "Run protocols x budgets x repetitions on one data split "
+                 "and write a table (Markdown, CSV) and plots (SVG): "
+                 "utility against epsilon, time and bytes per protocol");
+  compare->add_option("--data", cmp.data, "Training CSV (label column)")
+      ->required();
+  compare->add_option("--test", cmp.test,
+                      "Test CSV; without it a seeded split of --data");
+  compare->add_option("--test-fraction", cmp.test_fraction,
+                      "The share of --data held out without --test")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 0.99));
+  compare->add_option("--label", cmp.label, "Label column")
+      ->capture_default_str();
+  compare
+      ->add_option("--protocols", cmp.protocols,
+                   "Comma-separated protocols (veil help lists them)")
+      ->delimiter(',')
+      ->required();
+  compare
+      ->add_option("--epsilons", cmp.epsilons,
+                   "Comma-separated budgets for the protocols that take "
+                   "--epsilon (the others run once per repetition)")
+      ->delimiter(',');
+  compare->add_option("--repeats", cmp.repeats, "Runs per cell (seeds)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  compare->add_option("--seed", cmp.seed, "The split's seed and the first "
+                                          "run's")
+      ->capture_default_str();
+  compare->add_option("--objective", cmp.objective,
+                      "binary:logistic, reg:squarederror or multi:softmax")
+      ->capture_default_str();
+  compare->add_option("--trees", cmp.params.rounds, "Boosting rounds")
+      ->capture_default_str();
+  compare->add_option("--depth", cmp.params.tree.max_depth, "Tree depth")
+      ->capture_default_str();
+  compare->add_option("--set", cmp.settings,
+                      "KEY=VALUE for every run (repeatable)");
+  compare->add_option("--timeout", cmp.timeout,
+                      "Seconds a party may take to answer one step")
+      ->capture_default_str();
+  compare->add_option("--out", cmp.out, "Folder for the table and plots")
+      ->capture_default_str();
+  compare->add_flag("--quiet", cmp.quiet, "No progress bar");
+
   std::string help_protocol;
   auto* help = app.add_subcommand(
       "help", "List the protocols, or one protocol's parties and settings "
@@ -386,6 +434,8 @@ int main(int argc, char** argv) {
       return run_help(help_protocol, help_markdown);
     if (audit->parsed())
       return run_audit(au);
+    if (compare->parsed())
+      return run_compare(std::move(cmp));
   } catch (const veil::input_error& err) {
     std::cerr << "veil: error: " << err.what() << "\n";
     return 2;

@@ -111,7 +111,8 @@ task<words> and_of(party& self, const std::vector<bit_operand>& ops,
       continue;
     }
     if (size == 1) {
-      const auto& share = ops[static_cast<std::size_t>(std::countr_zero(key))].share;
+      const auto& share =
+          ops[static_cast<std::size_t>(std::countr_zero(key))].share;
       for (std::size_t j = 0; j < k; ++j)
         out[j] ^= known[j] & share[j];
       continue;
@@ -183,9 +184,9 @@ task<words> sign_bits(party& self, words x) {
   }
   words msb(k);
   for (std::size_t i = 0; i < k; ++i)
-    msb[i] = ((self.first() ? c[i] >> 63 : 0) ^ (s_bits[i] >> 63) ^
-              (G[i] >> 62)) &
-             1;
+    msb[i] =
+        ((self.first() ? c[i] >> 63 : 0) ^ (s_bits[i] >> 63) ^ (G[i] >> 62)) &
+        1;
   co_return msb;
 }
 

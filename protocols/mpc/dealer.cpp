@@ -384,8 +384,7 @@ words dealer::answer(const correlation_request& r) const {
                                   std::to_string(r.operands.size()) +
                                   " operands");
     for (const auto& o : r.operands)
-      if (o.count != r.count ||
-          (bitwise != (o.kind == item::bit_mask)))
+      if (o.count != r.count || (bitwise != (o.kind == item::bit_mask)))
         throw std::invalid_argument("mpc::dealer: a cross product of "
                                     "other lengths or kinds");
     auto out = value_of(r.operands[0]);
@@ -398,8 +397,8 @@ words dealer::answer(const correlation_request& r) const {
     for (std::size_t p = 0; p + 1 < n; ++p) {
       auto theirs = expand_item(seeds_[p], r.kind, r.call, r.count);
       for (std::size_t j = 0; j < r.count; ++j)
-        out[j] = bitwise ? out[j] ^ theirs.parts[0][j]
-                         : out[j] - theirs.parts[0][j];
+        out[j] =
+            bitwise ? out[j] ^ theirs.parts[0][j] : out[j] - theirs.parts[0][j];
     }
     correction_words_ += out.size();
     return out;

@@ -58,8 +58,8 @@ task<quotient> divide_masked(party& self, words x, words y, int s,
 
 task<words> divide_scaled(party& self, words x, words y, int s,
                           int iterations) {
-  auto q = co_await divide_masked(self, std::move(x), std::move(y), s,
-                                  iterations);
+  auto q =
+      co_await divide_masked(self, std::move(x), std::move(y), s, iterations);
   co_return share_of(self, q.ratio);
 }
 
@@ -156,8 +156,7 @@ task<words> sigmoid(party& self, words x) {
   for (std::size_t i = 0; i < k; ++i)
     flip[i] = word{0} - 2 * r[i];
   flip = add_public(self, flip, 1.0); // 1 − 2r
-  auto correction =
-      co_await select(self, std::move(negative), std::move(flip));
+  auto correction = co_await select(self, std::move(negative), std::move(flip));
   co_return add(r, correction);
 }
 

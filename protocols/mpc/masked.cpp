@@ -47,9 +47,8 @@ task<std::vector<masked>> open_masked(party& self, std::vector<to_open> jobs) {
                    opened.begin() + static_cast<long>(at + k));
     at += k;
     if (bits == 0) {
-      v.terms.push_back({{item::mask, d.call, k, 0, 0},
-                         words(k, 1),
-                         std::move(d.parts[0])});
+      v.terms.push_back(
+          {{item::mask, d.call, k, 0, 0}, words(k, 1), std::move(d.parts[0])});
     } else {
       const word high = word{1} << (63 - bits);
       words sign_high(k);

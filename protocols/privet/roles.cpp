@@ -29,8 +29,13 @@ std::optional<mpc::component> take(const std::vector<std::uint64_t>& in,
 } // namespace
 
 correlation_ask ask_of(const mpc::correlation_request& r) {
-  correlation_ask a{static_cast<std::uint8_t>(r.kind), r.call, r.count,
-                    r.owner, r.length, r.bits, {}};
+  correlation_ask a{static_cast<std::uint8_t>(r.kind),
+                    r.call,
+                    r.count,
+                    r.owner,
+                    r.length,
+                    r.bits,
+                    {}};
   for (const auto& o : r.operands)
     put(a.operands, o);
   return a;

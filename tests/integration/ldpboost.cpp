@@ -148,8 +148,7 @@ BOOST_AUTO_TEST_CASE(a_node_killed_mid_session_fails_the_session) {
   BOOST_TEST(rc == 1);
   BOOST_TEST((took < 6s)); // the timeout (3 s) plus slack
   BOOST_TEST(contains(train.output(), "owners2"), train.output());
-  BOOST_TEST(contains(train.output(), "load the owners' rows"),
-             train.output());
+  BOOST_TEST(contains(train.output(), "load the owners' rows"), train.output());
   BOOST_TEST(a.wait(15s) == 0); // its block ends with the session
 }
 
@@ -162,13 +161,11 @@ BOOST_AUTO_TEST_CASE(too_few_rows_and_bad_locations_are_refused) {
               {"--set", "ldp.owner_nodes=" + node_address(a) + "/owners"});
   auto [rc, out] = run_veil(args, 30s);
   BOOST_TEST(rc != 0);
-  BOOST_TEST(contains(out, "owners1: its 3 rows make no owner of 4 rows"),
-             out);
+  BOOST_TEST(contains(out, "owners1: its 3 rows make no owner of 4 rows"), out);
   for (const auto* bad : {"127.0.0.1/owners", "127.0.0.1:99999/owners",
                           "127.0.0.1:4000/", "localhost:4000"}) {
     auto wrong = one_round(f, f.user, f.dir / "r.json");
-    wrong.insert(wrong.end(),
-                 {"--set", std::string("ldp.owner_nodes=") + bad});
+    wrong.insert(wrong.end(), {"--set", std::string("ldp.owner_nodes=") + bad});
     auto [rc_bad, out_bad] = run_veil(wrong, 30s);
     BOOST_TEST(rc_bad != 0, bad);
     BOOST_TEST(contains(out_bad, "is not HOST:PORT/DATASET"), out_bad);

@@ -160,8 +160,8 @@ BOOST_AUTO_TEST_CASE(masks_edabits_and_their_products_are_consistent) {
       bcross.push_back(next(p, b));
     }
     for (std::size_t j = 0; j < k; ++j) {
-      word s_xor = 0, s_sum = 0, rho_bit = 0, rho = 0, beta = 0, rb = 0,
-           r = 0, low = 0, mu = 0, mask = 0, x = 0, b1 = 0, b2 = 0, bx = 0;
+      word s_xor = 0, s_sum = 0, rho_bit = 0, rho = 0, beta = 0, rb = 0, r = 0,
+           low = 0, mu = 0, mask = 0, x = 0, b1 = 0, b2 = 0, bx = 0;
       for (std::size_t p = 0; p < c.size(); ++p) {
         s_xor ^= eda[p].parts[0][j];
         s_sum += eda[p].parts[1][j];

@@ -93,8 +93,7 @@ BOOST_AUTO_TEST_CASE(openings_of_a_masked_division_are_uniform) {
         words zero(200, 0);
         words one_plain(200, encode(1.0));
         auto one = p.constant(one_plain);
-        co_return co_await divide_scaled(p, std::move(zero), std::move(one),
-                                         3);
+        co_return co_await divide_scaled(p, std::move(zero), std::move(one), 3);
       },
       4));
 }
@@ -110,8 +109,7 @@ BOOST_AUTO_TEST_CASE(openings_of_a_selection_are_uniform) {
         return;
       auto half = w.size() / 2;
       bits.insert(bits.end(), w.begin(), w.begin() + static_cast<long>(half));
-      values.insert(values.end(), w.begin() + static_cast<long>(half),
-                    w.end());
+      values.insert(values.end(), w.begin() + static_cast<long>(half), w.end());
     });
     net.run<words>([](party& p) -> task<words> {
       words zero(300, 0), zero_values(300, 0);

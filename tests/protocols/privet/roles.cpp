@@ -192,7 +192,8 @@ BOOST_AUTO_TEST_CASE(messages_out_of_turn_are_refused) {
   pv::dealer_role dealer(2, 9);
   auto ask = dealer.on_message(0, pv::correlation_ask{0, 0, 4, -1, 0, 0, {}});
   BOOST_TEST(!ask); // only the last party asks
-  auto wrong = dealer.on_message(1, pv::correlation_ask{99, 0, 4, -1, 0, 0, {}});
+  auto wrong =
+      dealer.on_message(1, pv::correlation_ask{99, 0, 4, -1, 0, 0, {}});
   BOOST_TEST(!wrong);
 }
 
