@@ -1,12 +1,22 @@
 #include "actors/session.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <set>
 
 #include "learners/input_error.hpp"
 
 namespace veil::actors {
+
+namespace {
+std::atomic<bool> interrupt_flag{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+} // namespace
+
+void request_interrupt() noexcept { interrupt_flag.store(true); }
+bool interrupt_requested() noexcept { return interrupt_flag.load(); }
+void clear_interrupt() noexcept { interrupt_flag.store(false); }
 
 std::string node_catalog::names() const {
   std::string s;

@@ -27,6 +27,14 @@ class actor_system;
 
 namespace veil::actors {
 
+/// Ctrl-C from an interactive driver (`veil repl`): a session step waiting
+/// in this process sees it within a tick (at most a second) and fails with
+/// errc::interrupted, which ends the session on every party as any failure
+/// does. request_interrupt() is safe in a signal handler.
+void request_interrupt() noexcept;
+bool interrupt_requested() noexcept;
+void clear_interrupt() noexcept;
+
 struct hosting;
 
 /// One dataset a node serves (`veil node --data NAME=PATH`, or a

@@ -1200,6 +1200,12 @@ struct session_driver {
     std::size_t missing = to.size();
     auto deadline = clock_type::now() + timeout;
     auto period = tick_period(timeout);
+    auto interrupted = [&] {
+      if (interrupt_requested())
+        fail(protocols::session::errc::interrupted,
+             "interrupted at step " + step);
+      return error.has_value();
+    };
     // The party the current message comes from, if it was asked and has
     // not answered yet.
     auto asker = [&]() -> std::optional<std::size_t> {
@@ -1211,7 +1217,7 @@ struct session_driver {
       --missing;
       return static_cast<std::size_t>(q);
     };
-    while (missing > 0 && !error) {
+    while (missing > 0 && !interrupted()) {
       self->receive(
           [&](Reply& r) {
             if (auto c = asker())
@@ -1410,6 +1416,11 @@ struct session_driver {
     auto base_step = step;
     auto period = tick_period(timeout);
     while (missing > 0 && !error) {
+      if (interrupt_requested()) {
+        fail(protocols::session::errc::interrupted,
+             "interrupted at step " + step);
+        break;
+      }
       self->receive(
           [&](protocols::session::progress_report& p) {
             auto q = party_of(self->current_sender());

@@ -419,6 +419,18 @@ struct compare_options {
   bool quiet = false;
 };
 
+/// The guarantee a `veil train` report states, in one line, whatever the
+/// protocol (its privacy headline, statement or note).
+std::string report_guarantee(const std::string& report_path);
+
+/// `veil repl`: interactive, or a script (-f FILE, or standard input that
+/// is not a terminal: each command echoed, the first error ends it).
+struct repl_options {
+  std::string file;
+};
+
+int run_repl(const repl_options& opts);
+
 /// Runs the grid, writes out/compare.md, compare.csv, summary.csv and the
 /// plots (gnuplot), prints the table; 1 if a run failed.
 int run_compare(compare_options opts);

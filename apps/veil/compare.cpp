@@ -445,6 +445,12 @@ void write_plots(const compare_options& c, const std::vector<run_result>& runs,
 
 } // namespace
 
+std::string report_guarantee(const std::string& report_path) {
+  std::ifstream in(report_path);
+  auto j = json::parse(in);
+  return j.contains("privacy") ? guarantee_of(j["privacy"]) : "not stated";
+}
+
 int run_compare(compare_options c) {
   if (c.protocols.empty())
     throw input_error("--protocols: name at least one protocol");

@@ -369,6 +369,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   compare->add_flag("--quiet", cmp.quiet, "No progress bar");
 
+  repl_options rp;
+  auto* repl = app.add_subcommand(
+      "repl", "An interactive driver: load a table, build parties, choose a "
+              "protocol and settings, train (Ctrl-C stops), evaluate, "
+              "compare, save the session file (help inside lists the "
+              "commands)");
+  repl->add_option("-f,--file", rp.file,
+                   "Run the commands of FILE (echoed; the first error ends "
+                   "it with exit 1)");
+
   std::string help_protocol;
   auto* help = app.add_subcommand(
       "help", "List the protocols, or one protocol's parties and settings "
@@ -436,6 +446,8 @@ int main(int argc, char** argv) {
       return run_audit(au);
     if (compare->parsed())
       return run_compare(std::move(cmp));
+    if (repl->parsed())
+      return run_repl(rp);
   } catch (const veil::input_error& err) {
     std::cerr << "veil: error: " << err.what() << "\n";
     return 2;

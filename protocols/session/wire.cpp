@@ -31,6 +31,8 @@ const char* to_string(errc code) {
     return "unknown_sender";
   case errc::bad_request:
     return "bad_request";
+  case errc::interrupted:
+    return "interrupted";
   }
   return "unknown";
 }

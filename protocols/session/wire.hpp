@@ -34,6 +34,8 @@ enum class errc : std::uint8_t {
   /// A session step was sent to a party that cannot serve it (e.g. train
   /// to a passive party, or a step out of order).
   bad_request = 6,
+  /// The user interrupted the session (Ctrl-C in `veil repl`).
+  interrupted = 7,
 };
 
 /// "bad_input", "party_down", ...
