@@ -149,6 +149,7 @@ struct repl_party {
   bool label = false;
   std::string location = "local";
   std::string data; ///< empty: the loaded table
+  std::string test; ///< empty: the loaded table's test rows, if any
 };
 
 class repl {
@@ -221,6 +222,8 @@ std::string repl::toml() const {
   std::map<std::string, std::string> learner, protocol, net;
   std::string timeout;
   const auto* d = protocols::find_protocol(protocol_);
+  auto learner_keys = setting_keys();
+  // Another protocol's settings wait for it: only this one's are written.
   for (const auto& [k, v] : settings_) {
     if (k == "timeout" || k == "timeout_seconds")
       timeout = v;
@@ -228,7 +231,8 @@ std::string repl::toml() const {
       net[k.substr(4)] = v;
     else if (d && d->find(k))
       protocol[k] = v;
-    else
+    else if (std::find(learner_keys.begin(), learner_keys.end(), k) !=
+             learner_keys.end())
       learner[k] = v;
   }
   if (!timeout.empty())
@@ -249,7 +253,9 @@ std::string repl::toml() const {
   for (const auto& p : parties_) {
     t << "\n[[party]]\nname = " << quoted(p.name)
       << "\ndata = " << quoted(p.data.empty() ? table_ : p.data) << "\n";
-    if (!test_.empty() && p.location == "local" && p.data.empty())
+    if (!p.test.empty())
+      t << "test = " << quoted(p.test) << "\n";
+    else if (!test_.empty() && p.location == "local" && p.data.empty())
       t << "test = " << quoted(test_) << "\n";
     t << "features = [";
     for (std::size_t i = 0; i < p.columns.size(); ++i)
@@ -381,6 +387,7 @@ void repl::open(const std::string& path) {
       label_ = q.label;
     p.location = q.location;
     p.data = q.data;
+    p.test = q.test;
     if (table_.empty() && q.is_local()) {
       table_ = q.data;
       test_ = q.test;
