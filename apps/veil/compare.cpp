@@ -19,6 +19,8 @@
 #include <random>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "apps/veil/commands.hpp"
@@ -510,9 +512,11 @@ int run_compare(compare_options c) {
   std::vector<run_result> runs;
   auto started = std::chrono::steady_clock::now();
   std::size_t done = 0, failed = 0;
+  // The bar redraws one line: on a terminal only.
+  const bool bar = !c.quiet && ::isatty(STDERR_FILENO);
   for (const auto& [p, e] : cells)
     for (int r = 0; r < c.repeats; ++r) {
-      if (!c.quiet) {
+      if (bar) {
         double elapsed = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - started)
                              .count();
@@ -528,9 +532,11 @@ int run_compare(compare_options c) {
       failed += !runs.back().ok;
       ++done;
     }
-  if (!c.quiet)
+  if (bar)
     std::cerr << "\r[" << std::string(20, '#') << "] " << done << "/" << total
               << " runs, " << failed << " failed\x1b[K\n";
+  else if (!c.quiet)
+    std::cerr << done << " runs, " << failed << " failed\n";
   write_tables(c, runs, split_note);
   write_plots(c, runs, std::cerr);
   std::error_code ec;

@@ -179,7 +179,9 @@ public:
   std::vector<std::string> setting_names() const;
 
 private:
-  std::string toml() const;
+  /// The session file's text; paths relative to `folder` (the file's) when
+  /// given, so that a saved session moves with its data.
+  std::string toml(const fs::path& folder = {}) const;
   fs::path session_file() const { return work_ / "session.toml"; }
   fs::path report_file() const { return work_ / "report.json"; }
   fs::path model_file() const { return work_ / "model.json"; }
@@ -216,7 +218,13 @@ std::vector<std::string> repl::setting_names() const {
   return out;
 }
 
-std::string repl::toml() const {
+std::string repl::toml(const fs::path& folder) const {
+  auto path = [&](const std::string& p) {
+    if (folder.empty() || p.empty())
+      return p;
+    auto rel = fs::absolute(p).lexically_relative(fs::absolute(folder));
+    return rel.empty() ? p : rel.string();
+  };
   std::ostringstream t;
   t << "# written by veil repl; veil train --config reads it\n";
   std::map<std::string, std::string> learner, protocol, net;
@@ -252,11 +260,15 @@ std::string repl::toml() const {
   }
   for (const auto& p : parties_) {
     t << "\n[[party]]\nname = " << quoted(p.name)
-      << "\ndata = " << quoted(p.data.empty() ? table_ : p.data) << "\n";
+      << "\ndata = "
+      << quoted(p.location != "local" ? p.data
+                                      : path(p.data.empty() ? table_ : p.data))
+      << "\n";
     if (!p.test.empty())
-      t << "test = " << quoted(p.test) << "\n";
+      t << "test = " << quoted(p.location != "local" ? p.test : path(p.test))
+        << "\n";
     else if (!test_.empty() && p.location == "local" && p.data.empty())
-      t << "test = " << quoted(test_) << "\n";
+      t << "test = " << quoted(path(test_)) << "\n";
     t << "features = [";
     for (std::size_t i = 0; i < p.columns.size(); ++i)
       t << (i ? ", " : "") << quoted(p.columns[i]);
@@ -570,7 +582,8 @@ bool repl::run(const std::string& line) {
   } else if (cmd == "show") {
     std::cout << toml();
   } else if (cmd == "save" && w.size() == 2) {
-    learners::write_files_atomically({{w[1], toml()}});
+    auto folder = fs::absolute(w[1]).parent_path();
+    learners::write_files_atomically({{w[1], toml(folder)}});
     load_session(w[1]); // what was written reads back
     std::cout << "saved " << w[1] << " (veil train --config " << w[1]
               << ")\n";
