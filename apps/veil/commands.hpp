@@ -68,6 +68,10 @@ struct train_options {
   /// The emulated links (--set net.latency_ms, net.bandwidth_mbps; a
   /// session file's [net] table).
   protocols::session::link_model link;
+  /// --tls-cert/--tls-key/--tls-ca: TLS to the parties on nodes of a
+  /// session that is not a file (ldp-boost's ldp.owner_nodes); a session
+  /// file has its [tls] table.
+  actors::tls_files tls;
 };
 
 int run_train(train_options opts);

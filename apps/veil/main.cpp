@@ -138,6 +138,12 @@ int main(int argc, char** argv) {
                    "Features of the built-in synthetic data")
       ->capture_default_str();
   train->add_flag("--quiet", t.quiet, "Print no progress line");
+  train->add_option("--tls-cert", t.tls.certificate,
+                    "TLS to ldp-boost's owner nodes: this coordinator's "
+                    "certificate (PEM; a session file has its [tls] table)");
+  train->add_option("--tls-key", t.tls.key, "Its private key (PEM)");
+  train->add_option("--tls-ca", t.tls.ca,
+                    "The authority that signs every node (PEM)");
   train->add_option("--config", t.config,
                     "Run the session of a session file (TOML, see "
                     "docs/session.md): its parties, their data and where "
@@ -412,7 +418,8 @@ int main(int argc, char** argv) {
       t.overrides.push_back(kv);
     for (auto flag :
          {"--data", "--test", "--label", "--id", "--protocol", "--parties",
-          "--synthetic", "--rows", "--features", "--seed", "--categorical"})
+          "--synthetic", "--rows", "--features", "--seed", "--categorical",
+          "--tls-cert", "--tls-key", "--tls-ca"})
       if (train->count(flag) > 0)
         t.conflicting.push_back(flag);
   }

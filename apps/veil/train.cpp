@@ -368,6 +368,21 @@ json importance_json(const std::vector<learners::feature_importance>& fs) {
 int run_train(train_options o) {
   if (!o.config.empty())
     return run_config_train(o); // checks its files with the parties'
+  const auto& t = o.tls;
+  bool any_tls =
+      !t.certificate.empty() || !t.key.empty() || !t.ca.empty();
+  if (any_tls && !t.enabled())
+    throw input_error("--tls-cert, --tls-key and --tls-ca go together (all "
+                      "three PEM files)");
+  if (any_tls && o.protocol != "ldp-boost")
+    throw input_error("--tls-*: only for ldp-boost's owner nodes "
+                      "(ldp.owner_nodes); other sessions on nodes name their "
+                      "certificates in a session file's [tls] table");
+  if (any_tls)
+    check_files({{"--tls-cert", t.certificate},
+                 {"--tls-key", t.key},
+                 {"--tls-ca", t.ca}},
+                {});
   // Federated parts go beside --model-out (MODEL.PARTY), checked by the
   // parties where they run.
   check_files({{"--data", o.data}, {"--test", o.test}},

@@ -189,11 +189,15 @@ int run_ldpboost_train(const train_options& o) {
   c.params.validate();
   actors::ldpboost_config cfg;
   lb::dealt_table dealt;
+  if (o.tls.enabled() && c.owner_nodes.empty())
+    throw input_error("--tls-*: the owners are in this process; TLS is for "
+                      "owners on nodes (ldp.owner_nodes)");
   if (c.owner_nodes.empty()) {
     dealt = lb::deal_owners(sets.owners, c.per_owner, sets.user, sets.test);
   } else {
     if (c.per_owner == 0)
       throw input_error("ldp.samples_per_owner must be at least 1");
+    cfg.tls = o.tls;
     dealt.parties.push_back({"user", sets.user, sets.test});
     cfg.remote_parties = owner_nodes_of(c.owner_nodes, o.label);
     cfg.per_owner = static_cast<std::uint32_t>(c.per_owner);

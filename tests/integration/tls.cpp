@@ -230,4 +230,48 @@ BOOST_AUTO_TEST_CASE(idle_handshakes_from_one_address_do_not_lock_others_out) {
     ::close(fd);
 }
 
+// LDP boosting's owners on a TLS node: veil train's --tls-* flags (its
+// session is not a file) reach the node with the coordinator's certificate;
+// a coordinator trusting another authority is refused, naming the block.
+BOOST_AUTO_TEST_CASE(ldp_boost_owner_nodes_over_tls) {
+  temp_dir dir;
+  BOOST_REQUIRE_MESSAGE(make_certificates(dir), "openssl failed");
+  for (const auto* part : {"owners", "user"}) {
+    auto [rc, out] = run_veil({"generate", "--rows", "800", "--features", "4",
+                               "--informative", "3", "--redundant", "1",
+                               "--seed", part == std::string("user") ? "2" : "1",
+                               "--out", dir / (std::string(part) + ".csv")},
+                              30s);
+    BOOST_REQUIRE_MESSAGE(rc == 0, out);
+  }
+  process node(tls_node(dir, "node", {"--data", "owners=" + (dir / "owners.csv")}));
+  auto where = node_address(node) + "/owners";
+  auto train = [&](const std::string& ca) {
+    return run_veil({"train", "--protocol", "ldp-boost", "--data",
+                     dir / "user.csv", "--trees", "2", "--set",
+                     "ldp.owners_per_round=50", "--set",
+                     "ldp.owner_nodes=" + where, "--tls-cert",
+                     dir / "coord.pem", "--tls-key", dir / "coord.key",
+                     "--tls-ca", dir / ca, "--timeout", "10"},
+                    60s);
+  };
+  auto [rc, out] = train("ca.pem");
+  BOOST_TEST_MESSAGE("veil train: " << out);
+  BOOST_TEST(rc == 0);
+  BOOST_TEST(contains(out, "with 200 owners"), out);
+  auto [rc2, out2] = train("wrong-ca.pem");
+  BOOST_TEST(rc2 != 0);
+  BOOST_TEST(rc2 != -1);
+  BOOST_TEST(contains(out2, "owners1"), out2);
+  BOOST_TEST(contains(out2, "TLS"), out2);
+  BOOST_TEST(node.running());
+  // Half the flags are refused before anything is contacted.
+  auto [rc3, out3] = run_veil({"train", "--protocol", "ldp-boost", "--data",
+                               dir / "user.csv", "--tls-cert",
+                               dir / "coord.pem"},
+                              30s);
+  BOOST_TEST(rc3 == 2);
+  BOOST_TEST(contains(out3, "go together"), out3);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
