@@ -14,9 +14,15 @@ std::atomic<bool> interrupt_flag{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 } // namespace
 
-void request_interrupt() noexcept { interrupt_flag.store(true); }
-bool interrupt_requested() noexcept { return interrupt_flag.load(); }
-void clear_interrupt() noexcept { interrupt_flag.store(false); }
+void request_interrupt() noexcept {
+  interrupt_flag.store(true);
+}
+bool interrupt_requested() noexcept {
+  return interrupt_flag.load();
+}
+void clear_interrupt() noexcept {
+  interrupt_flag.store(false);
+}
 
 std::string node_catalog::names() const {
   std::string s;

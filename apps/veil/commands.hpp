@@ -406,8 +406,8 @@ int run_generate(const generate_options& opts);
 
 /// `veil compare`: protocols × budgets × repetitions on one split.
 struct compare_options {
-  std::string data;  ///< the table (CSV or LibSVM)
-  std::string test;  ///< test rows; empty = a seeded split of `data`
+  std::string data; ///< the table (CSV or LibSVM)
+  std::string test; ///< test rows; empty = a seeded split of `data`
   std::string label = "label";
   double test_fraction = 0.2;
   std::vector<std::string> protocols;

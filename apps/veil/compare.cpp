@@ -40,9 +40,9 @@ namespace fs = std::filesystem;
 /// Protocols whose `veil train` takes --epsilon (the others have no budget
 /// or take theirs from settings).
 bool takes_epsilon(const std::string& name) {
-  for (const auto* p : {"feverless", "feverless-ldp", "opboost",
-                        "masked-xgboost", "xgboost-ldp", "fedxgboost-ldp",
-                        "ldp-boost"})
+  for (const auto* p :
+       {"feverless", "feverless-ldp", "opboost", "masked-xgboost",
+        "xgboost-ldp", "fedxgboost-ldp", "ldp-boost"})
     if (name == p)
       return true;
   return false;
@@ -212,8 +212,7 @@ summary summarise(const std::vector<double>& xs) {
   double ss = 0;
   for (auto x : xs)
     ss += (x - s.mean) * (x - s.mean);
-  s.sd = xs.size() > 1 ? std::sqrt(ss / static_cast<double>(xs.size() - 1))
-                       : 0;
+  s.sd = xs.size() > 1 ? std::sqrt(ss / static_cast<double>(xs.size() - 1)) : 0;
   return s;
 }
 
@@ -281,8 +280,8 @@ void write_tables(const compare_options& c, const std::vector<run_result>& runs,
   }
   std::ostringstream md;
   md << "# veil compare\n\n"
-     << split_note << " Repetitions per cell: " << c.repeats
-     << " (seeds " << c.seed << " to " << c.seed + c.repeats - 1
+     << split_note << " Repetitions per cell: " << c.repeats << " (seeds "
+     << c.seed << " to " << c.seed + c.repeats - 1
      << "); mean ± sample standard deviation.\n\n| protocol | epsilon |";
   for (const auto& m : names)
     md << " " << m << " |";
@@ -521,14 +520,14 @@ int run_compare(compare_options c) {
                              std::chrono::steady_clock::now() - started)
                              .count();
         std::cerr << "\r[" << std::string(20 * done / total, '#')
-                  << std::string(20 - 20 * done / total, '.') << "] "
-                  << done << "/" << total << "  " << p
-                  << (e > 0 ? " eps " + fixed(e, 2) : std::string())
-                  << " run " << r + 1 << "  " << fixed(elapsed, 0)
-                  << " s elapsed\x1b[K" << std::flush;
+                  << std::string(20 - 20 * done / total, '.') << "] " << done
+                  << "/" << total << "  " << p
+                  << (e > 0 ? " eps " + fixed(e, 2) : std::string()) << " run "
+                  << r + 1 << "  " << fixed(elapsed, 0) << " s elapsed\x1b[K"
+                  << std::flush;
       }
-      runs.push_back(run_one(c, p, e, r, train, test,
-                             (work / "run.json").string()));
+      runs.push_back(
+          run_one(c, p, e, r, train, test, (work / "run.json").string()));
       failed += !runs.back().ok;
       ++done;
     }

@@ -337,8 +337,9 @@ int main(int argc, char** argv) {
       ->required();
   compare->add_option("--test", cmp.test,
                       "Test CSV; without it a seeded split of --data");
-  compare->add_option("--test-fraction", cmp.test_fraction,
-                      "The share of --data held out without --test")
+  compare
+      ->add_option("--test-fraction", cmp.test_fraction,
+                   "The share of --data held out without --test")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 0.99));
   compare->add_option("--label", cmp.label, "Label column")
@@ -356,11 +357,14 @@ int main(int argc, char** argv) {
   compare->add_option("--repeats", cmp.repeats, "Runs per cell (seeds)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  compare->add_option("--seed", cmp.seed, "The split's seed and the first "
-                                          "run's")
+  compare
+      ->add_option("--seed", cmp.seed,
+                   "The split's seed and the first "
+                   "run's")
       ->capture_default_str();
-  compare->add_option("--objective", cmp.objective,
-                      "binary:logistic, reg:squarederror or multi:softmax")
+  compare
+      ->add_option("--objective", cmp.objective,
+                   "binary:logistic, reg:squarederror or multi:softmax")
       ->capture_default_str();
   compare->add_option("--trees", cmp.params.rounds, "Boosting rounds")
       ->capture_default_str();
@@ -368,8 +372,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   compare->add_option("--set", cmp.settings,
                       "KEY=VALUE for every run (repeatable)");
-  compare->add_option("--timeout", cmp.timeout,
-                      "Seconds a party may take to answer one step")
+  compare
+      ->add_option("--timeout", cmp.timeout,
+                   "Seconds a party may take to answer one step")
       ->capture_default_str();
   compare->add_option("--out", cmp.out, "Folder for the table and plots")
       ->capture_default_str();

@@ -155,8 +155,8 @@ struct repl_party {
 class repl {
 public:
   explicit repl(bool echo) : echo_(echo) {
-    work_ = fs::temp_directory_path() /
-            ("veil-repl-" + std::to_string(::getpid()));
+    work_ =
+        fs::temp_directory_path() / ("veil-repl-" + std::to_string(::getpid()));
     fs::create_directories(work_);
     fs::permissions(work_, fs::perms::owner_all);
   }
@@ -259,8 +259,7 @@ std::string repl::toml(const fs::path& folder) const {
       t << k << " = " << toml_value(v) << "\n";
   }
   for (const auto& p : parties_) {
-    t << "\n[[party]]\nname = " << quoted(p.name)
-      << "\ndata = "
+    t << "\n[[party]]\nname = " << quoted(p.name) << "\ndata = "
       << quoted(p.location != "local" ? p.data
                                       : path(p.data.empty() ? table_ : p.data))
       << "\n";
@@ -300,9 +299,9 @@ void repl::load(const std::vector<std::string>& w) {
   table_ = fs::absolute(w[1]).string();
   test_ = w.size() == 4 ? fs::absolute(w[3]).string() : "";
   columns_ = header;
-  std::cout << "table " << w[1] << ": " << header.size() - 1
-            << " features and " << label_
-            << (test_.empty() ? "" : "; test rows from " + w[3]) << "\n";
+  std::cout << "table " << w[1] << ": " << header.size() - 1 << " features and "
+            << label_ << (test_.empty() ? "" : "; test rows from " + w[3])
+            << "\n";
 }
 
 void repl::deal(const std::vector<std::string>& w) {
@@ -585,16 +584,14 @@ bool repl::run(const std::string& line) {
     auto folder = fs::absolute(w[1]).parent_path();
     learners::write_files_atomically({{w[1], toml(folder)}});
     load_session(w[1]); // what was written reads back
-    std::cout << "saved " << w[1] << " (veil train --config " << w[1]
-              << ")\n";
+    std::cout << "saved " << w[1] << " (veil train --config " << w[1] << ")\n";
   } else if (cmd == "open" && w.size() == 2) {
     open(w[1]);
   } else if (cmd == "train") {
     train();
   } else if (cmd == "evaluate") {
     auto r = last_report();
-    std::cout << "metrics on the " << r.value("metrics_on", "test")
-              << " rows:";
+    std::cout << "metrics on the " << r.value("metrics_on", "test") << " rows:";
     for (const auto& [k, v] : r["metrics"].items())
       std::cout << "  " << k << " " << v;
     std::cout << "\n";
@@ -606,8 +603,8 @@ bool repl::run(const std::string& line) {
         sent += v.get<std::uint64_t>();
       for (const auto& [k, v] : b["received"].items())
         got += v.get<std::uint64_t>();
-      std::cout << "  " << name << ": sent " << sent << " B, received "
-                << got << " B\n";
+      std::cout << "  " << name << ": sent " << sent << " B, received " << got
+                << " B\n";
     }
     std::cout << "  total sent: " << r["bytes"]["total"] << " B\n";
   } else if (cmd == "importance") {
@@ -687,7 +684,8 @@ char* next_candidate(const char* text, int state) {
 char** complete(const char* text, int start, int) {
   candidates.clear();
   rl_completion_append_character = ' ';
-  auto before = words_of(std::string(rl_line_buffer, static_cast<std::size_t>(start)));
+  auto before =
+      words_of(std::string(rl_line_buffer, static_cast<std::size_t>(start)));
   if (before.empty()) {
     for (const auto& c : commands())
       candidates.push_back(c.name);
@@ -711,7 +709,9 @@ char** complete(const char* text, int start, int) {
   return rl_completion_matches(text, next_candidate);
 }
 
-extern "C" void on_interrupt(int) { actors::request_interrupt(); }
+extern "C" void on_interrupt(int) {
+  actors::request_interrupt();
+}
 
 std::string history_file() {
   if (const char* h = std::getenv("VEIL_HISTORY"))
@@ -753,8 +753,8 @@ int run_repl(const repl_options& o) {
           return 0;
       } catch (const std::exception& e) {
         std::cerr << "veil: error: "
-                  << (o.file.empty() ? "line " : o.file + ":")
-                  << number << ": " << e.what() << "\n";
+                  << (o.file.empty() ? "line " : o.file + ":") << number << ": "
+                  << e.what() << "\n";
         return 1;
       }
     }

@@ -369,8 +369,7 @@ int run_train(train_options o) {
   if (!o.config.empty())
     return run_config_train(o); // checks its files with the parties'
   const auto& t = o.tls;
-  bool any_tls =
-      !t.certificate.empty() || !t.key.empty() || !t.ca.empty();
+  bool any_tls = !t.certificate.empty() || !t.key.empty() || !t.ca.empty();
   if (any_tls && !t.enabled())
     throw input_error("--tls-cert, --tls-key and --tls-ca go together (all "
                       "three PEM files)");

@@ -89,9 +89,10 @@ BOOST_AUTO_TEST_CASE(each_cell_is_the_run_of_veil_train) {
     BOOST_TEST(rows[i][3] == "1", "run " << i);
   // plain's AUC is that of veil train on the same files with the first
   // run's seed.
-  auto t = run_veil("train --protocol plain --data " + d.train + " --test " +
-                    d.test + " --trees 3 --depth 2 --seed 42 --quiet --report " +
-                    d.dir / "plain.json");
+  auto t =
+      run_veil("train --protocol plain --data " + d.train + " --test " +
+               d.test + " --trees 3 --depth 2 --seed 42 --quiet --report " +
+               d.dir / "plain.json");
   BOOST_REQUIRE_MESSAGE(t.status == 0, t.output);
   double auc = read_json(d.dir / "plain.json")["metrics"]["auc"];
   BOOST_TEST(std::abs(std::stod(rows[1][4]) - auc) < 1e-6);
@@ -101,8 +102,8 @@ BOOST_AUTO_TEST_CASE(each_cell_is_the_run_of_veil_train) {
   auto summary = csv_rows(out + "/summary.csv");
   BOOST_TEST(summary.size() == 4u); // header, plain, opboost at 1 and 4
   if (std::system("command -v gnuplot >/dev/null 2>&1") == 0)
-    for (const auto* plot : {"/utility.svg", "/time.svg", "/bytes.svg",
-                             "/utility.png"})
+    for (const auto* plot :
+         {"/utility.svg", "/time.svg", "/bytes.svg", "/utility.png"})
       BOOST_TEST(contains(slurp(out + plot).substr(0, 200),
                           std::string(plot).find("png") != std::string::npos
                               ? "PNG"

@@ -131,8 +131,8 @@ BOOST_AUTO_TEST_CASE(a_script_builds_trains_compares_and_saves) {
   bank_data d;
   auto toml = d.dir / "bank.toml";
   auto s = d.script("# three parties by hand\n"
-                    "load " + d.dir / "d_train.csv" + " test " +
-                    d.dir / "d_test.csv" +
+                    "load " +
+                    d.dir / "d_train.csv" + " test " + d.dir / "d_test.csv" +
                     "\n"
                     "party bank f0,f1 label\n"
                     "party shop f2,f3\n"
@@ -147,19 +147,23 @@ BOOST_AUTO_TEST_CASE(a_script_builds_trains_compares_and_saves) {
                     "importance\n"
                     "trees 1\n"
                     "privacy\n"
-                    "export " + d.dir / "m.json" +
+                    "export " +
+                    d.dir / "m.json" +
                     "\n"
-                    "predict " + d.dir / "p.csv" +
+                    "predict " +
+                    d.dir / "p.csv" +
                     "\n"
                     "protocol opboost\n"
                     "set epsilon=4\n"
                     "train\n"
                     "privacy\n"
                     "protocol plain\n"
-                    "save " + toml +
+                    "save " +
+                    toml +
                     "\n"
                     "compare --protocols plain,opboost --epsilons 2 "
-                    "--repeats 1 --trees 2 --out " + d.dir / "cmp" +
+                    "--repeats 1 --trees 2 --out " +
+                    d.dir / "cmp" +
                     "\n"
                     "quit\n"
                     "help\n"); // not reached
@@ -167,10 +171,9 @@ BOOST_AUTO_TEST_CASE(a_script_builds_trains_compares_and_saves) {
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
   for (const auto* said :
        {"veil> party bank f0,f1 label", "bank (local): f0, f1; the label",
-        "insurer (local): f4, f5", "metrics on the test rows:",
-        "total sent:", "privacy: plaintext gradients",
-        "privacy: each Party B value: 4-dLDP", "saved ",
-        "| opboost | 2.00 |", "model written to"})
+        "insurer (local): f4, f5", "metrics on the test rows:", "total sent:",
+        "privacy: plaintext gradients", "privacy: each Party B value: 4-dLDP",
+        "saved ", "| opboost | 2.00 |", "model written to"})
     BOOST_TEST(contains(r.output, said), said);
   BOOST_TEST(!contains(r.output, "veil> help"));
   // The saved session, re-run by veil train --config, gives the plain
@@ -185,9 +188,9 @@ BOOST_AUTO_TEST_CASE(a_script_builds_trains_compares_and_saves) {
   std::getline(predictions, header);
   BOOST_TEST(contains(header, "prediction"), header);
   // The same session opened again trains the same.
-  auto reopened = run_veil("repl -f " +
-                           d.dir.file("o.veil", "open " + toml +
-                                                    "\ntrain\nevaluate\n"));
+  auto reopened =
+      run_veil("repl -f " +
+               d.dir.file("o.veil", "open " + toml + "\ntrain\nevaluate\n"));
   BOOST_REQUIRE_MESSAGE(reopened.status == 0, reopened.output);
   BOOST_TEST(std::abs(last_auc(reopened.output) - last_auc(first)) < 1e-6);
 }
@@ -221,8 +224,7 @@ BOOST_AUTO_TEST_CASE(each_mistake_stops_a_script_at_its_line) {
   }
   // Standard input that is not a terminal is a script too: the error names
   // its line.
-  auto piped =
-      run_veil("repl < " + d.script("help deal\n\nbogus\nparties\n"));
+  auto piped = run_veil("repl < " + d.script("help deal\n\nbogus\nparties\n"));
   BOOST_TEST(piped.status == 1);
   BOOST_TEST(contains(piped.output, "veil: error: line 3: no command"),
              piped.output);

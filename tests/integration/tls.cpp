@@ -237,14 +237,15 @@ BOOST_AUTO_TEST_CASE(ldp_boost_owner_nodes_over_tls) {
   temp_dir dir;
   BOOST_REQUIRE_MESSAGE(make_certificates(dir), "openssl failed");
   for (const auto* part : {"owners", "user"}) {
-    auto [rc, out] = run_veil({"generate", "--rows", "800", "--features", "4",
-                               "--informative", "3", "--redundant", "1",
-                               "--seed", part == std::string("user") ? "2" : "1",
-                               "--out", dir / (std::string(part) + ".csv")},
-                              30s);
+    auto [rc, out] = run_veil(
+        {"generate", "--rows", "800", "--features", "4", "--informative", "3",
+         "--redundant", "1", "--seed", part == std::string("user") ? "2" : "1",
+         "--out", dir / (std::string(part) + ".csv")},
+        30s);
     BOOST_REQUIRE_MESSAGE(rc == 0, out);
   }
-  process node(tls_node(dir, "node", {"--data", "owners=" + (dir / "owners.csv")}));
+  process node(
+      tls_node(dir, "node", {"--data", "owners=" + (dir / "owners.csv")}));
   auto where = node_address(node) + "/owners";
   auto train = [&](const std::string& ca) {
     return run_veil({"train", "--protocol", "ldp-boost", "--data",
@@ -266,10 +267,10 @@ BOOST_AUTO_TEST_CASE(ldp_boost_owner_nodes_over_tls) {
   BOOST_TEST(contains(out2, "TLS"), out2);
   BOOST_TEST(node.running());
   // Half the flags are refused before anything is contacted.
-  auto [rc3, out3] = run_veil({"train", "--protocol", "ldp-boost", "--data",
-                               dir / "user.csv", "--tls-cert",
-                               dir / "coord.pem"},
-                              30s);
+  auto [rc3, out3] =
+      run_veil({"train", "--protocol", "ldp-boost", "--data", dir / "user.csv",
+                "--tls-cert", dir / "coord.pem"},
+               30s);
   BOOST_TEST(rc3 == 2);
   BOOST_TEST(contains(out3, "go together"), out3);
 }
