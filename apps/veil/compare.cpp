@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -23,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/session.hpp"
 #include "apps/veil/commands.hpp"
 #include "apps/veil/protocols.hpp"
 #include "learners/boost/model_io.hpp"
@@ -110,13 +112,41 @@ std::string csv_quoted(const std::string& s) {
   return out + "\"";
 }
 
+/// A text buffer several threads may write to at once (a run's parties
+/// warn on std::cerr from the actor system's threads).
+class locked_text : public std::streambuf {
+public:
+  std::string text() const {
+    std::lock_guard lock(m_);
+    return s_;
+  }
+
+protected:
+  int_type overflow(int_type ch) override {
+    if (ch != traits_type::eof()) {
+      std::lock_guard lock(m_);
+      s_ += static_cast<char>(ch);
+    }
+    return ch;
+  }
+  std::streamsize xsputn(const char* p, std::streamsize n) override {
+    std::lock_guard lock(m_);
+    s_.append(p, static_cast<std::size_t>(n));
+    return n;
+  }
+
+private:
+  mutable std::mutex m_;
+  std::string s_;
+};
+
 /// Writes std::cout and std::cerr into `sink` while alive (a run's own
-/// lines; the compare's progress goes to the terminal it saved).
+/// lines). Swapped only while no other thread runs: before a run's actor
+/// system starts and after it has ended.
 class quiet_streams {
 public:
-  explicit quiet_streams(std::ostringstream& sink)
-      : out_(std::cout.rdbuf(sink.rdbuf())),
-        err_(std::cerr.rdbuf(sink.rdbuf())) {}
+  explicit quiet_streams(locked_text& sink)
+      : out_(std::cout.rdbuf(&sink)), err_(std::cerr.rdbuf(&sink)) {}
   ~quiet_streams() {
     std::cout.rdbuf(out_);
     std::cerr.rdbuf(err_);
@@ -160,39 +190,45 @@ run_result run_one(const compare_options& c, const std::string& protocol,
   o.report = report;
   o.quiet = true;
   o.timeout = c.timeout;
-  std::ostringstream said;
+  locked_text said;
   int rc = 1;
   std::error_code gone;
   fs::remove(report, gone);
+  std::string thrown;
   {
     quiet_streams quiet(said);
     try {
       rc = run_train(o);
     } catch (const std::exception& e) {
-      said << e.what() << "\n";
+      thrown = e.what();
       rc = 1;
     }
   }
   if (rc != 0 || !fs::exists(report)) {
-    r.error = last_line(said.str());
+    r.error = thrown.empty() ? last_line(said.text()) : thrown;
     if (r.error.empty())
       r.error = "exit code " + std::to_string(rc);
     return r;
   }
-  std::ifstream in(report);
-  auto j = json::parse(in);
-  for (const auto& [k, v] : j["metrics"].items())
-    if (v.is_number())
-      r.metrics[k] = v.get<double>();
-  r.seconds = j.value("train_seconds", 0.0);
-  if (j.contains("bytes") && j["bytes"].contains("total")) {
-    r.bytes = j["bytes"]["total"].get<double>();
-    r.has_bytes = true;
+  try {
+    std::ifstream in(report);
+    auto j = json::parse(in);
+    for (const auto& [k, v] : j["metrics"].items())
+      if (v.is_number())
+        r.metrics[k] = v.get<double>();
+    r.seconds = j.value("train_seconds", 0.0);
+    if (j.contains("bytes") && j["bytes"].contains("total")) {
+      r.bytes = j["bytes"]["total"].get<double>();
+      r.has_bytes = true;
+    }
+    if (j.contains("stopped") && j["stopped"].is_string() &&
+        !j["stopped"].get<std::string>().empty())
+      r.note = "stopped early: " + j["stopped"].get<std::string>();
+    r.guarantee = j.contains("privacy") ? guarantee_of(j["privacy"]) : "";
+  } catch (const std::exception& e) {
+    r.error = std::string("its report could not be read: ") + e.what();
+    return r;
   }
-  if (j.contains("stopped") && j["stopped"].is_string() &&
-      !j["stopped"].get<std::string>().empty())
-    r.note = "stopped early: " + j["stopped"].get<std::string>();
-  r.guarantee = j.contains("privacy") ? guarantee_of(j["privacy"]) : "";
   r.ok = true;
   return r;
 }
@@ -435,9 +471,15 @@ void write_plots(const compare_options& c, const std::vector<run_result>& runs,
              << c.out << ", not drawn\n";
     return;
   }
+  // The folder in single quotes, each of its own quotes closed and
+  // escaped: the shell takes it as one word, whatever it holds.
+  std::string folder = "'";
+  for (char ch : dir.string())
+    folder += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  folder += "'";
   for (const auto* fmt : {"svg", "png"}) {
-    auto command = "cd '" + dir.string() + "' && gnuplot -e \"fmt='" + fmt +
-                   "'\" compare.gp";
+    auto command =
+        "cd " + folder + " && gnuplot -e \"fmt='" + fmt + "'\" compare.gp";
     if (std::system(command.c_str()) != 0)
       terminal << "veil: warning: gnuplot could not draw " << c.out
                << "/compare.gp as " << fmt << "\n";
@@ -515,6 +557,13 @@ int run_compare(compare_options c) {
   const bool bar = !c.quiet && ::isatty(STDERR_FILENO);
   for (const auto& [p, e] : cells)
     for (int r = 0; r < c.repeats; ++r) {
+      if (actors::interrupt_requested()) { // Ctrl-C in veil repl
+        std::error_code ec;
+        fs::remove_all(work, ec);
+        throw input_error("compare interrupted after " + std::to_string(done) +
+                          " of " + std::to_string(total) +
+                          " runs; nothing was written");
+      }
       if (bar) {
         double elapsed = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - started)

@@ -20,6 +20,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -155,10 +156,12 @@ struct repl_party {
 class repl {
 public:
   explicit repl(bool echo) : echo_(echo) {
-    work_ =
-        fs::temp_directory_path() / ("veil-repl-" + std::to_string(::getpid()));
-    fs::create_directories(work_);
-    fs::permissions(work_, fs::perms::owner_all);
+    // A fresh folder of its own (0700), never one somebody made first.
+    auto pattern = (fs::temp_directory_path() / "veil-repl-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw input_error("cannot make a working folder in " +
+                        fs::temp_directory_path().string());
+    work_ = pattern;
   }
   ~repl() {
     std::error_code ec;
@@ -183,6 +186,8 @@ private:
   /// given, so that a saved session moves with its data.
   std::string toml(const fs::path& folder = {}) const;
   fs::path session_file() const { return work_ / "session.toml"; }
+  /// The session the last training ran (predict's parties).
+  fs::path trained_file() const { return work_ / "trained.toml"; }
   fs::path report_file() const { return work_ / "report.json"; }
   fs::path model_file() const { return work_ / "model.json"; }
   json last_report() const;
@@ -460,17 +465,24 @@ void repl::train() {
   int rc = run_config_train(o);
   bool interrupted = actors::interrupt_requested();
   actors::clear_interrupt();
-  if (interrupted)
+  if (rc != 0 && interrupted)
     throw input_error("training interrupted: the session ended on every "
                       "party; train again when ready");
   if (rc != 0)
     throw input_error("training failed (above)");
+  fs::copy_file(session_file(), trained_file(),
+                fs::copy_options::overwrite_existing);
   trained_ = true;
 }
 
 void repl::compare(const std::vector<std::string>& w) {
   need_table();
   compare_options c;
+  auto cores = std::thread::hardware_concurrency();
+  c.params.threads = cores == 0 ? 1 : static_cast<int>(cores);
+  for (const auto& [k, v] : settings_)
+    if (k == "timeout" || k == "timeout_seconds")
+      c.timeout = std::stod(v);
   c.data = table_;
   c.test = test_;
   c.label = label_;
@@ -501,7 +513,15 @@ void repl::compare(const std::vector<std::string>& w) {
                         " (--protocols, --epsilons, --repeats, --trees, "
                         "--depth, --out, --set)");
   }
-  if (run_compare(c) != 0)
+  actors::clear_interrupt();
+  int rc = 0;
+  try {
+    rc = run_compare(c);
+  } catch (...) {
+    actors::clear_interrupt();
+    throw;
+  }
+  if (rc != 0)
     throw input_error("compare: some runs failed (above)");
 }
 
@@ -567,14 +587,18 @@ bool repl::run(const std::string& line) {
         key != "timeout")
       throw input_error("set " + key + ": not a learner, net.* or " +
                         protocol_ + " setting (veil help " + protocol_ + ")");
+    auto before = settings_;
     std::erase_if(settings_, [&](const auto& kv) { return kv.first == key; });
     settings_.push_back({key, w[1].substr(eq + 1)});
     if (parties_.size() >= 2 && !table_.empty()) {
-      learners::write_files_atomically({{session_file().string(), toml()}});
+      // Checked as the whole session file would be read, in a file of its
+      // own (the trained session's stays as it was).
+      auto check = work_ / "check.toml";
+      learners::write_files_atomically({{check.string(), toml()}});
       try {
-        load_session(session_file().string());
+        load_session(check.string());
       } catch (const input_error& e) {
-        settings_.pop_back();
+        settings_ = std::move(before);
         throw input_error("set " + w[1] + ": " + e.what());
       }
     }
@@ -628,7 +652,7 @@ bool repl::run(const std::string& line) {
     last_report();
     predict_options o;
     o.model = model_file().string();
-    o.config = session_file().string();
+    o.config = trained_file().string();
     o.out = w[1];
     if (run_predict(o) != 0)
       throw input_error("predict failed (above)");
@@ -689,7 +713,7 @@ char** complete(const char* text, int start, int) {
   if (before.empty()) {
     for (const auto& c : commands())
       candidates.push_back(c.name);
-  } else if (before[0] == "protocol" || before[0] == "--protocols") {
+  } else if (before[0] == "protocol" || before.back() == "--protocols") {
     for (const auto* d : protocols::all_protocols())
       for (const auto& n : d->names)
         candidates.push_back(n);
@@ -757,6 +781,13 @@ int run_repl(const repl_options& o) {
                   << e.what() << "\n";
         return 1;
       }
+    }
+    // Ctrl-C while reading (not restarted) or a read error: the script did
+    // not run to its end.
+    if (actors::interrupt_requested() || script->bad()) {
+      std::cerr << "veil: error: the script was interrupted after line "
+                << number << "\n";
+      return 1;
     }
     return 0;
   }

@@ -354,6 +354,19 @@ words dealer::value_of(const component& c) const {
 }
 
 words dealer::answer(const correlation_request& r) const {
+  auto key = std::make_pair(static_cast<int>(r.kind), r.call);
+  if (answered_.count(key))
+    throw std::invalid_argument("mpc::dealer: call " + std::to_string(r.call) +
+                                " of this kind was answered already");
+  for (const auto& o : r.operands)
+    if (o.kind == item::trunc_mask) {
+      auto dealt = answered_.find({static_cast<int>(o.kind), o.call});
+      if (dealt == answered_.end() || dealt->second != o.bits)
+        throw std::invalid_argument("mpc::dealer: a cross product of a "
+                                    "truncation mask not dealt with that "
+                                    "shift");
+    }
+  answered_.emplace(key, r.bits);
   switch (r.kind) {
   case item::permutation:
     return permutation_correction(r.owner, r.call, r.length, r.count);

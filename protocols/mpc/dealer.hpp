@@ -21,6 +21,7 @@
 //   bit cross product   the AND of 2 to 4 bit masks dealt before
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -122,6 +123,11 @@ private:
     words value;
   };
   mutable std::vector<known_value> recent_;
+  /// The calls answered so far, by kind, and each truncation mask's shift:
+  /// a call is answered once (two answers to one call with other shifts
+  /// or operands would differ by a function of the masks), and a cross
+  /// product multiplies only truncation masks dealt with its shift.
+  mutable std::map<std::pair<int, std::uint64_t>, int> answered_;
 };
 
 /// SecPerm's correlation (spec privet §4.11) for `vectors` vectors of

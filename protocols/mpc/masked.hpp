@@ -13,9 +13,10 @@
 // the dealer's r is μ 2^63 + r_lo with ρ = r_lo >> bits and μ shared;
 // every party learns p = x + 2^62 + r (uniform), and with c = p_msb ⊕ μ
 // (the carry of x + 2^62 + r_lo out of 63 bits), x + 2^62 = p_lo − r_lo +
-// c 2^63, so ⌊x / 2^bits⌋ − δ = (p_lo >> bits) − 2^(62−bits) + p_msb
+// c 2^63, so ⌊x / 2^bits⌋ + δ = (p_lo >> bits) − 2^(62−bits) + p_msb
 // 2^(63−bits) − ρ + (1 − 2 p_msb) 2^(63−bits) μ, with δ ∈ {0, 1} the
-// borrow of the low bits: at most one ulp below the floor, at any n.
+// borrow of the low bits left out: at most one ulp above the floor, at
+// any n.
 
 #include <vector>
 

@@ -275,6 +275,8 @@ BOOST_AUTO_TEST_CASE(typing_completion_history_and_ctrl_c) {
   t.type("help drop\r");
   BOOST_TEST(t.wait_for("drop NAME:"), t.output());
   BOOST_TEST(!contains(t.output(), "no command"), t.output());
+  BOOST_REQUIRE(t.wait_for("veil> ")); // reading again
+  std::this_thread::sleep_for(200ms);
   t.type("\x04"); // Ctrl-D
   BOOST_TEST(t.wait_exit() == 0, t.output());
   std::ifstream h(history);

@@ -19,6 +19,12 @@ namespace learners = veil::learners;
 using veil::test::privet::deal;
 
 namespace {
+bool contains(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+} // namespace
+
+namespace {
 
 learners::dataset synthetic(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 g(seed);
@@ -224,10 +230,36 @@ BOOST_AUTO_TEST_CASE(cross_product_asks_travel_and_bad_ones_are_refused) {
   auto unknown = pv::ask_of(r);
   unknown.operands[0] = 77;
   BOOST_TEST(!pv::request_of(unknown).has_value());
+  // A call is answered once: asked again (with other operands, which
+  // would give the difference of two products), refused.
+  r.operands[1].call = 5;
+  auto again = dealer.on_message(1, pv::ask_of(r));
+  BOOST_REQUIRE(!again);
+  BOOST_TEST(again.error().step == "correlation_ask");
+  BOOST_TEST(contains(again.error().reason, "answered already"));
+  r.call = 18;
   r.operands[1].count = 5;
   auto uneven = dealer.on_message(1, pv::ask_of(r));
   BOOST_REQUIRE(!uneven);
   BOOST_TEST(uneven.error().step == "correlation_ask");
+  // A product of a truncation mask only with the shift it was dealt with.
+  mpc::correlation_request t;
+  t.kind = mpc::item::trunc_mask;
+  t.call = 0;
+  t.count = 6;
+  t.bits = 20;
+  BOOST_REQUIRE(static_cast<bool>(dealer.on_message(1, pv::ask_of(t))));
+  mpc::correlation_request x;
+  x.kind = mpc::item::cross;
+  x.call = 0;
+  x.count = 6;
+  x.operands = {{mpc::item::trunc_mask, 0, 6, 21, 1},
+                {mpc::item::mask, 0, 6, 0, 0}};
+  auto shifted = dealer.on_message(1, pv::ask_of(x));
+  BOOST_REQUIRE(!shifted);
+  BOOST_TEST(contains(shifted.error().reason, "not dealt with that shift"));
+  x.operands[0].bits = 20;
+  BOOST_TEST(static_cast<bool>(dealer.on_message(1, pv::ask_of(x))));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
