@@ -475,6 +475,8 @@ outcome<outbox> data_user::on_message(party_id from, const message& m) {
   const auto* r = std::get_if<share_reply>(&m);
   if (!r)
     return refuse(message_name(m), "the data user takes share replies only");
+  if (skipped_.contains(from))
+    return outbox{}; // late: skipped as silent half a timeout ago
   if (!asked_.contains(from) || heard_.contains(from))
     return refuse("share_reply", "not asked in this attempt, or twice");
   if (r->round != round_ || r->attempt != attempt_)
@@ -516,6 +518,7 @@ outcome<outbox> data_user::on_silent(party_id owner) {
   if (!asked_.contains(owner) || heard_.contains(owner))
     return outbox{};
   heard_.insert(owner);
+  skipped_.insert(owner);
   ++log_.silent;
   return maybe_finish();
 }

@@ -121,6 +121,9 @@ private:
   std::uint32_t round_ = 0, attempt_ = 0;
   std::vector<double> thresholds_;
   std::set<party_id> asked_, heard_;
+  /// Owners skipped as silent: an answer that comes after all is dropped
+  /// (its release was made, but it is not used), not a reason to end.
+  std::set<party_id> skipped_;
   std::vector<share_reply> replies_;
   training_log log_;
   std::optional<member> candidate_;

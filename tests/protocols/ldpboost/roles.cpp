@@ -144,6 +144,31 @@ BOOST_AUTO_TEST_CASE(silent_owners_are_skipped_and_counted) {
   BOOST_TEST(w.user->ensemble().size() == 1u);
 }
 
+// An owner skipped as silent that answers after all (a busy node) is
+// dropped, in its attempt or a later one; an owner that answered and
+// answers again is still refused.
+BOOST_AUTO_TEST_CASE(a_late_answer_of_a_skipped_owner_is_dropped) {
+  world w(40, 4, 300, identity(lb::learner::ncc));
+  auto requests = w.user->start();
+  BOOST_REQUIRE(requests.size() >= 2u);
+  auto late = requests[0], early = requests[1];
+  auto skipped = w.user->on_silent(late.to);
+  BOOST_REQUIRE(skipped);
+  auto answer = w.owners[static_cast<std::size_t>(early.to - 1)]->on_message(
+      0, early.msg);
+  BOOST_REQUIRE(answer);
+  BOOST_REQUIRE(w.user->on_message(early.to, answer->at(0).msg));
+  auto twice = w.user->on_message(early.to, answer->at(0).msg);
+  BOOST_TEST(!twice); // a second answer from one who answered
+  auto after_all =
+      w.owners[static_cast<std::size_t>(late.to - 1)]->on_message(0, late.msg);
+  BOOST_REQUIRE(after_all);
+  auto dropped = w.user->on_message(late.to, after_all->at(0).msg);
+  BOOST_REQUIRE(dropped);
+  BOOST_TEST(dropped->empty());
+  BOOST_TEST(w.user->log().silent == 1u);
+}
+
 // Boosting through the noise: make_classification, owners of 4 rows,
 // Piecewise at ε = 7 (k = 1 per row at ε/4), 5 rounds of 500 owners:
 // the ensemble beats chance clearly on 2,000 rows nobody saw (chance is
