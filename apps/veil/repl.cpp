@@ -412,29 +412,10 @@ void repl::open(const std::string& path) {
   }
   for (const auto& [k, v] : c.protocol_params)
     settings_.push_back({k, v});
-  // The learner table as the file had it: read again as text.
-  std::ifstream in(path);
-  std::string line;
-  bool in_learner = false, in_net = false;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line[0] == '[') {
-      in_learner = line.rfind("[learner]", 0) == 0;
-      in_net = line.rfind("[net]", 0) == 0;
-      continue;
-    }
-    auto eq = line.find('=');
-    if ((in_learner || in_net) && eq != std::string::npos) {
-      auto trim = [](std::string s) {
-        s.erase(0, s.find_first_not_of(" \t"));
-        s.erase(s.find_last_not_of(" \t") + 1);
-        if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
-          s = s.substr(1, s.size() - 2);
-        return s;
-      };
-      settings_.push_back({(in_net ? "net." : "") + trim(line.substr(0, eq)),
-                           trim(line.substr(eq + 1))});
-    }
-  }
+  for (const auto& kv : c.learner_keys)
+    settings_.push_back(kv);
+  for (const auto& kv : c.net_settings)
+    settings_.push_back(kv);
   if (c.timeout_seconds != 60)
     settings_.push_back({"timeout", std::to_string(c.timeout_seconds)});
   if (!table_.empty())
@@ -673,16 +654,12 @@ bool repl::run(const std::string& line) {
   } else if (cmd == "compare") {
     compare(w);
   } else {
-    bool known = false;
-    for (const auto& c : commands())
-      known = known || cmd == c.name;
-    throw input_error(known ? "usage: " + std::string([&] {
-                                for (const auto& c : commands())
-                                  if (cmd == c.name)
-                                    return c.usage;
-                                return "";
-                              }())
-                            : "no command \"" + cmd + "\" (help lists them)");
+    auto it =
+        std::find_if(commands().begin(), commands().end(),
+                     [&](const command_help& c) { return cmd == c.name; });
+    throw input_error(it != commands().end()
+                          ? "usage: " + std::string(it->usage)
+                          : "no command \"" + cmd + "\" (help lists them)");
   }
   return true;
 }

@@ -468,8 +468,9 @@ void read_learner(const reader& r, const toml::value& v, session_config& c) {
     return p;
   };
   c.params = build(keys.size());
-  for (auto& [k, x] : keys)
-    c.learner_keys.insert(k);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    c.learner_keys[keys[i].first] =
+        assignments[i].substr(keys[i].first.size() + 1);
   auto error = validation_error(c.params);
   if (!error)
     return;
@@ -679,6 +680,7 @@ void read_net(const reader& r, const toml::value& v, session_config& c) {
       std::ostringstream text;
       text << std::setprecision(17) << value;
       apply_net_setting(c.link, "net." + k + "=" + text.str(), context);
+      c.net_settings["net." + k] = text.str();
     } catch (const input_error& e) {
       r.fail(&x, e.what());
     }
@@ -823,6 +825,7 @@ void apply_override(session_config& c, const std::string& key_equals_value) {
   }
   if (is_net_setting(key_equals_value)) {
     apply_net_setting(c.link, key_equals_value, context);
+    c.net_settings[key] = value;
     return;
   }
   if (key == "protocol") {
@@ -853,7 +856,7 @@ void apply_override(session_config& c, const std::string& key_equals_value) {
   if (auto error = validation_error(p))
     throw input_error(context + ": " + *error);
   c.params = p;
-  c.learner_keys.insert(key);
+  c.learner_keys[key] = key_equals_value.substr(key.size() + 1);
 }
 
 void check_local_files(const session_config& c) {

@@ -105,7 +105,11 @@ struct session_config {
   /// The learner settings given explicitly, in [learner] or by an override
   /// (where a protocol's default differs from the learners', as FEVERLESS's
   /// max_delta_step with noise).
-  std::set<std::string> learner_keys;
+  /// Each as the text --set would take (what `veil repl` shows and
+  /// writes back).
+  std::map<std::string, std::string> learner_keys;
+  /// The [net] table's settings, as net.KEY and their text.
+  std::map<std::string, std::string> net_settings;
   /// How long a party may stay silent before the session fails.
   double timeout_seconds = 60;
   tls_config tls;

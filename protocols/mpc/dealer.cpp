@@ -297,22 +297,6 @@ words dealer::permutation_correction(int owner, std::uint64_t call,
 
 namespace {
 
-/// Σ over parties of part `part` of their expansions of (kind, call, k),
-/// the last party's excluded unless `with_last`.
-words sum_of(const std::vector<crypto::key32>& seeds, item kind,
-             std::uint64_t call, std::size_t k, std::size_t part,
-             bool with_last) {
-  words total(k, 0);
-  for (std::size_t p = 0; p < seeds.size(); ++p) {
-    if (!with_last && p + 1 == seeds.size())
-      break;
-    auto mine = expand_item(seeds[p], kind, call, k);
-    for (std::size_t j = 0; j < k; ++j)
-      total[j] += mine.parts[part][j];
-  }
-  return total;
-}
-
 void check_bits(int bits) {
   if (bits <= 0 || bits >= 63)
     throw std::invalid_argument("mpc: a truncation mask's shift is out of "
@@ -375,15 +359,23 @@ words dealer::answer(const correlation_request& r) const {
     throw std::invalid_argument("mpc::dealer: a mask needs no correction");
   case item::trunc_mask: { // ρ then μ, each the true value − the others'
     check_bits(r.bits);
+    // One expansion per party: r from all, the others' ρ and μ shares.
     auto k = r.count;
-    auto rho = value_of({item::trunc_mask, r.call, k, r.bits, 1});
-    auto mu = value_of({item::trunc_mask, r.call, k, r.bits, 2});
-    auto rho_others = sum_of(seeds_, r.kind, r.call, k, 1, false);
-    auto mu_others = sum_of(seeds_, r.kind, r.call, k, 2, false);
-    words out(2 * k);
+    words total(k, 0), out(2 * k, 0);
+    for (std::size_t p = 0; p < seeds_.size(); ++p) {
+      auto mine = expand_item(seeds_[p], r.kind, r.call, k);
+      bool last = p + 1 == seeds_.size();
+      for (std::size_t j = 0; j < k; ++j) {
+        total[j] += mine.parts[0][j];
+        if (!last) {
+          out[j] -= mine.parts[1][j];
+          out[k + j] -= mine.parts[2][j];
+        }
+      }
+    }
     for (std::size_t j = 0; j < k; ++j) {
-      out[j] = rho[j] - rho_others[j];
-      out[k + j] = mu[j] - mu_others[j];
+      out[j] += (total[j] & ~(word{1} << 63)) >> r.bits; // ρ
+      out[k + j] += total[j] >> 63;                      // μ
     }
     correction_words_ += out.size();
     return out;
