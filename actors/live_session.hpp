@@ -102,6 +102,9 @@ public:
   /// config asks and there are rows to predict, keep the model parts when
   /// the config names them, collect the byte counts, close.
   outcome_type run_to_end();
+  /// run_to_end's steps without the close: the outcome (a copy of the
+  /// result), the parties kept for predict(); closed if a step failed.
+  outcome_type run_and_keep();
 
   struct impl;
 

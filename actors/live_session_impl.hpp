@@ -253,14 +253,27 @@ struct live_session<Protocol>::impl {
   /// predict when the run asks and there are rows, keep the model parts
   /// when the run names them, the byte counts, close.
   outcome run_to_end() {
+    run_steps(); // a failed step is the close's outcome
+    return close();
+  }
+
+  /// run_to_end's steps without the close: the outcome so far, the
+  /// parties kept for more predictions; closed if a step failed.
+  outcome run_and_keep() {
+    if (!run_steps())
+      return close();
+    outcome out;
+    out.result = result;
+    return out;
+  }
+
+  bool run_steps() {
     bool ok = !closed && (run.restore || train());
     if (ok && run.predict && (run.load.empty() || result.test_rows > 0))
       ok = predict();
     if (ok && !run.restore && !run.parts.empty())
       ok = save_parts(run.parts);
-    if (ok)
-      collect_stats();
-    return close();
+    return ok && collect_stats();
   }
 };
 
@@ -427,6 +440,13 @@ typename live_session<P>::outcome_type live_session<P>::run_to_end() {
   if (!impl_)
     return close();
   return impl_->run_to_end();
+}
+
+template <class P>
+typename live_session<P>::outcome_type live_session<P>::run_and_keep() {
+  if (!impl_)
+    return close();
+  return impl_->run_and_keep();
 }
 
 /// The one-shot session on `parties`, already spawned in `sys` (here or on

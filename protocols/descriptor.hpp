@@ -108,6 +108,9 @@ struct descriptor {
   /// Whether its sessions write model files (`--model-out`); false: the
   /// model lives in its session only (model_file says why).
   bool writes_models = true;
+  /// A session file may name one party only: its table is dealt out to
+  /// the protocol's parties in this process (LDP boosting's owners).
+  bool one_table = false;
 
   const std::string& name() const { return names.front(); }
   /// The setting `key` names (a prefix setting for any key it starts);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ void check_files(const std::vector<named_file>& inputs,
                  const std::vector<named_file>& outputs);
 
 /// Options of `veil train`.
+class kept_session;
+
 struct train_options {
   std::string data; ///< training file; empty = built-in synthetic data
   std::string test; ///< test file for the reported metrics
@@ -72,9 +75,27 @@ struct train_options {
   /// session that is not a file (ldp-boost's ldp.owner_nodes); a session
   /// file has its [tls] table.
   actors::tls_files tls;
+  /// --plan: check the settings and the data, print the privacy guarantee
+  /// the session would give (what it fixes before training) and stop
+  /// before any party starts.
+  bool plan = false;
+  /// When set, a session file's session keeps its parties after training
+  /// (the REPL's), for predictions through them (kept_session.hpp).
+  std::unique_ptr<kept_session>* keep = nullptr;
 };
 
 int run_train(train_options opts);
+
+/// --plan's output: "plan: PROTOCOL, WHAT; privacy (fixed before
+/// training): GUARANTEE"; returns 0. `what` says the shape it is for
+/// ("3 parties, 32561 rows").
+int print_plan(const std::string& protocol, const std::string& what,
+               const std::string& guarantee);
+
+/// The rows of a local table (a CSV or LibSVM file), read as a party
+/// reads it: its label and id columns, no features.
+std::size_t table_rows(const std::string& path, const std::string& label,
+                       const std::string& id);
 
 struct session_config;
 
@@ -98,6 +119,10 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
 int run_vertical_config(const session_config& c, const train_options& o,
                         learners::booster_params p,
                         const vertical_exchange& ex);
+
+/// --plan of a vertical XGBoost session: its guarantee at the parties'
+/// shape (plan_shape).
+int plan_vertical(const actors::session_config& cfg);
 
 /// `veil train --config SESSION.toml`: runs the session of the file, with
 /// the local parties in this process and the remote ones on their nodes.
@@ -421,6 +446,12 @@ struct compare_options {
   double timeout = 60;
   std::string out = "compare";
   bool quiet = false;
+  /// A protocol's session file (veil repl's parties, its test files):
+  /// that protocol's runs are `veil train --config FILE` with the budget
+  /// and `settings` as overrides, instead of runs on `data`.
+  std::map<std::string, std::string> sessions;
+  /// Says how the sessions' parties hold the data (compare.md).
+  std::string sessions_note;
 };
 
 /// The guarantee a `veil train` report states, in one line, whatever the

@@ -7,6 +7,7 @@
 // grid goes on; the command then exits 1.
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -64,6 +65,13 @@ struct run_result {
   std::string guarantee;
   std::string note; ///< why a run stopped early, if it says so
 };
+
+/// `x` in its shortest form that reads back exactly ("0.5", "8").
+std::string shortest(double x) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
+}
 
 /// The guarantee a report states, in one line, whatever the protocol.
 std::string guarantee_of(const json& privacy) {
@@ -178,15 +186,29 @@ run_result run_one(const compare_options& c, const std::string& protocol,
   r.epsilon = epsilon;
   r.repeat = repeat;
   train_options o;
-  o.data = train;
-  o.test = test;
-  o.label = c.label;
-  o.protocol = protocol;
-  o.objective = c.objective;
-  o.epsilon = epsilon;
+  if (auto s = c.sessions.find(protocol); s != c.sessions.end()) {
+    o.config = s->second; // the parties and their rows are the file's
+    const learners::booster_params generic; // --trees, --depth as given
+    if (c.params.rounds != generic.rounds)
+      o.overrides.push_back("trees=" + std::to_string(c.params.rounds));
+    if (c.params.tree.max_depth != generic.tree.max_depth)
+      o.overrides.push_back("max_depth=" +
+                            std::to_string(c.params.tree.max_depth));
+    for (const auto& kv : c.settings)
+      o.overrides.push_back(kv);
+    if (epsilon > 0)
+      o.overrides.push_back("epsilon=" + shortest(epsilon));
+  } else {
+    o.data = train;
+    o.test = test;
+    o.label = c.label;
+    o.protocol = protocol;
+    o.objective = c.objective;
+    o.epsilon = epsilon;
+    o.params = c.params;
+    o.settings = c.settings;
+  }
   o.seed = c.seed + static_cast<std::uint64_t>(repeat);
-  o.params = c.params;
-  o.settings = c.settings;
   o.report = report;
   o.quiet = true;
   o.timeout = c.timeout;
@@ -541,6 +563,8 @@ int run_compare(compare_options c) {
   } else {
     split_note = "Data: " + c.data + " (training) and " + c.test + " (test).";
   }
+  if (!c.sessions_note.empty())
+    split_note += " " + c.sessions_note;
   std::vector<std::pair<std::string, double>> cells;
   for (const auto& p : c.protocols) {
     if (takes_epsilon(p))

@@ -138,6 +138,10 @@ int main(int argc, char** argv) {
                    "Features of the built-in synthetic data")
       ->capture_default_str();
   train->add_flag("--quiet", t.quiet, "Print no progress line");
+  train->add_flag("--plan", t.plan,
+                  "Check the settings and the data, print the privacy "
+                  "guarantee the session would give, and stop before any "
+                  "party starts");
   train->add_option("--tls-cert", t.tls.certificate,
                     "TLS to ldp-boost's owner nodes: this coordinator's "
                     "certificate (PEM; a session file has its [tls] table)");

@@ -135,6 +135,21 @@ prediction_plan plan_in_process(const predict_options& o,
 
 } // namespace
 
+std::string show_prediction(const federated_prediction& got,
+                            const learners::model& model,
+                            const std::string& where) {
+  auto k = static_cast<std::size_t>(model.outputs());
+  auto rows = got.margins.size() / k;
+  auto preds = model.make_objective().transform(got.margins, rows);
+  std::cout << "predicted " << rows << " rows with " << got.names.size()
+            << " parties (" << where << ")\n";
+  if (!got.metrics.empty())
+    std::cout << format_metrics(got.metrics) << "\n";
+  if (!got.privacy.empty())
+    std::cout << "privacy: " << got.privacy << "\n";
+  return predictions_csv(preds, k, got.ids);
+}
+
 int run_federated_predict(const predict_options& o,
                           const nlohmann::json& model) {
   auto fm = session::federated_model_from_json(model, o.model);
@@ -170,20 +185,15 @@ int run_federated_predict(const predict_options& o,
     return rc;
   auto k = static_cast<std::size_t>(fm.model.outputs());
   auto rows = got.margins.size() / k;
-  auto preds = fm.model.make_objective().transform(got.margins, rows);
-  std::cout << "predicted " << rows << " rows with " << got.names.size()
-            << " parties (" << fm.protocol << ", "
-            << (plan.remote == 0
-                    ? std::string("all in this process")
-                    : std::to_string(plan.remote) + " on other nodes")
-            << ")\n";
-  if (!got.metrics.empty())
-    std::cout << format_metrics(got.metrics) << "\n";
-  if (!got.privacy.empty())
-    std::cout << "privacy: " << got.privacy << "\n";
+  auto csv = show_prediction(got, fm.model,
+                             fm.protocol + ", " +
+                                 (plan.remote == 0
+                                      ? std::string("all in this process")
+                                      : std::to_string(plan.remote) +
+                                            " on other nodes"));
   std::vector<learners::output_file> outputs;
   if (!o.out.empty())
-    outputs.push_back({o.out, predictions_csv(preds, k, got.ids)});
+    outputs.push_back({o.out, csv});
   if (!o.report.empty()) {
     json per_party = json::object();
     std::uint64_t total = 0;

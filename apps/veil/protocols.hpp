@@ -44,6 +44,12 @@ struct federated_prediction {
   std::string privacy;
 };
 
+/// Prints what a prediction gave (rows, parties, `where`, metrics,
+/// privacy) as veil predict does; returns the predictions' CSV.
+std::string show_prediction(const federated_prediction& got,
+                            const learners::model& model,
+                            const std::string& where);
+
 struct federated_protocol {
   /// Its descriptor's name (protocols::find_protocol finds every variant).
   const char* name;
@@ -119,6 +125,27 @@ struct file_session {
   const std::string& source() const;
 };
 
+/// What --plan knows of a session's shape before any party starts, read
+/// here from the parties' local files: each party's feature count and the
+/// rows of the party with the label.
+struct planned_shape {
+  std::vector<std::size_t> features; ///< by party, in the session's order
+  std::size_t rows = 0;
+  /// Whether the rows are aligned by id: then the session keeps the rows
+  /// every party has, which may be fewer (print_plan says so).
+  bool by_id = false;
+  /// "3 parties, 32561 rows" (and the alignment's caveat).
+  std::string describe() const;
+};
+
+/// The shape of `parties`; throws input_error when a party whose columns or
+/// rows it needs runs on a node (its files are there).
+planned_shape plan_shape(const std::vector<actors::party_spec>& parties);
+
+/// What a plain (vertical XGBoost) prediction session gave.
+void plain_prediction(protocols::session::session_result& r, const learners::model&,
+                      federated_prediction& got);
+
 /// The session of the file `c` for `veil train --config` with `o`.
 file_session session_file(const session_config& c, const train_options& o);
 
@@ -134,12 +161,11 @@ int session_failure(const Outcome& out) {
 /// OpBoost; metrics only with labels) as what veil predict prints.
 template <class Result, class Parties>
 void take_prediction(Result& r, Parties& parties, bool labelled,
-                     const protocols::session::federated_model& fm,
-                     federated_prediction& got) {
+                     const learners::model& model, federated_prediction& got) {
   got.margins = std::move(r.margins);
   got.ids = std::move(r.ids);
   if (labelled) {
-    auto obj = fm.model.make_objective();
+    auto obj = model.make_objective();
     got.metrics = learners::evaluate(
         obj, r.labels, obj.transform(got.margins, r.labels.size()));
   }

@@ -29,6 +29,7 @@
 
 #include "actors/session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/kept_session.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
@@ -74,7 +75,8 @@ const std::vector<command_help>& commands() {
       {"save", "save FILE", "write the session file"},
       {"open", "open FILE", "read a session file (replaces this session)"},
       {"privacy", "privacy",
-       "the guarantee of the last training, in the protocol's words"},
+       "the guarantee the protocol and settings fix before training (as veil "
+       "train --plan prints it), and the last training's"},
       {"train", "train",
        "train the session (live progress; Ctrl-C ends it on every party)"},
       {"evaluate", "evaluate", "the last training's metrics"},
@@ -82,8 +84,9 @@ const std::vector<command_help>& commands() {
       {"importance", "importance", "the features' importance (gain)"},
       {"trees", "trees [N|all]", "print the trained trees (default 1)"},
       {"predict", "predict OUT.csv",
-       "predict the parties' test rows federated, as veil predict --config "
-       "does, and write the predictions"},
+       "predict the parties' test rows federated, through the trained "
+       "session's parties (alive since train; each answers for its own "
+       "splits), and write the predictions"},
       {"export", "export FILE [xgboost]",
        "copy the model file (or write it as XGBoost JSON)"},
       {"compare", "compare --protocols P,... [--epsilons E,...] [--repeats N]",
@@ -191,11 +194,32 @@ private:
   fs::path report_file() const { return work_ / "report.json"; }
   fs::path model_file() const { return work_ / "model.json"; }
   json last_report() const;
+  /// The last training's model file; throws when its protocol writes none.
+  std::string trained_model() const;
+  /// The protocol deals one table itself (LDP boosting's owners): the
+  /// parties typed are not its parties, except owner blocks on nodes.
+  bool one_table() const {
+    const auto* d = protocols::find_protocol(protocol_);
+    return d && d->one_table;
+  }
+  /// Throws unless the session has its parties (or, one_table, a table).
+  void need_parties() const {
+    if (one_table() && table_.empty() &&
+        std::none_of(parties_.begin(), parties_.end(),
+                     [](const repl_party& p) { return p.label; }))
+      throw input_error("no table: load FILE first");
+    if (!one_table() && parties_.size() < 2)
+      throw input_error("a session needs at least 2 parties (deal N, or "
+                        "party NAME ...)");
+  }
   void need_table() const {
     if (table_.empty())
       throw input_error("no table: load FILE first");
   }
   void train();
+  /// The guarantee the settings fix (veil train --plan on the session),
+  /// and the last training's, if any.
+  void privacy();
   void load(const std::vector<std::string>& w);
   void deal(const std::vector<std::string>& w);
   void party(const std::vector<std::string>& w);
@@ -211,6 +235,10 @@ private:
   /// KEY=VALUE as typed, in order (a later one replaces an earlier one).
   std::vector<std::pair<std::string, std::string>> settings_;
   bool trained_ = false;
+  std::string trained_protocol_;
+  /// The last training's parties, alive for predictions (none after a
+  /// protocol without a kept session, or once it ended).
+  std::unique_ptr<kept_session> kept_;
 };
 
 std::vector<std::string> repl::setting_names() const {
@@ -263,7 +291,23 @@ std::string repl::toml(const fs::path& folder) const {
     for (const auto& [k, v] : net)
       t << k << " = " << toml_value(v) << "\n";
   }
-  for (const auto& p : parties_) {
+  auto written = parties_;
+  if (one_table()) {
+    // The table is the data user's, its owners dealt from it in this
+    // process; a party on a node is a block of owners there.
+    written.clear();
+    repl_party user;
+    user.name = "user";
+    user.label = true;
+    for (const auto& p : parties_)
+      if (p.label && p.location == "local")
+        user = {p.name, {}, true, "local", p.data, p.test};
+    written.push_back(user);
+    for (const auto& p : parties_)
+      if (p.location != "local")
+        written.push_back({p.name, {}, false, p.location, p.data, p.test});
+  }
+  for (const auto& p : written) {
     t << "\n[[party]]\nname = " << quoted(p.name) << "\ndata = "
       << quoted(p.location != "local" ? p.data
                                       : path(p.data.empty() ? table_ : p.data))
@@ -273,16 +317,29 @@ std::string repl::toml(const fs::path& folder) const {
         << "\n";
     else if (!test_.empty() && p.location == "local" && p.data.empty())
       t << "test = " << quoted(path(test_)) << "\n";
-    t << "features = [";
-    for (std::size_t i = 0; i < p.columns.size(); ++i)
-      t << (i ? ", " : "") << quoted(p.columns[i]);
-    t << "]\n";
+    if (!p.columns.empty()) {
+      t << "features = [";
+      for (std::size_t i = 0; i < p.columns.size(); ++i)
+        t << (i ? ", " : "") << quoted(p.columns[i]);
+      t << "]\n";
+    }
     if (p.label)
       t << "label = " << quoted(label_) << "\n";
     if (p.location != "local")
       t << "location = " << quoted(p.location) << "\n";
   }
   return t.str();
+}
+
+std::string repl::trained_model() const {
+  last_report();
+  if (!fs::exists(model_file())) {
+    const auto* d = protocols::find_protocol(trained_protocol_);
+    throw input_error(trained_protocol_ + " writes no model file" +
+                      (d && !d->model_file.empty() ? " (" + d->model_file + ")"
+                                                   : std::string()));
+  }
+  return model_file().string();
 }
 
 json repl::last_report() const {
@@ -425,9 +482,7 @@ void repl::open(const std::string& path) {
 }
 
 void repl::train() {
-  if (parties_.size() < 2)
-    throw input_error("a session needs at least 2 parties (deal N, or party "
-                      "NAME ...)");
+  need_parties();
   learners::write_files_atomically({{session_file().string(), toml()}});
   // The last training's report, model and parts go: a part is written
   // only over a part of the same protocol.
@@ -437,15 +492,21 @@ void repl::train() {
         f.path() == report_file())
       fs::remove(f.path(), ec);
   trained_ = false;
+  kept_.reset(); // the earlier parties end before new ones start
   train_options o;
+  o.keep = &kept_;
   o.config = session_file().string();
   o.report = report_file().string();
-  o.model_out = model_file().string();
+  if (const auto* d = protocols::find_protocol(protocol_);
+      d && d->writes_models)
+    o.model_out = model_file().string();
   o.quiet = false;
   actors::clear_interrupt();
   int rc = run_config_train(o);
   bool interrupted = actors::interrupt_requested();
   actors::clear_interrupt();
+  if (rc != 0)
+    kept_.reset(); // its report failed: the parties go with it
   if (rc != 0 && interrupted)
     throw input_error("training interrupted: the session ended on every "
                       "party; train again when ready");
@@ -454,6 +515,25 @@ void repl::train() {
   fs::copy_file(session_file(), trained_file(),
                 fs::copy_options::overwrite_existing);
   trained_ = true;
+  trained_protocol_ = protocol_;
+}
+
+void repl::privacy() {
+  need_parties();
+  auto plan = work_ / "plan.toml";
+  learners::write_files_atomically({{plan.string(), toml()}});
+  train_options o;
+  o.config = plan.string();
+  o.plan = true;
+  if (run_config_train(o) != 0)
+    throw input_error("privacy: the session's settings were refused (above)");
+  if (!trained_)
+    return;
+  auto r = last_report();
+  std::cout << "the last training (" << r.value("protocol", "") << ") stated: "
+            << report_guarantee(report_file().string()) << "\n";
+  if (r["privacy"].contains("report") && r["privacy"]["report"].is_string())
+    std::cout << r["privacy"]["report"].get<std::string>();
 }
 
 void repl::compare(const std::vector<std::string>& w) {
@@ -493,6 +573,43 @@ void repl::compare(const std::vector<std::string>& w) {
       throw input_error("compare: unknown flag " + f +
                         " (--protocols, --epsilons, --repeats, --trees, "
                         "--depth, --out, --set)");
+  }
+  // Each federated protocol runs on the parties as this session holds
+  // them: a session file per protocol, as train would write it.
+  if (!parties_.empty()) {
+    auto kept = protocol_;
+    std::string held;
+    for (const auto& p : parties_)
+      held += (held.empty() ? "" : "; ") + p.name + ": " +
+              (p.columns.empty() ? std::string("its file's columns")
+                                 : std::to_string(p.columns.size()) +
+                                       " columns") +
+              (p.label ? " and the label" : "");
+    try {
+      for (const auto& name : c.protocols) {
+        if (!find_federated(name))
+          continue; // centralized: the table
+        protocol_ = name;
+        need_parties();
+        auto file = work_ / ("compare-" + name + ".toml");
+        learners::write_files_atomically({{file.string(), toml()}});
+        auto checked = load_session(file.string());
+        for (const auto& q : checked.parties)
+          if (q.test.empty())
+            throw input_error("compare: party " + q.name +
+                              " has no test rows; load FILE test FILE (or "
+                              "give each party its test file) so that every "
+                              "protocol is scored on the same rows");
+        c.sessions[name] = file.string();
+      }
+    } catch (...) {
+      protocol_ = kept;
+      throw;
+    }
+    protocol_ = kept;
+    c.sessions_note = "The federated protocols ran on this session's "
+                      "parties (" +
+                      held + "), scored on their test rows.";
   }
   actors::clear_interrupt();
   int rc = 0;
@@ -557,6 +674,12 @@ bool repl::run(const std::string& line) {
       throw input_error("protocol " + w[1] + ": a session runs one of " +
                         federated_protocol_names());
     protocol_ = w[1];
+    if (one_table())
+      std::cout << protocol_
+                << " deals the table's rows to its owners in this process "
+                   "(the data user's and the evaluation rows held out); a "
+                   "party at HOST:PORT is a block of owners on its node, "
+                   "the other parties are not used\n";
   } else if (cmd == "set" && w.size() == 2) {
     auto eq = w[1].find('=');
     if (eq == std::string::npos || eq == 0)
@@ -571,7 +694,7 @@ bool repl::run(const std::string& line) {
     auto before = settings_;
     std::erase_if(settings_, [&](const auto& kv) { return kv.first == key; });
     settings_.push_back({key, w[1].substr(eq + 1)});
-    if (parties_.size() >= 2 && !table_.empty()) {
+    if ((parties_.size() >= 2 || one_table()) && !table_.empty()) {
       // Checked as the whole session file would be read, in a file of its
       // own (the trained session's stays as it was).
       auto check = work_ / "check.toml";
@@ -618,34 +741,40 @@ bool repl::run(const std::string& line) {
       throw input_error("the report has no importance");
     std::cout << r["importance"].dump(2) << "\n";
   } else if (cmd == "privacy") {
-    auto r = last_report();
-    std::cout << "privacy: " << report_guarantee(report_file().string())
-              << "\n";
-    if (r["privacy"].contains("report") && r["privacy"]["report"].is_string())
-      std::cout << r["privacy"]["report"].get<std::string>();
+    privacy();
   } else if (cmd == "trees") {
-    last_report();
     inspect_options o;
-    o.model = model_file().string();
+    o.model = trained_model();
     o.trees = w.size() > 1 ? w[1] : "1";
     run_inspect(o);
-  } else if (cmd == "predict" && w.size() == 2) {
+  } else if (cmd == "predict" && w.size() == 2 && kept_) {
     last_report();
+    federated_prediction got;
+    if (kept_->predict(got) != 0) {
+      kept_.reset();
+      throw input_error("predict: the trained session ended (above); train "
+                        "again");
+    }
+    auto csv = show_prediction(got, kept_->model(),
+                               protocol_ + ", through the trained session");
+    learners::write_files_atomically({{w[1], csv}});
+    std::cout << "predictions written to " << w[1] << "\n";
+  } else if (cmd == "predict" && w.size() == 2) {
     predict_options o;
-    o.model = model_file().string();
+    o.model = trained_model();
     o.config = trained_file().string();
     o.out = w[1];
     if (run_predict(o) != 0)
       throw input_error("predict failed (above)");
   } else if (cmd == "export" && (w.size() == 2 || w.size() == 3)) {
-    last_report();
+    auto model = trained_model();
     if (w.size() == 3 && w[2] == "xgboost") {
       export_options o;
-      o.model = model_file().string();
+      o.model = model;
       o.out = w[1];
       run_export(o);
     } else {
-      std::ifstream in(model_file());
+      std::ifstream in(model);
       std::stringstream s;
       s << in.rdbuf();
       learners::write_files_atomically({{w[1], s.str()}});

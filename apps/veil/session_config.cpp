@@ -31,6 +31,7 @@ const std::vector<protocol_info>& known_protocols() {
     for (const auto* d : protocols::all_protocols()) {
       protocol_info info;
       info.federated = d->federated;
+      info.one_table = d->one_table;
       info.spread_labels = d->spread_labels;
       for (const auto& s : d->settings) {
         (s.prefix ? info.parameter_prefixes : info.parameters).push_back(s.key);
@@ -322,7 +323,7 @@ void check_protocol(const session_config& c, const toml::value* at,
            prefix + "protocol " + c.protocol + " has no parameter " +
                in_quotes(k) + " (its parameters: " +
                (params.empty() ? "none" : join(params)) + ")");
-  if (info->federated && c.parties.size() < 2)
+  if (info->federated && c.parties.size() < (info->one_table ? 1u : 2u))
     fail(c.source, in_table("name"),
          prefix + "protocol " + c.protocol +
              " is federated and needs at least 2 parties, the session has " +
@@ -614,6 +615,10 @@ void check_parties(const reader& r, const session_config& c,
                           " is used twice: by this party and by the one at"
                           " line " +
                           std::to_string(at[j]->location().line()));
+  // One table's protocols (LDP boosting): the other parties hold rows of
+  // the same columns, not columns of the same rows.
+  if (const auto* info = find_protocol(c.protocol); info && info->one_table)
+    return;
   // An id column and a test file: on every party or on none.
   auto all_or_none = [&](auto field, const std::string& what,
                          const std::string& advice) {

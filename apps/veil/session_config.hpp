@@ -65,8 +65,10 @@ struct tls_config {
 /// What a protocol needs from a session.
 struct protocol_info {
   std::string_view name;
-  /// Needs at least 2 parties (every protocol except "centralized").
+  /// Needs at least 2 parties (every protocol except "centralized"),
+  /// unless one_table.
   bool federated = true;
+  bool one_table = false; ///< protocols::descriptor::one_table
   /// Keys its [protocol] table may hold besides `name` (a dotted key such
   /// as paillier.bits may also be written as a sub-table).
   std::vector<std::string_view> parameters;

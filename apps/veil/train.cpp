@@ -365,6 +365,33 @@ json importance_json(const std::vector<learners::feature_importance>& fs) {
   return out;
 }
 
+int print_plan(const std::string& protocol, const std::string& what,
+               const std::string& guarantee) {
+  // Some protocols' texts start as their after-training line does.
+  std::string_view g = guarantee;
+  if (g.starts_with("privacy: "))
+    g.remove_prefix(9);
+  while (g.ends_with('\n'))
+    g.remove_suffix(1);
+  std::cout << "plan: " << protocol << ", " << what
+            << "; nothing trained\nprivacy (fixed before training): " << g
+            << "\n";
+  return 0;
+}
+
+std::size_t table_rows(const std::string& path, const std::string& label,
+                       const std::string& id) {
+  learners::read_options r;
+  r.label = label;
+  r.id = id;
+  r.redact_values = true;
+  if (!learners::is_libsvm_path(path))
+    for (auto& c : learners::csv_header(path)) // no feature is parsed
+      if (c != label && c != id)
+        r.drop.push_back(std::move(c));
+  return learners::read_table(path, r).rows();
+}
+
 int run_train(train_options o) {
   if (!o.config.empty())
     return run_config_train(o); // checks its files with the parties'
@@ -433,6 +460,10 @@ int run_train(train_options o) {
   }
   if (p.num_class == 0)
     p.num_class = 2;
+  if (o.plan)
+    return print_plan("centralized",
+                      std::to_string(train_set.rows()) + " rows",
+                      "none: one party trains on all the data");
 
   training_result result;
   {

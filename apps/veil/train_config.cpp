@@ -7,9 +7,11 @@
 
 #include "actors/live_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/kept_session.hpp"
 #include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
+#include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 
 namespace veil::apps {
@@ -48,6 +50,39 @@ std::string file_session::where(const std::string& kind) const {
 
 const std::string& file_session::source() const {
   return file->source;
+}
+
+std::string planned_shape::describe() const {
+  return std::to_string(features.size()) + " parties, " +
+         std::to_string(rows) + " rows" +
+         (by_id ? " (the labelled party's; aligning by id keeps the rows "
+                  "every party has, and fewer rows change the figures)"
+                : "");
+}
+
+planned_shape plan_shape(const std::vector<actors::party_spec>& parties) {
+  planned_shape s;
+  for (const auto& p : parties) {
+    const auto& d = p.data;
+    bool need_file = !d.label_column.empty() || d.feature_columns.empty();
+    if (need_file && p.is_remote())
+      throw input_error("--plan: party " + p.name + "'s " +
+                        (d.label_column.empty() ? "columns are" : "rows are") +
+                        " in its file on " + p.host +
+                        "; --plan reads them here (name its features in the "
+                        "session file, and keep the label party local)");
+    auto width = d.feature_columns.size();
+    if (d.feature_columns.empty()) {
+      width = 0;
+      for (const auto& c : learners::csv_header(d.path))
+        width += c != d.label_column && c != d.id_column ? 1 : 0;
+    }
+    s.features.push_back(width);
+    if (!d.label_column.empty())
+      s.rows = table_rows(d.path, d.label_column, d.id_column);
+    s.by_id = s.by_id || !d.id_column.empty();
+  }
+  return s;
 }
 
 file_session session_file(const session_config& c, const train_options& o) {
@@ -121,11 +156,13 @@ int run_vertical_config(const session_config& c, const train_options& o,
   cfg.masking = ex.masking;
   cfg.eval =
       file.have_test ? actors::evaluation::test : actors::evaluation::train;
+  if (o.plan)
+    return plan_vertical(cfg);
   actors::session_outcome out;
   {
     progress_printer progress(o.quiet, "tree");
-    out = actors::live_session<actors::plain_protocol>::run(
-        cfg, file.tls, {}, progress.callback());
+    out = train_session<actors::plain_protocol>(
+        cfg, file.tls, progress.callback(), o, plain_prediction);
   }
   file.name_file(out);
   return report_federated(out, cfg, o, c.source, file.have_test,

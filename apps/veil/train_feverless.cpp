@@ -16,6 +16,7 @@
 
 #include "actors/feverless_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/kept_session.hpp"
 #include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
@@ -31,6 +32,11 @@
 #include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
+
+/// What a FEVERLESS prediction session gave (the labels are client 0's).
+void feverless_prediction(actors::feverless_result& r,
+                          const learners::model& model,
+                          federated_prediction& got);
 
 using learners::dataset;
 using nlohmann::json;
@@ -222,6 +228,11 @@ int run_feverless_train(const train_options& o) {
     cfg.early_stopping_rounds = bp.early_stopping_rounds;
     cfg.eval_labels = test_set.labels();
   }
+  if (o.plan)
+    return print_plan(o.protocol,
+                      std::to_string(n) + " clients, " +
+                          std::to_string(train_set.rows()) + " rows",
+                      fv::planned_privacy(p, train_set.features()));
   actors::feverless_outcome out;
   {
     progress_printer progress(o.quiet, "tree");
@@ -268,11 +279,19 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   file.fill(cfg);
   cfg.params = p;
   cfg.early_stopping_rounds = c.params.early_stopping_rounds;
+  if (o.plan) {
+    auto shape = plan_shape(cfg.parties);
+    std::uint64_t features = 0;
+    for (auto f : shape.features)
+      features += f;
+    return print_plan(c.protocol, shape.describe(),
+                      fv::planned_privacy(p, features));
+  }
   actors::feverless_outcome out;
   {
     progress_printer progress(o.quiet, "tree");
-    out =
-        actors::feverless_session::run(cfg, file.tls, {}, progress.callback());
+    out = train_session<actors::feverless_protocol>(
+        cfg, file.tls, progress.callback(), o, feverless_prediction);
   }
   file.name_file(out);
   run_info info{c.protocol,
@@ -287,6 +306,12 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   return report_feverless(out, p, o, info);
 }
 
+void feverless_prediction(actors::feverless_result& r,
+                          const learners::model& model,
+                          federated_prediction& got) {
+  take_prediction(r, r.parties, r.labelled, model, got);
+}
+
 int predict_feverless(const prediction_plan& plan, const predict_options& o,
                       const protocols::session::federated_model& fm,
                       federated_prediction& got) {
@@ -294,8 +319,7 @@ int predict_feverless(const prediction_plan& plan, const predict_options& o,
       prediction_config<actors::feverless_party_config>(plan, o, fm), plan.tls);
   if (!out.ok())
     return session_failure(out);
-  auto& r = *out.result;
-  take_prediction(r, r.parties, r.labelled, fm, got);
+  feverless_prediction(*out.result, fm.model, got);
   return 0;
 }
 

@@ -217,7 +217,16 @@ int run_ldpboost_train(const train_options& o) {
             << sets.test.rows() << " to evaluate on";
   if (dealt.unused > 0)
     std::cerr << " (" << dealt.unused << " rows left over)";
-  std::cerr << "\nprivacy: " << privacy_line(c.params, c.per_owner) << "\n";
+  std::cerr << "\n";
+  if (o.plan)
+    return print_plan("ldp-boost",
+                      cfg.remote_parties.empty()
+                          ? std::to_string(owners) + " owners"
+                          : "owners on " +
+                                std::to_string(cfg.remote_parties.size()) +
+                                " nodes",
+                      privacy_line(c.params, c.per_owner));
+  std::cerr << "privacy: " << privacy_line(c.params, c.per_owner) << "\n";
   actors::ldpboost_outcome out;
   {
     progress_printer progress(o.quiet, "round");
@@ -303,10 +312,62 @@ int run_ldpboost_train(const train_options& o) {
   return 0;
 }
 
-int run_ldpboost_config(const session_config&, const train_options&) {
-  throw input_error("--config: LDP boosting's parties do not load their own "
-                    "files yet; run one table in this process with veil "
-                    "train --protocol ldp-boost --data FILE");
+int run_ldpboost_config(const session_config& c, const train_options& o) {
+  // The party with the label is the data user's table, dealt as veil train
+  // --data deals it; the others are owner blocks on their nodes.
+  auto context = c.source + ": ";
+  const auto& user = c.parties[c.active_party()];
+  auto where = context + "party " + user.name + ": ";
+  if (!user.is_local())
+    throw input_error(where + "the data user (the party with the label) "
+                              "runs in this process");
+  if (!user.id.empty())
+    throw input_error(where + "ldp-boost aligns no rows (each owner holds "
+                              "rows of its own): no id column");
+  if (!user.features.empty()) {
+    std::vector<std::string> all;
+    for (const auto& h : learners::csv_header(user.data))
+      if (h != user.label)
+        all.push_back(h);
+    if (user.features != all)
+      throw input_error(where + "ldp-boost reads every feature column of " +
+                        user.data + " in its order; list none, or all");
+  }
+  train_options flags = o;
+  flags.config.clear();
+  flags.protocol = "ldp-boost";
+  flags.data = user.data;
+  flags.test = user.test;
+  flags.label = user.label;
+  flags.params = c.params;
+  flags.tls = {c.tls.certificate, c.tls.key, c.tls.ca};
+  flags.settings.clear();
+  for (const auto& [k, v] : c.protocol_params)
+    flags.settings.push_back(k + "=" + v);
+  for (const auto& [k, v] : c.learner_keys)
+    if (k != "trees" && k != "num_boost_round")
+      throw input_error(context + "[learner] " + k +
+                        ": ldp-boost takes trees (its rounds) only");
+  std::string nodes;
+  for (const auto& q : c.parties) {
+    if (&q == &user)
+      continue;
+    if (q.is_local())
+      throw input_error(context + "party " + q.name +
+                        ": an ldp-boost session's other parties are owner "
+                        "blocks on veil nodes (at HOST:PORT, data naming the "
+                        "node's dataset); the owners in this process are "
+                        "dealt from " +
+                        user.name + "'s table");
+    nodes += (nodes.empty() ? "" : ",") + q.location + "/" + q.data;
+  }
+  if (!nodes.empty()) {
+    if (c.protocol_params.contains("ldp.owner_nodes"))
+      throw input_error(context + "ldp.owner_nodes and owner parties: name "
+                                  "the owner blocks one way");
+    flags.settings.push_back("ldp.owner_nodes=" + nodes);
+  }
+  return run_ldpboost_train(flags);
 }
 
 int predict_ldpboost(const prediction_plan&, const predict_options&,

@@ -25,6 +25,7 @@
 
 #include "actors/opboost_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/kept_session.hpp"
 #include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
 #include "apps/veil/session_config.hpp"
@@ -42,6 +43,10 @@
 #include "protocols/session/model_file.hpp"
 
 namespace veil::apps {
+
+/// What an OpBoost prediction session gave (private prediction).
+void opboost_prediction(actors::opboost_result& r, const learners::model& model,
+                        federated_prediction& got);
 
 using learners::dataset;
 using nlohmann::json;
@@ -172,6 +177,16 @@ int run_opboost_train(const train_options& o) {
                  "were clamped to the bounds before mapping to the domain "
                  "(OpBoost pre-processing): "
               << join(dealt.clamped) << "\n";
+  if (o.plan) {
+    std::vector<std::vector<std::string>> party_b;
+    for (std::size_t q = 1; q < cfg.parties.size(); ++q)
+      party_b.push_back(cfg.parties[q].features.feature_names());
+    return print_plan("opboost",
+                      std::to_string(n) + " parties, " +
+                          std::to_string(train_set.rows()) + " rows",
+                      op::privacy_headline(p, op::planned_spend(p, party_b),
+                                           op::fitted_columns(dealt.bounds_report)));
+  }
   actors::opboost_outcome out;
   {
     progress_printer progress(o.quiet, "tree");
@@ -356,10 +371,32 @@ int run_opboost_config(const session_config& c, const train_options& o) {
     bounds_report["public"][column] = {b.map.lower, b.map.upper};
     bounds_report["public_columns"].push_back(column);
   }
+  if (o.plan) {
+    // Party B's columns without public bounds are fitted where it runs.
+    auto shape = plan_shape(cfg.parties);
+    std::vector<std::vector<std::string>> party_b;
+    std::vector<std::string> fitted;
+    for (std::size_t q = 1; q < cfg.parties.size(); ++q) {
+      const auto& d = cfg.parties[q].data;
+      auto names = d.feature_columns;
+      if (names.empty())
+        for (const auto& h : learners::csv_header(d.path))
+          if (h != d.id_column && h != d.label_column)
+            names.push_back(h);
+      for (const auto& f : names)
+        if (!cfg.bounds.contains(f))
+          fitted.push_back(f);
+      party_b.push_back(std::move(names));
+    }
+    return print_plan(
+        "opboost", shape.describe(),
+        op::privacy_headline(p, op::planned_spend(p, party_b), fitted));
+  }
   actors::opboost_outcome out;
   {
     progress_printer progress(o.quiet, "tree");
-    out = actors::opboost_session::run(cfg, file.tls, {}, progress.callback());
+    out = train_session<actors::opboost_protocol>(
+        cfg, file.tls, progress.callback(), o, opboost_prediction);
   }
   file.name_file(out);
   if (out.ok()) {
@@ -383,6 +420,15 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   return report_opboost(out, p, o, info);
 }
 
+void opboost_prediction(actors::opboost_result& r, const learners::model& model,
+                        federated_prediction& got) {
+  take_prediction(r, r.parties, !r.labels.empty(), model, got);
+  got.privacy = "every Party B desensitized its values of these rows afresh "
+                "with its mechanism (private prediction): each row's Party B "
+                "values spend the per-value budget of training once more, and "
+                "two predictions of a row differ";
+}
+
 int predict_opboost(const prediction_plan& plan, const predict_options& o,
                     const protocols::session::federated_model& fm,
                     federated_prediction& got) {
@@ -392,12 +438,7 @@ int predict_opboost(const prediction_plan& plan, const predict_options& o,
   auto out = actors::opboost_session::run(cfg, plan.tls);
   if (!out.ok())
     return session_failure(out);
-  auto& r = *out.result;
-  take_prediction(r, r.parties, !r.labels.empty(), fm, got);
-  got.privacy = "every Party B desensitized its values of these rows afresh "
-                "with its mechanism (private prediction): each row's Party B "
-                "values spend the per-value budget of training once more, and "
-                "two predictions of a row differ";
+  opboost_prediction(*out.result, fm.model, got);
   return 0;
 }
 

@@ -176,6 +176,8 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
     cfg.parties.push_back(std::move(spec));
   }
 
+  if (o.plan)
+    return plan_vertical(cfg);
   actors::session_outcome out;
   {
     progress_printer progress(o.quiet, "tree");
@@ -183,6 +185,42 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
   }
   return report_federated(out, cfg, o, data_name, have_test,
                           std::to_string(n) + " parties in this process");
+}
+
+/// What a vertical session's settings fix before training, at `rows`
+/// rows with parties of `widths` features (the active party first); none
+/// for plain histograms.
+std::optional<protocols::masked::guarantee>
+vertical_guarantee(const actors::session_config& cfg, std::uint64_t rows,
+                   const std::vector<std::size_t>& widths) {
+  if (cfg.exchange == protocols::plain::exchange::histograms ||
+      widths.empty())
+    return std::nullopt;
+  std::uint64_t widest = 0;
+  for (std::size_t q = 1; q < widths.size(); ++q)
+    widest = std::max<std::uint64_t>(widest, widths[q]);
+  return protocols::masked::fix_guarantee(
+      protocols::masked::method_named(
+          vertical_exchange{cfg.exchange, cfg.masking}.name()),
+      cfg.masking, cfg.params, rows, static_cast<int>(widths.size()) - 1,
+      widest);
+}
+
+int plan_vertical(const actors::session_config& cfg) {
+  auto shape = plan_shape(cfg.parties);
+  // The active party (the label's) comes first, as the session orders them.
+  std::vector<std::size_t> widths;
+  for (std::size_t q = 0; q < cfg.parties.size(); ++q)
+    if (!cfg.parties[q].data.label_column.empty())
+      widths.insert(widths.begin(), shape.features[q]);
+    else
+      widths.push_back(shape.features[q]);
+  auto g = vertical_guarantee(cfg, shape.rows, widths);
+  return print_plan(vertical_exchange{cfg.exchange, cfg.masking}.name(),
+                    shape.describe(),
+                    g ? protocols::masked::privacy_text(*g)
+                      : "none: plaintext gradients and histograms are "
+                        "exchanged");
 }
 
 int report_federated(const actors::session_outcome& out,
@@ -193,16 +231,12 @@ int report_federated(const actors::session_outcome& out,
   if (!out.ok())
     return session_failure(out);
   const auto& r = *out.result;
-  bool guaranteed = cfg.exchange != protocols::plain::exchange::histograms;
   auto protocol = vertical_exchange{cfg.exchange, cfg.masking}.name();
-  std::optional<protocols::masked::guarantee> guarantee;
-  if (guaranteed) {
-    std::uint64_t widest = 0;
-    for (std::size_t q = 1; q < r.features.size() && q < r.names.size(); ++q)
-      widest = std::max<std::uint64_t>(widest, r.features[q].size());
-    guarantee = protocols::masked::fix_guarantee(
-        protocols::masked::method_named(protocol), cfg.masking, p, r.rows,
-        static_cast<int>(r.names.size()) - 1, widest);
+  std::vector<std::size_t> widths;
+  for (std::size_t q = 0; q < r.features.size() && q < r.names.size(); ++q)
+    widths.push_back(r.features[q].size());
+  auto guarantee = vertical_guarantee(cfg, r.rows, widths);
+  if (guarantee) {
     // What the active party applied is what the session states: it must be
     // what the settings fix (a party of another build could differ).
     protocols::masked::applied a;
@@ -311,6 +345,16 @@ int report_federated(const actors::session_outcome& out,
   return 0;
 }
 
+void plain_prediction(protocols::session::session_result& r, const learners::model&,
+                      federated_prediction& got) {
+  got.margins = std::move(r.margins);
+  got.ids = std::move(r.ids);
+  got.metrics = session::metrics_of(r.metric_names, r.metric_values);
+  got.names = std::move(r.names);
+  got.bytes = std::move(r.bytes);
+  got.seconds = r.predict_seconds;
+}
+
 int predict_plain(const prediction_plan& plan, const predict_options& o,
                   const protocols::session::federated_model& fm,
                   federated_prediction& got) {
@@ -322,13 +366,7 @@ int predict_plain(const prediction_plan& plan, const predict_options& o,
   auto out = plain_session::run(cfg, plan.tls);
   if (!out.ok())
     return session_failure(out);
-  auto& r = *out.result;
-  got.margins = std::move(r.margins);
-  got.ids = std::move(r.ids);
-  got.metrics = session::metrics_of(r.metric_names, r.metric_values);
-  got.names = std::move(r.names);
-  got.bytes = std::move(r.bytes);
-  got.seconds = r.predict_seconds;
+  plain_prediction(*out.result, fm.model, got);
   return 0;
 }
 

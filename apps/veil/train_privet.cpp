@@ -22,10 +22,14 @@
 
 #include "actors/privet_session.hpp"
 #include "apps/veil/commands.hpp"
+#include "apps/veil/kept_session.hpp"
 #include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
+#include "actors/alignment.hpp"
+#include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/boost/model_io.hpp"
+#include "learners/data/csv_reader.hpp"
 #include "learners/input_error.hpp"
 #include "learners/metrics/metrics.hpp"
 #include "learners/table/decision_tables.hpp"
@@ -206,6 +210,22 @@ std::string privacy_line(const pv::params& p, int computing) {
          "; the leaves stay shared; predictions to party0 only";
 }
 
+/// A Privet session ready to run: the parties given their data (the
+/// label holder first) and what the report needs of the data.
+struct privet_run {
+  pv::named_settings named;
+  pv::dealt_table dealt;
+  pv::label_map labels;
+  learners::objective_kind kind = learners::objective_kind::binary_logistic;
+  std::string data_name;
+  /// The evaluation rows' labels (the test rows', or the training rows').
+  std::vector<float> eval_labels;
+  bool have_test = false;
+  std::size_t rows = 0;
+};
+
+int run_privet_session(privet_run run, const train_options& o);
+
 int run_privet_secure(const train_options& o) {
   int n = o.parties == 0 ? 3 : o.parties;
   if (n < 2 || n > 256)
@@ -213,23 +233,36 @@ int run_privet_secure(const train_options& o) {
                       ": --protocol privet needs 2 to 256 computing parties "
                       "(the dealer comes besides)");
   refuse_noise_flags(o);
+  privet_run run;
+  run.kind = learners::parse_objective(o.objective);
+  run.named = privet_settings_of(o, task_of(o, run.kind), true);
+  auto data = load_train_data(o, run.kind);
+  auto train_set = data.train;
+  run.labels = prepare_labels(train_set, run.named.params);
+  const auto& eval_set = data.have_test ? data.test : data.train;
+  run.dealt = pv::deal_table(train_set, eval_set, n);
+  run.data_name = data.name;
+  run.eval_labels = eval_set.labels();
+  run.have_test = data.have_test;
+  run.rows = train_set.rows();
+  return run_privet_session(std::move(run), o);
+}
+
+int run_privet_session(privet_run run, const train_options& o) {
   if (!o.model_out.empty())
     throw input_error("--model-out: Privet's parties keep no model part "
                       "files yet (the leaf values stay secret-shared at the "
                       "parties); --report holds the public structure, and "
                       "--protocol privet-plain writes the reference model");
   auto timeout = checked_timeout(o.timeout, "--timeout");
-  auto kind = learners::parse_objective(o.objective);
-  auto named = privet_settings_of(o, task_of(o, kind), true);
-  auto& p = named.params;
-  const bool dealer_ahead = named.dealer_ahead;
-  auto data = load_train_data(o, kind);
-  auto train_set = data.train;
-  auto labels = prepare_labels(train_set, p);
+  auto& p = run.named.params;
+  const bool dealer_ahead = run.named.dealer_ahead;
+  const auto kind = run.kind;
+  const auto& labels = run.labels;
   // Refuse a ring the rows would overflow before any party starts.
-  pv::division_scale(p, train_set.rows());
-  const auto& eval_set = data.have_test ? data.test : data.train;
-  auto dealt = pv::deal_table(train_set, eval_set, n);
+  pv::division_scale(p, run.rows);
+  auto& dealt = run.dealt;
+  int n = static_cast<int>(dealt.parties.size()) - 1;
   actors::privet_config cfg;
   cfg.params = p;
   cfg.map = dealt.map;
@@ -237,10 +270,36 @@ int run_privet_secure(const train_options& o) {
   cfg.dealer_ahead = dealer_ahead;
   cfg.timeout = timeout;
   cfg.link = o.link;
+  if (o.plan)
+    return print_plan("privet",
+                      std::to_string(n) + " computing parties and the "
+                                          "dealer, " +
+                          std::to_string(run.rows) + " rows",
+                      privacy_line(p, n));
+  // A kept session's predictions: the scores opened to party0, mapped back
+  // to the targets' unit, scored against the evaluation labels here.
+  auto converted = [labels, kind, eval = run.eval_labels](
+                       actors::privet_result& r, const learners::model&,
+                       federated_prediction& got) {
+    got.margins = r.margins;
+    for (auto& m : got.margins)
+      m = labels.to_target(m);
+    learners::objective obj(kind);
+    got.metrics = learners::evaluate(
+        obj, eval, obj.transform(got.margins, eval.size()));
+    for (auto& c : r.parties) {
+      got.names.push_back(c.name);
+      got.bytes.push_back(c.bytes);
+    }
+    got.seconds = r.predict_seconds;
+  };
+  learners::model shape; // the scores' objective (the tables stay shared)
+  shape.objective = kind;
   actors::privet_outcome out;
   {
     progress_printer progress(o.quiet, "table");
-    out = actors::privet_session::run(std::move(cfg), {}, progress.callback());
+    out = train_session<actors::privet_protocol>(
+        std::move(cfg), {}, progress.callback(), o, converted, &shape);
   }
   if (!out.ok())
     return session_failure(out);
@@ -250,15 +309,15 @@ int run_privet_secure(const train_options& o) {
     m = labels.to_target(m);
   auto sum = summary_of(r, r.parties);
   sum.protocol = "privet";
-  sum.data = data.name;
+  sum.data = run.data_name;
   sum.objective = learners::to_string(kind);
   sum.trees = r.tables.size();
   sum.rounds = r.tables.size();
-  sum.metrics_on = data.have_test ? "test" : "train";
-  sum.test_rows = data.have_test ? margins.size() : 0;
+  sum.metrics_on = run.have_test ? "test" : "train";
+  sum.test_rows = run.have_test ? margins.size() : 0;
   learners::objective obj(kind);
   sum.metrics = learners::evaluate(
-      obj, eval_set.labels(), obj.transform(margins, eval_set.labels().size()));
+      obj, run.eval_labels, obj.transform(margins, run.eval_labels.size()));
   auto bytes = bytes_of(sum.bytes);
   // The public structure: each table's feature per level, by name.
   std::vector<std::string> names;
@@ -333,10 +392,102 @@ int run_privet_train(const train_options& o) {
                                       : run_privet_secure(o);
 }
 
-int run_privet_config(const session_config&, const train_options&) {
-  throw input_error("--config: Privet's parties do not load their own "
-                    "files yet; run one table in this process with veil "
-                    "train --protocol privet --data FILE --parties N");
+int run_privet_config(const session_config& c, const train_options& o) {
+  auto context = c.source + ": ";
+  if (c.protocol == "privet-plain")
+    throw input_error(context + "privet-plain trains on one party: veil train "
+                                "--protocol privet-plain --data FILE");
+  // The settings as veil train's flags give them: [learner]'s trees and
+  // depth in the booster, the rest as --set.
+  train_options flags = o;
+  flags.protocol = "privet";
+  flags.objective = learners::to_string(c.params.objective);
+  flags.params = c.params;
+  flags.settings.clear();
+  for (const auto& [k, v] : c.protocol_params)
+    flags.settings.push_back(k + "=" + v);
+  for (const auto& [k, v] : c.learner_keys)
+    if (k != "trees" && k != "num_boost_round" && k != "depth" &&
+        k != "max_depth" && k != "objective")
+      flags.settings.push_back(k + "=" + v);
+  privet_run run;
+  run.kind = c.params.objective;
+  try {
+    run.named = privet_settings_of(flags, task_of(flags, run.kind), true);
+  } catch (const input_error& e) {
+    throw input_error(context + e.what());
+  }
+  // Every party here, given its columns at spawn: the label holder first
+  // (party 0 of the protocol), the others in the file's order.
+  std::vector<const party_config*> order = {&c.parties[c.active_party()]};
+  for (const auto& q : c.parties)
+    if (&q != order.front())
+      order.push_back(&q);
+  std::vector<learners::dataset> train, test;
+  std::vector<std::string> names;
+  for (const auto* q : order) {
+    if (!q->is_local())
+      throw input_error(context + "party " + q->name + " at " + q->location +
+                        ": Privet's parties run in this process (each is "
+                        "given its columns at spawn); keep every party local");
+    if (q->name == pv::dealer_name)
+      throw input_error(context + "party \"" + q->name +
+                        "\": the name of Privet's dealer; choose another");
+    learners::read_options r;
+    r.label = q->label;
+    r.id = q->id;
+    r.columns = q->features;
+    r.redact_values = true;
+    train.push_back(learners::read_table(q->data, r));
+    if (!q->test.empty())
+      test.push_back(learners::read_table(q->test, r));
+    names.push_back(q->name);
+  }
+  // Rows line up as a session's parties align them: by id, or by position.
+  auto align = [&](std::vector<learners::dataset>& sets, const char* what) {
+    std::vector<protocols::session::data_summary> summaries;
+    for (const auto& d : sets) {
+      protocols::session::data_summary sum;
+      sum.rows = d.rows();
+      sum.ids = d.ids();
+      summaries.push_back(std::move(sum));
+    }
+    actors::row_orders orders;
+    if (auto e = actors::align_rows(names, summaries, !order[0]->id.empty(),
+                                    what, orders);
+        !e.empty())
+      throw input_error(context + e);
+    for (std::size_t q = 0; q < orders.size() && q < sets.size(); ++q)
+      if (!orders[q].empty())
+        if (auto e = actors::apply_order(sets[q], orders[q]); !e.empty())
+          throw input_error(context + e);
+  };
+  align(train, "training");
+  run.have_test = !test.empty();
+  if (run.have_test)
+    align(test, "test");
+  auto& evaluated = run.have_test ? test : train;
+  if (!evaluated[0].has_labels())
+    throw input_error(context + "party " + names[0] + "'s " +
+                      (run.have_test ? "test" : "training") +
+                      " rows have no label column " + order[0]->label);
+  run.eval_labels = evaluated[0].labels();
+  run.labels = prepare_labels(train[0], run.named.params);
+  run.rows = train[0].rows();
+  run.data_name = c.source;
+  for (std::size_t q = 0; q < train.size(); ++q) {
+    for (std::size_t f = 0; f < train[q].features(); ++f) {
+      run.dealt.map.owner.push_back(static_cast<int>(q));
+      run.dealt.map.local.push_back(f);
+    }
+    pv::party_data d{names[q], std::move(train[q]), {}};
+    // The rows to predict: the test rows, or the training rows.
+    d.eval = run.have_test ? std::move(test[q]) : d.features;
+    d.eval.labels().clear();
+    run.dealt.parties.push_back(std::move(d));
+  }
+  run.dealt.parties.push_back({pv::dealer_name, {}, {}});
+  return run_privet_session(std::move(run), o);
 }
 
 int predict_privet(const prediction_plan&, const predict_options&,

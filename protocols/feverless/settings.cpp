@@ -235,6 +235,24 @@ std::string privacy_text(const params& p, const privacy_report& pr,
   return out.str();
 }
 
+std::string planned_privacy(const params& p, std::uint64_t features) {
+  auto bound = static_cast<std::uint64_t>(p.trees) * p.max_depth * features;
+  auto calibration = calibrate(p, bound);
+  privacy_accountant a;
+  a.configure(p, calibration, bound, 0);
+  auto pr = a.report();
+  std::ostringstream out;
+  out << pr.headline();
+  if (pr.protected_sums)
+    out << "; noise: sigma " << pr.sigma << " per unit sensitivity (Δg = "
+        << p.sensitivity_g << ", Δh = " << p.sensitivity_h
+        << "); by basic composition the total is (" << pr.basic_epsilon
+        << ", " << pr.basic_delta << ")";
+  if (!pr.warning.empty())
+    out << "; WARNING: " << pr.warning;
+  return out.str();
+}
+
 std::vector<std::string> privacy_warnings(const params& p,
                                           const privacy_report& pr) {
   std::vector<std::string> out;

@@ -57,6 +57,13 @@ nlohmann::json privacy_json(const params& p, const privacy_report& r);
 std::string privacy_text(const params& p, const privacy_report& r,
                          bool clamped);
 
+/// What a session of `p` fixes before training with `features` features
+/// over all its clients (the bound NT·d·f of client.cpp): the headline and,
+/// with noise, its sigma and the basic-composition total, as privacy_text
+/// states them after training. Throws input_error as the clients would
+/// refuse the settings.
+std::string planned_privacy(const params& p, std::uint64_t features);
+
 /// The warnings that go to stderr (none: empty): the report's own, and a
 /// hessian noise large enough to blow up unclamped leaf weights.
 std::vector<std::string> privacy_warnings(const params& p,

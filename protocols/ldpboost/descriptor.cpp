@@ -23,6 +23,7 @@ const protocols::descriptor& descriptor() {
          "holds a few labelled rows; answers at most one request in its "
          "lifetime with one perturbed release, and refuses a second"}};
     x.writes_models = false;
+    x.one_table = true;
     x.model_file = "no file: the ensemble is the data user's, in the report "
                    "(--report); --model-out is refused";
     x.links = topology::star;

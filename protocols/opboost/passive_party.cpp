@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "learners/input_error.hpp"
+#include "protocols/opboost/privacy.hpp"
 #include "protocols/opboost/rank.hpp"
 #include "protocols/opboost/validate.hpp"
 
@@ -36,10 +37,8 @@ passive_party::passive_party(party_id self, const params& p,
                       std::to_string(maps_.size()) + " mappings");
   for (std::size_t f = 0; f < maps_.size(); ++f)
     maps_[f].validate(data_.feature_names()[f]);
-  auto eps = dp::rational::from_double(params_.mechanism.epsilon);
-  if (params_.budget == budget_split::split)
-    eps = eps / dp::rational{data_.features(), 1};
-  auto mech = make_desensitizer(params_.mechanism, params_.dom, eps);
+  auto mech = make_desensitizer(params_.mechanism, params_.dom,
+                                party_budget(params_, data_.features()));
   mechs_.assign(data_.features(), mech);
 }
 

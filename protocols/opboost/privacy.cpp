@@ -55,6 +55,27 @@ double worst_case_loss(const mechanism_params& p, const domain& d,
   return worst_case_losses(p, d, {t}, p.epsilon, max_domain)[0];
 }
 
+dp::rational party_budget(const params& p, std::size_t features) {
+  auto eps = dp::rational::from_double(p.mechanism.epsilon);
+  if (p.budget == budget_split::split)
+    eps = eps / dp::rational{features, 1};
+  return eps;
+}
+
+dp::accountant planned_spend(
+    const params& p,
+    const std::vector<std::vector<std::string>>& features_by_b) {
+  dp::accountant a;
+  for (const auto& names : features_by_b) {
+    auto cost =
+        make_desensitizer(p.mechanism, p.dom, party_budget(p, names.size()))
+            .cost();
+    for (const auto& n : names)
+      a.add(n, cost);
+  }
+  return a;
+}
+
 std::string privacy_headline(const params& p, const dp::accountant& spent,
                              const std::vector<std::string>& fitted) {
   auto plain = [](dp::privacy_cost c) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "protocols/dp/accountant.hpp"
+#include "protocols/dp/rational.hpp"
 #include "protocols/opboost/params.hpp"
 
 namespace veil::protocols::opboost {
@@ -48,6 +49,16 @@ privacy_report(const params& p,
 /// `fitted`: the Party B columns whose bounds were fitted to the data, for
 /// which the guarantee is conditional (it holds given their range, which
 /// Party A learns).
+/// What the Party Bs holding `features_by_b` (each one's column names)
+/// will spend, fixed before training: as their spent() reports it after
+/// (each column under its Party B's mechanism, party_budget).
+dp::accountant planned_spend(
+    const params& p, const std::vector<std::vector<std::string>>& features_by_b);
+
+/// A Party B's budget per column: the mechanism's epsilon, or its share
+/// over the party's `features` columns when the budget is split.
+dp::rational party_budget(const params& p, std::size_t features);
+
 std::string privacy_headline(const params& p, const dp::accountant& spent,
                              const std::vector<std::string>& fitted = {});
 
