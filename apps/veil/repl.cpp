@@ -90,8 +90,9 @@ const std::vector<command_help>& commands() {
       {"export", "export FILE [xgboost]",
        "copy the model file (or write it as XGBoost JSON)"},
       {"compare", "compare --protocols P,... [--epsilons E,...] [--repeats N]",
-       "veil compare on the loaded table (the same flags; --out "
-       "defaults to compare)"},
+       "veil compare with the same flags (--out defaults to compare): each "
+       "federated protocol on the parties as typed, centralized on the "
+       "loaded table"},
       {"quit", "quit", "leave (also exit, or Ctrl-D)"},
   };
   return c;
@@ -544,8 +545,8 @@ void repl::compare(const std::vector<std::string>& w) {
   for (const auto& [k, v] : settings_)
     if (k == "timeout" || k == "timeout_seconds")
       c.timeout = std::stod(v);
-  c.data = table_;
-  c.test = test_;
+  c.data = fs::proximate(table_).string(); // as typed, where it can be
+  c.test = test_.empty() ? test_ : fs::proximate(test_).string();
   c.label = label_;
   for (std::size_t i = 1; i < w.size(); ++i) {
     auto value = [&]() -> std::string {

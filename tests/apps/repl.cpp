@@ -172,7 +172,12 @@ BOOST_AUTO_TEST_CASE(a_script_builds_trains_compares_and_saves) {
   for (const auto* said :
        {"veil> party bank f0,f1 label", "bank (local): f0, f1; the label",
         "insurer (local): f4, f5", "metrics on the test rows:", "total sent:",
-        "privacy: plaintext gradients", "privacy: each Party B value: 4-dLDP",
+        "privacy (fixed before training): none: plaintext gradients",
+        "the last training (plain) stated: plaintext gradients",
+        "privacy: each Party B value: 4-dLDP",
+        "privacy (fixed before training): each Party B value: 4-dLDP",
+        "predicted 400 rows with 3 parties (plain, through the trained "
+        "session)",
         "saved ", "| opboost | 2.00 |", "model written to"})
     BOOST_TEST(contains(r.output, said), said);
   BOOST_TEST(!contains(r.output, "veil> help"));
@@ -193,6 +198,103 @@ BOOST_AUTO_TEST_CASE(a_script_builds_trains_compares_and_saves) {
                d.dir.file("o.veil", "open " + toml + "\ntrain\nevaluate\n"));
   BOOST_REQUIRE_MESSAGE(reopened.status == 0, reopened.output);
   BOOST_TEST(std::abs(last_auc(reopened.output) - last_auc(first)) < 1e-6);
+}
+
+BOOST_AUTO_TEST_CASE(predictions_go_through_the_trained_sessions_parties) {
+  bank_data d;
+  auto p = [&](const char* name) { return d.dir / name; };
+  auto s = d.script("load " + d.dir / "d_train.csv" + " test " +
+                    d.dir / "d_test.csv" +
+                    "\n"
+                    "party bank f0,f3 label\n"
+                    "party shop f1,f4\n"
+                    "party insurer f2,f5\n"
+                    "set trees=3\n"
+                    "protocol opboost\n"
+                    "train\n"
+                    "predict " +
+                    p("o1.csv") + "\npredict " + p("o2.csv") +
+                    "\n"
+                    "protocol privet\n"
+                    "privacy\n"
+                    "train\n"
+                    "predict " +
+                    p("v.csv") +
+                    "\n"
+                    "protocol ldp-boost\n"
+                    "show\n"
+                    "privacy\n");
+  auto r = run_veil("repl -f " + s);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  // OpBoost's Party Bs desensitize the rows afresh at each prediction: two
+  // predictions through the same parties differ.
+  BOOST_TEST(contains(r.output, "(opboost, through the trained session)"),
+             r.output);
+  BOOST_TEST(contains(r.output, "spend the per-value budget of training once "
+                                "more"));
+  BOOST_TEST(veil::test::read_text(p("o1.csv")) !=
+             veil::test::read_text(p("o2.csv")));
+  // Privet keeps no model file: its tables stay shared at the parties, and
+  // the kept session predicts through them, as after training.
+  BOOST_TEST(contains(r.output, "plan: privet, 3 computing parties and the "
+                                "dealer, 1200 rows"),
+             r.output);
+  auto trained = r.output.substr(r.output.find("veil> protocol privet"));
+  auto secinfer = trained.find("test (SecInfer");
+  BOOST_REQUIRE(secinfer != std::string::npos);
+  auto predicted = trained.find("(privet, through the trained session)");
+  BOOST_REQUIRE_MESSAGE(predicted != std::string::npos, trained);
+  BOOST_TEST(std::abs(last_auc(trained.substr(0, predicted)) -
+                      last_auc(trained.substr(predicted))) < 1e-9);
+  // LDP boosting deals the table itself: one party, the table's.
+  BOOST_TEST(contains(r.output, "the other parties are not used"));
+  auto ldp = r.output.substr(r.output.find("veil> protocol ldp-boost"));
+  BOOST_TEST(contains(ldp, "name = \"bank\"\ndata = "), ldp);
+  BOOST_TEST(!contains(ldp, "name = \"shop\""), ldp);
+  BOOST_TEST(contains(ldp, "plan: ldp-boost, "), ldp);
+}
+
+BOOST_AUTO_TEST_CASE(compare_runs_on_the_sessions_parties) {
+  bank_data d;
+  // Columns no --data run would deal: plain's compare cell must be the
+  // REPL's own training on these parties.
+  auto s = d.script("load " + d.dir / "d_train.csv" + " test " +
+                    d.dir / "d_test.csv" +
+                    "\n"
+                    "party bank f0,f5 label\n"
+                    "party shop f1,f3\n"
+                    "party insurer f2,f4\n"
+                    "set trees=2\n"
+                    "train\n"
+                    "compare --protocols plain --repeats 1 --trees 2 --out " +
+                    d.dir / "cmp" + "\n");
+  auto r = run_veil("repl -f " + s);
+  BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
+  auto md = veil::test::read_text(d.dir / "cmp/compare.md");
+  BOOST_TEST(contains(md, "ran on this session's parties (bank: 2 columns "
+                          "and the label; shop: 2 columns; insurer: 2 "
+                          "columns)"),
+             md);
+  std::ifstream csv(d.dir / "cmp/compare.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  // The run's AUC, by its column.
+  auto split = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream in(line);
+    std::string c;
+    while (std::getline(in, c, ','))
+      out.push_back(c);
+    return out;
+  };
+  auto names = split(header), cells = split(row);
+  auto col = std::find(names.begin(), names.end(), "auc") - names.begin();
+  BOOST_REQUIRE(static_cast<std::size_t>(col) < cells.size());
+  BOOST_TEST(std::abs(std::stod(cells[static_cast<std::size_t>(col)]) -
+                      last_auc(r.output.substr(0, r.output.find(
+                                                      "veil> compare")))) <
+             1e-6);
 }
 
 BOOST_AUTO_TEST_CASE(each_mistake_stops_a_script_at_its_line) {
