@@ -30,9 +30,8 @@ class kept_live_session final : public kept_session {
 public:
   using result_type = typename P::result;
   /// What the protocol's prediction gives, from the session's result.
-  using convert_fn =
-      std::function<void(result_type&, const learners::model&,
-                         federated_prediction&)>;
+  using convert_fn = std::function<void(result_type&, const learners::model&,
+                                        federated_prediction&)>;
 
   kept_live_session(std::unique_ptr<actors::live_session<P>> s,
                     convert_fn convert, learners::model model)

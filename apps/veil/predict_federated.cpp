@@ -185,12 +185,11 @@ int run_federated_predict(const predict_options& o,
     return rc;
   auto k = static_cast<std::size_t>(fm.model.outputs());
   auto rows = got.margins.size() / k;
-  auto csv = show_prediction(got, fm.model,
-                             fm.protocol + ", " +
-                                 (plan.remote == 0
-                                      ? std::string("all in this process")
-                                      : std::to_string(plan.remote) +
-                                            " on other nodes"));
+  auto csv = show_prediction(
+      got, fm.model,
+      fm.protocol + ", " +
+          (plan.remote == 0 ? std::string("all in this process")
+                            : std::to_string(plan.remote) + " on other nodes"));
   std::vector<learners::output_file> outputs;
   if (!o.out.empty())
     outputs.push_back({o.out, csv});

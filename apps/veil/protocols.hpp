@@ -143,8 +143,8 @@ struct planned_shape {
 planned_shape plan_shape(const std::vector<actors::party_spec>& parties);
 
 /// What a plain (vertical XGBoost) prediction session gave.
-void plain_prediction(protocols::session::session_result& r, const learners::model&,
-                      federated_prediction& got);
+void plain_prediction(protocols::session::session_result& r,
+                      const learners::model&, federated_prediction& got);
 
 /// The session of the file `c` for `veil train --config` with `o`.
 file_session session_file(const session_config& c, const train_options& o);

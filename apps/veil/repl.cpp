@@ -531,8 +531,8 @@ void repl::privacy() {
   if (!trained_)
     return;
   auto r = last_report();
-  std::cout << "the last training (" << r.value("protocol", "") << ") stated: "
-            << report_guarantee(report_file().string()) << "\n";
+  std::cout << "the last training (" << r.value("protocol", "")
+            << ") stated: " << report_guarantee(report_file().string()) << "\n";
   if (r["privacy"].contains("report") && r["privacy"]["report"].is_string())
     std::cout << r["privacy"]["report"].get<std::string>();
 }
@@ -581,11 +581,11 @@ void repl::compare(const std::vector<std::string>& w) {
     auto kept = protocol_;
     std::string held;
     for (const auto& p : parties_)
-      held += (held.empty() ? "" : "; ") + p.name + ": " +
-              (p.columns.empty() ? std::string("its file's columns")
-                                 : std::to_string(p.columns.size()) +
-                                       " columns") +
-              (p.label ? " and the label" : "");
+      held +=
+          (held.empty() ? "" : "; ") + p.name + ": " +
+          (p.columns.empty() ? std::string("its file's columns")
+                             : std::to_string(p.columns.size()) + " columns") +
+          (p.label ? " and the label" : "");
     try {
       for (const auto& name : c.protocols) {
         if (!find_federated(name))

@@ -461,8 +461,7 @@ int run_train(train_options o) {
   if (p.num_class == 0)
     p.num_class = 2;
   if (o.plan)
-    return print_plan("centralized",
-                      std::to_string(train_set.rows()) + " rows",
+    return print_plan("centralized", std::to_string(train_set.rows()) + " rows",
                       "none: one party trains on all the data");
 
   training_result result;

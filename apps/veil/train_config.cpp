@@ -53,8 +53,8 @@ const std::string& file_session::source() const {
 }
 
 std::string planned_shape::describe() const {
-  return std::to_string(features.size()) + " parties, " +
-         std::to_string(rows) + " rows" +
+  return std::to_string(features.size()) + " parties, " + std::to_string(rows) +
+         " rows" +
          (by_id ? " (the labelled party's; aligning by id keeps the rows "
                   "every party has, and fewer rows change the figures)"
                 : "");

@@ -181,11 +181,12 @@ int run_opboost_train(const train_options& o) {
     std::vector<std::vector<std::string>> party_b;
     for (std::size_t q = 1; q < cfg.parties.size(); ++q)
       party_b.push_back(cfg.parties[q].features.feature_names());
-    return print_plan("opboost",
-                      std::to_string(n) + " parties, " +
-                          std::to_string(train_set.rows()) + " rows",
-                      op::privacy_headline(p, op::planned_spend(p, party_b),
-                                           op::fitted_columns(dealt.bounds_report)));
+    return print_plan(
+        "opboost",
+        std::to_string(n) + " parties, " + std::to_string(train_set.rows()) +
+            " rows",
+        op::privacy_headline(p, op::planned_spend(p, party_b),
+                             op::fitted_columns(dealt.bounds_report)));
   }
   actors::opboost_outcome out;
   {

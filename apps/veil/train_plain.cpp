@@ -193,8 +193,7 @@ int run_vertical_train(const train_options& o, learners::booster_params p,
 std::optional<protocols::masked::guarantee>
 vertical_guarantee(const actors::session_config& cfg, std::uint64_t rows,
                    const std::vector<std::size_t>& widths) {
-  if (cfg.exchange == protocols::plain::exchange::histograms ||
-      widths.empty())
+  if (cfg.exchange == protocols::plain::exchange::histograms || widths.empty())
     return std::nullopt;
   std::uint64_t widest = 0;
   for (std::size_t q = 1; q < widths.size(); ++q)
@@ -345,8 +344,8 @@ int report_federated(const actors::session_outcome& out,
   return 0;
 }
 
-void plain_prediction(protocols::session::session_result& r, const learners::model&,
-                      federated_prediction& got) {
+void plain_prediction(protocols::session::session_result& r,
+                      const learners::model&, federated_prediction& got) {
   got.margins = std::move(r.margins);
   got.ids = std::move(r.ids);
   got.metrics = session::metrics_of(r.metric_names, r.metric_values);

@@ -20,12 +20,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/alignment.hpp"
 #include "actors/privet_session.hpp"
 #include "apps/veil/commands.hpp"
 #include "apps/veil/kept_session.hpp"
 #include "apps/veil/progress.hpp"
 #include "apps/veil/protocols.hpp"
-#include "actors/alignment.hpp"
 #include "apps/veil/session_config.hpp"
 #include "apps/veil/settings.hpp"
 #include "learners/boost/model_io.hpp"
@@ -272,8 +272,9 @@ int run_privet_session(privet_run run, const train_options& o) {
   cfg.link = o.link;
   if (o.plan)
     return print_plan("privet",
-                      std::to_string(n) + " computing parties and the "
-                                          "dealer, " +
+                      std::to_string(n) +
+                          " computing parties and the "
+                          "dealer, " +
                           std::to_string(run.rows) + " rows",
                       privacy_line(p, n));
   // A kept session's predictions: the scores opened to party0, mapped back
@@ -285,8 +286,8 @@ int run_privet_session(privet_run run, const train_options& o) {
     for (auto& m : got.margins)
       m = labels.to_target(m);
     learners::objective obj(kind);
-    got.metrics = learners::evaluate(
-        obj, eval, obj.transform(got.margins, eval.size()));
+    got.metrics =
+        learners::evaluate(obj, eval, obj.transform(got.margins, eval.size()));
     for (auto& c : r.parties) {
       got.names.push_back(c.name);
       got.bytes.push_back(c.bytes);

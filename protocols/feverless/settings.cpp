@@ -244,10 +244,11 @@ std::string planned_privacy(const params& p, std::uint64_t features) {
   std::ostringstream out;
   out << pr.headline();
   if (pr.protected_sums)
-    out << "; noise: sigma " << pr.sigma << " per unit sensitivity (Δg = "
-        << p.sensitivity_g << ", Δh = " << p.sensitivity_h
-        << "); by basic composition the total is (" << pr.basic_epsilon
-        << ", " << pr.basic_delta << ")";
+    out << "; noise: sigma " << pr.sigma
+        << " per unit sensitivity (Δg = " << p.sensitivity_g
+        << ", Δh = " << p.sensitivity_h
+        << "); by basic composition the total is (" << pr.basic_epsilon << ", "
+        << pr.basic_delta << ")";
   if (!pr.warning.empty())
     out << "; WARNING: " << pr.warning;
   return out.str();

@@ -62,9 +62,9 @@ dp::rational party_budget(const params& p, std::size_t features) {
   return eps;
 }
 
-dp::accountant planned_spend(
-    const params& p,
-    const std::vector<std::vector<std::string>>& features_by_b) {
+dp::accountant
+planned_spend(const params& p,
+              const std::vector<std::vector<std::string>>& features_by_b) {
   dp::accountant a;
   for (const auto& names : features_by_b) {
     auto cost =

@@ -52,8 +52,9 @@ privacy_report(const params& p,
 /// What the Party Bs holding `features_by_b` (each one's column names)
 /// will spend, fixed before training: as their spent() reports it after
 /// (each column under its Party B's mechanism, party_budget).
-dp::accountant planned_spend(
-    const params& p, const std::vector<std::vector<std::string>>& features_by_b);
+dp::accountant
+planned_spend(const params& p,
+              const std::vector<std::vector<std::string>>& features_by_b);
 
 /// A Party B's budget per column: the mechanism's epsilon, or its share
 /// over the party's `features` columns when the budget is split.

@@ -77,14 +77,14 @@ BOOST_AUTO_TEST_CASE(the_plan_states_what_the_training_states) {
     BOOST_REQUIRE_MESSAGE(text.size() > 20, plan.output);
     auto trained = run_veil(common);
     BOOST_REQUIRE_MESSAGE(trained.status == 0, trained.output);
-    BOOST_TEST(contains(trained.output, text),
-               flags << "\nplanned: " << text << "\ntrained:\n"
-                     << trained.output);
+    BOOST_TEST(contains(trained.output, text), flags << "\nplanned: " << text
+                                                     << "\ntrained:\n"
+                                                     << trained.output);
   }
   // LDP boosting's owners are dealt before its plan, as for training.
   small_data big(20000);
-  auto ldp = "train --protocol ldp-boost --epsilon 3 --trees 2 --quiet" +
-             big.data();
+  auto ldp =
+      "train --protocol ldp-boost --epsilon 3 --trees 2 --quiet" + big.data();
   auto plan = run_veil(ldp + " --plan");
   BOOST_REQUIRE_MESSAGE(plan.status == 0, plan.output);
   auto trained = run_veil(ldp);

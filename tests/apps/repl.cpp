@@ -292,9 +292,8 @@ BOOST_AUTO_TEST_CASE(compare_runs_on_the_sessions_parties) {
   auto col = std::find(names.begin(), names.end(), "auc") - names.begin();
   BOOST_REQUIRE(static_cast<std::size_t>(col) < cells.size());
   BOOST_TEST(std::abs(std::stod(cells[static_cast<std::size_t>(col)]) -
-                      last_auc(r.output.substr(0, r.output.find(
-                                                      "veil> compare")))) <
-             1e-6);
+                      last_auc(r.output.substr(
+                          0, r.output.find("veil> compare")))) < 1e-6);
 }
 
 BOOST_AUTO_TEST_CASE(each_mistake_stops_a_script_at_its_line) {
