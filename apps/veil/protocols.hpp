@@ -126,10 +126,11 @@ struct file_session {
 };
 
 /// What --plan knows of a session's shape before any party starts, read
-/// here from the parties' local files: each party's feature count and the
+/// here from the parties' local files: each party's features and the
 /// rows of the party with the label.
 struct planned_shape {
-  std::vector<std::size_t> features; ///< by party, in the session's order
+  /// Each party's feature names, in the session's order.
+  std::vector<std::vector<std::string>> features;
   std::size_t rows = 0;
   /// Whether the rows are aligned by id: then the session keeps the rows
   /// every party has, which may be fewer (print_plan says so).

@@ -757,7 +757,7 @@ bool repl::run(const std::string& line) {
                         "again");
     }
     auto csv = show_prediction(got, kept_->model(),
-                               protocol_ + ", through the trained session");
+                               trained_protocol_ + ", through the trained session");
     learners::write_files_atomically({{w[1], csv}});
     std::cout << "predictions written to " << w[1] << "\n";
   } else if (cmd == "predict" && w.size() == 2) {

@@ -71,13 +71,18 @@ planned_shape plan_shape(const std::vector<actors::party_spec>& parties) {
                         " in its file on " + p.host +
                         "; --plan reads them here (name its features in the "
                         "session file, and keep the label party local)");
-    auto width = d.feature_columns.size();
-    if (d.feature_columns.empty()) {
-      width = 0;
+    auto names = d.feature_columns;
+    if (names.empty() && learners::is_libsvm_path(d.path)) {
+      learners::read_options r;
+      r.label = d.label_column;
+      r.redact_values = true;
+      names = learners::read_table(d.path, r).feature_names();
+    } else if (names.empty()) {
       for (const auto& c : learners::csv_header(d.path))
-        width += c != d.label_column && c != d.id_column ? 1 : 0;
+        if (c != d.label_column && c != d.id_column)
+          names.push_back(c);
     }
-    s.features.push_back(width);
+    s.features.push_back(std::move(names));
     if (!d.label_column.empty())
       s.rows = table_rows(d.path, d.label_column, d.id_column);
     s.by_id = s.by_id || !d.id_column.empty();

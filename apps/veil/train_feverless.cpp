@@ -282,8 +282,8 @@ int run_feverless_config(const session_config& c, const train_options& o) {
   if (o.plan) {
     auto shape = plan_shape(cfg.parties);
     std::uint64_t features = 0;
-    for (auto f : shape.features)
-      features += f;
+    for (const auto& f : shape.features)
+      features += f.size();
     return print_plan(c.protocol, shape.describe(),
                       fv::planned_privacy(p, features));
   }

@@ -375,20 +375,13 @@ int run_opboost_config(const session_config& c, const train_options& o) {
   if (o.plan) {
     // Party B's columns without public bounds are fitted where it runs.
     auto shape = plan_shape(cfg.parties);
-    std::vector<std::vector<std::string>> party_b;
+    std::vector<std::vector<std::string>> party_b(shape.features.begin() + 1,
+                                                  shape.features.end());
     std::vector<std::string> fitted;
-    for (std::size_t q = 1; q < cfg.parties.size(); ++q) {
-      const auto& d = cfg.parties[q].data;
-      auto names = d.feature_columns;
-      if (names.empty())
-        for (const auto& h : learners::csv_header(d.path))
-          if (h != d.id_column && h != d.label_column)
-            names.push_back(h);
+    for (const auto& names : party_b)
       for (const auto& f : names)
         if (!cfg.bounds.contains(f))
           fitted.push_back(f);
-      party_b.push_back(std::move(names));
-    }
     return print_plan(
         "opboost", shape.describe(),
         op::privacy_headline(p, op::planned_spend(p, party_b), fitted));

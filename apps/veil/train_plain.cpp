@@ -211,9 +211,9 @@ int plan_vertical(const actors::session_config& cfg) {
   std::vector<std::size_t> widths;
   for (std::size_t q = 0; q < cfg.parties.size(); ++q)
     if (!cfg.parties[q].data.label_column.empty())
-      widths.insert(widths.begin(), shape.features[q]);
+      widths.insert(widths.begin(), shape.features[q].size());
     else
-      widths.push_back(shape.features[q]);
+      widths.push_back(shape.features[q].size());
   auto g = vertical_guarantee(cfg, shape.rows, widths);
   return print_plan(vertical_exchange{cfg.exchange, cfg.masking}.name(),
                     shape.describe(),
