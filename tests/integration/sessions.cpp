@@ -150,6 +150,42 @@ BOOST_AUTO_TEST_CASE(a_model_predicts_later_through_parties_on_nodes) {
   BOOST_TEST(!contains(out2, dir / "insurer-store"), out2);
 }
 
+BOOST_AUTO_TEST_CASE(the_repl_predicts_through_parties_kept_on_nodes) {
+  // veil repl keeps the trained session's parties alive on their nodes:
+  // two predictions through them give the training's test metrics, and the
+  // nodes (--once) end their session only when the REPL leaves. The plan
+  // before training needs no node.
+  if (!have_adult()) {
+    BOOST_TEST_MESSAGE("skipped: " << adult("train") << " is missing");
+    return;
+  }
+  temp_dir dir;
+  process shop(adult_node(dir / "shop-store"));
+  process insurer(adult_node(dir / "insurer-store"));
+  auto file = dir.file("s.toml", adult_session(6, 4, 30, node_address(shop),
+                                               node_address(insurer)));
+  auto script = dir.file(
+      "s.veil", "open " + file + "\nprivacy\ntrain\npredict " + dir / "p1.csv" +
+                    "\npredict " + dir / "p2.csv" + "\n");
+  auto [rc, out] = run_veil({"repl", "-f", script}, 120s);
+  BOOST_REQUIRE_MESSAGE(rc == 0, "veil repl: " << out);
+  BOOST_TEST(contains(out, "plan: plain, 3 parties, 32561 rows"), out);
+  BOOST_TEST(contains(out, "2 on other nodes"), out);
+  // Both predictions went through the same parties: the nodes served one
+  // session each, and the test metrics are the training's.
+  std::regex auc("auc ([0-9.]+)");
+  std::vector<std::string> aucs;
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), auc);
+       it != std::sregex_iterator(); ++it)
+    aucs.push_back((*it)[1]);
+  BOOST_REQUIRE_MESSAGE(aucs.size() >= 3, out);
+  BOOST_TEST(aucs[aucs.size() - 1] == aucs[aucs.size() - 3], out);
+  BOOST_TEST(aucs[aucs.size() - 2] == aucs[aucs.size() - 3], out);
+  BOOST_TEST(read_text(dir / "p1.csv") == read_text(dir / "p2.csv"));
+  BOOST_TEST(shop.wait(10s) == 0, shop.output());
+  BOOST_TEST(insurer.wait(10s) == 0, insurer.output());
+}
+
 BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {
   if (!have_adult()) {
     BOOST_TEST_MESSAGE("skipped: " << adult("train") << " is missing");
