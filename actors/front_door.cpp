@@ -318,8 +318,13 @@ struct channel {
     }
   }
 
-  /// Bytes read into buf (> 0), 0 if none are ready, -1 if the channel
-  /// closed or failed.
+  /// What read_some returns when no more bytes will come: the peer ended
+  /// what it sends (it may still read), or the channel failed (the peer
+  /// will read nothing more either).
+  static constexpr long ended = -1;
+  static constexpr long failed = -2;
+
+  /// Bytes read into buf (> 0), 0 if none are ready, `ended` or `failed`.
   long read_some(unsigned char* buf, std::size_t n) {
     if (ssl) {
       ERR_clear_error();
@@ -327,14 +332,36 @@ struct channel {
       if (r > 0)
         return r;
       int e = SSL_get_error(ssl.get(), r);
-      return e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE ? 0 : -1;
+      if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
+        return 0;
+      // Only a close_notify ends a TLS stream; a bare end of the TCP
+      // stream may be a truncation.
+      return e == SSL_ERROR_ZERO_RETURN ? ended : failed;
     }
     auto r = ::recv(fd.fd, buf, n, 0);
     if (r > 0)
       return r;
-    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    if (r == 0)
+      return ended;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
       return 0;
-    return -1;
+    return failed;
+  }
+
+  /// Ends what this side sends, once all of it is written (a close_notify
+  /// with TLS, then a TCP FIN): the peer reads to the end and may still
+  /// send. 1 once done, 0 to be repeated when the socket can take bytes,
+  /// -1 if the channel failed.
+  int shutdown_write() {
+    if (ssl) {
+      ERR_clear_error();
+      int r = SSL_shutdown(ssl.get());
+      if (r < 0) {
+        int e = SSL_get_error(ssl.get(), r);
+        return e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ ? 0 : -1;
+      }
+    }
+    return ::shutdown(fd.fd, SHUT_WR) == 0 ? 1 : -1;
   }
 
   /// Bytes of buf written (> 0), 0 if the channel cannot take any now, -1
@@ -456,57 +483,128 @@ struct backlog {
     }
     return true;
   }
+  void drop() {
+    bytes.clear();
+    at = 0;
+  }
 };
 
-/// Relays between `outside` and `inside` until one closes, `stop` is set,
-/// or `gate` (on what comes from outside) refuses; the reason it ended.
+/// One direction of a relay: what `from` sends, on its way to `to`. It
+/// ends as TCP does: once `from` has ended what it sends, `to` has every
+/// byte read before that end, then the end (a half-close); the other
+/// direction goes on.
+struct stream {
+  channel& from;
+  channel& to;
+  backlog queue;
+  /// `from` sends nothing more.
+  bool ended = false;
+  /// Over: `to` had everything and its end, or cannot take more (what
+  /// `from` would still send is then not read).
+  bool done = false;
+
+  /// Whether to read `from` now (the queue has room).
+  bool reading(std::size_t room) const {
+    return !ended && !done && queue.size() < room;
+  }
+  /// Whether `to` is waited on to take bytes or the end.
+  bool writing() const { return !done && (queue.size() > 0 || ended); }
+
+  /// Writes the queue, then the end once `from` ended; whether any byte
+  /// moved.
+  bool push() {
+    if (done)
+      return false;
+    auto before = queue.size();
+    if (!queue.flush(to)) {
+      lose();
+      return true;
+    }
+    if (ended && queue.size() == 0 && to.shutdown_write() != 0)
+      done = true; // (or failed: `to` is gone either way)
+    return queue.size() != before;
+  }
+  /// `to` is gone: what is queued for it, and what `from` would send, is
+  /// lost.
+  void lose() {
+    queue.drop();
+    done = true;
+  }
+};
+
+/// Relays between `outside` and `inside` until both directions are over,
+/// `stop` is set, or `gate` (on what comes from outside) refuses; the
+/// reason it ended. A side that ends what it sends (EOF, a close_notify)
+/// ends that direction only, after every byte already read from it has
+/// been written to the other side: closing both at once would drop what is
+/// still queued or in flight towards the side that closed (a peer that
+/// sends its last frame and closes while the other's frame is still on
+/// its way). Once one side has ended (or failed), the relay ends when no
+/// byte moves for `linger` (a peer that never closes its side, or never
+/// reads).
 /// Both directions at once without ever blocking: a side is read only
 /// while the other side's backlog has room, and written when it can take
 /// bytes (two relays facing each other would otherwise each wait for the
 /// other to read).
 std::string relay(channel& outside, channel& inside, frame_gate& gate,
                   clock::time_point handshake_deadline,
+                  std::chrono::milliseconds linger,
                   const std::atomic<bool>& stop) {
   constexpr std::size_t room = 1 << 20;
   std::vector<unsigned char> buf(64 * 1024);
-  backlog to_inside, to_outside;
+  stream in{outside, inside, {}}, out{inside, outside, {}};
+  auto last_moved = clock::now();
+  // Reads what `s` has to read; why the gate refuses it, or "".
+  auto take = [&](stream& s, stream& back) -> std::string {
+    auto n = s.from.read_some(buf.data(), buf.size());
+    if (n == 0)
+      return {};
+    last_moved = clock::now();
+    if (n < 0) {
+      s.ended = true;
+      if (n == channel::failed)
+        back.lose(); // that side takes nothing more either
+      return {};
+    }
+    if (&s == &in) {
+      if (auto why = gate.feed(buf.data(), static_cast<std::size_t>(n));
+          !why.empty())
+        return why;
+    }
+    s.queue.bytes.insert(s.queue.bytes.end(), buf.begin(), buf.begin() + n);
+    return {};
+  };
   while (!stop) {
     if (!gate.handshaken() && clock::now() > handshake_deadline)
       return "no BASP handshake in time";
-    if (!to_inside.flush(inside) || !to_outside.flush(outside))
+    bool moved = in.push();
+    if (out.push() || moved)
+      last_moved = clock::now();
+    if (in.done && out.done)
       return "";
-    bool read_outside = to_inside.size() < room;
-    bool read_inside = to_outside.size() < room;
+    bool half_closed = in.ended || in.done || out.ended || out.done;
+    if (half_closed && clock::now() - last_moved > linger)
+      return "";
     // (TLS may also hold decrypted bytes poll cannot see: pending().)
-    short out_events = static_cast<short>(
-        (read_outside ? POLLIN : 0) | (to_outside.size() > 0 ? POLLOUT : 0));
-    short in_events = static_cast<short>((read_inside ? POLLIN : 0) |
-                                         (to_inside.size() > 0 ? POLLOUT : 0));
-    pollfd fds[2] = {{outside.fd.fd, out_events, 0},
-                     {inside.fd.fd, in_events, 0}};
-    bool ready = read_outside && outside.pending();
+    auto events = [&](stream& reads, stream& writes) {
+      return static_cast<short>((reads.reading(room) ? POLLIN : 0) |
+                                (writes.writing() ? POLLOUT : 0));
+    };
+    short out_events = events(in, out), in_events = events(out, in);
+    // A side waited on for nothing is left out: at its end, poll would
+    // report its hang-up at once, again and again.
+    pollfd fds[2] = {{out_events ? outside.fd.fd : -1, out_events, 0},
+                     {in_events ? inside.fd.fd : -1, in_events, 0}};
+    bool ready = in.reading(room) && outside.pending();
     if (!ready && ::poll(fds, 2, 200) < 0 && errno != EINTR)
       return "poll: " + errno_text();
-    if (read_outside &&
-        (ready || (fds[0].revents & (POLLIN | POLLHUP | POLLERR)))) {
-      auto n = outside.read_some(buf.data(), buf.size());
-      if (n < 0)
-        return "";
-      if (n > 0) {
-        if (auto why = gate.feed(buf.data(), static_cast<std::size_t>(n));
-            !why.empty())
-          return why;
-        to_inside.bytes.insert(to_inside.bytes.end(), buf.begin(),
-                               buf.begin() + n);
-      }
-    }
-    if (read_inside && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-      auto n = inside.read_some(buf.data(), buf.size());
-      if (n < 0)
-        return "";
-      to_outside.bytes.insert(to_outside.bytes.end(), buf.begin(),
-                              buf.begin() + n);
-    }
+    if (in.reading(room) &&
+        (ready || (fds[0].revents & (POLLIN | POLLHUP | POLLERR))))
+      if (auto why = take(in, out); !why.empty())
+        return why;
+    if (out.reading(room) && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)))
+      if (auto why = take(out, in); !why.empty())
+        return why;
   }
   return "";
 }
@@ -740,7 +838,8 @@ struct front_door::impl {
       inside.fd = std::move(in);
       frame_gate gate(caf::io::basp::message_type::client_handshake,
                       opts.limits);
-      auto end = relay(outside, inside, gate, deadline, stop);
+      auto end = relay(outside, inside, gate, deadline,
+                       opts.limits.half_closed_idle, stop);
       return end.empty() ? "" : "closed: " + end;
     }();
     {
@@ -846,7 +945,9 @@ struct tunnel::impl {
         }
       }
       frame_gate gate(caf::io::basp::message_type::server_handshake, limits);
-      if (auto end = relay(outside, inside, gate, deadline, stop); !end.empty())
+      if (auto end = relay(outside, inside, gate, deadline,
+                           limits.half_closed_idle, stop);
+          !end.empty())
         fail("the node sent " + end);
       return; // one connection per tunnel: CAF's, for the session
     }

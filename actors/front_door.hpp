@@ -14,7 +14,9 @@
 //   node, over TLS that checks the node's certificate and its host name,
 //   with the same bounds on what the node sends back.
 //
-// Without certificates both relay plain TCP, with the same bounds.
+// Without certificates both relay plain TCP, with the same bounds. A side
+// that ends what it sends ends that direction only, once every byte read
+// from it has been delivered (a half-close); the other direction goes on.
 
 #include <atomic>
 #include <chrono>
@@ -38,6 +40,10 @@ struct frame_limits {
   std::uint32_t max_handshake_bytes = 64 * 1024;
   /// Any later frame's declared payload size.
   std::uint32_t max_frame_bytes = 256u << 20;
+  /// Once one side has ended what it sends (or failed), how long no byte
+  /// may move before the relay closes the connection (a peer that never
+  /// closes its side, or never reads what is left for it).
+  std::chrono::milliseconds half_closed_idle{30000};
 };
 
 /// A certificate as it identifies a peer: its subject ("CN=shop,O=...",

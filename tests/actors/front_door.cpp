@@ -156,33 +156,108 @@ BOOST_AUTO_TEST_CASE(a_tunnel_refuses_what_a_node_should_not_send) {
   ::close(node.first);
 }
 
-// A door and a tunnel facing each other, both directions busy at once (as
-// when parties on two nodes exchange through the coordinator): neither
-// relay may wait on a write while the other waits on it.
-BOOST_AUTO_TEST_CASE(both_directions_flow_at_once) {
-  auto middleman = listener(); // the node's, behind the door
+namespace {
+
+/// Sends all of b without asserting (for threads other than the test's);
+/// whether it could.
+bool send_bytes(int fd, const std::vector<char>& b) {
+  std::size_t at = 0;
+  while (at < b.size()) {
+    auto w = ::send(fd, b.data() + at, b.size() - at, MSG_NOSIGNAL);
+    if (w <= 0)
+      return false;
+    at += static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+/// What one end of a session sends: its handshake (the node's is the
+/// server's), then one frame of `size` bytes.
+std::vector<char> session_bytes(bool node, std::size_t size) {
+  auto b = basp_header(node ? message_type::server_handshake
+                            : message_type::client_handshake,
+                       0, node ? 1 : 0);
+  auto h = basp_header(message_type::direct_message,
+                       static_cast<std::uint32_t>(size), 0, 7);
+  b.insert(b.end(), h.begin(), h.end());
+  b.resize(b.size() + size, 'x');
+  return b;
+}
+
+/// What read_to_end read: its bytes, and whether the peer's end came
+/// after them (rather than an error or the time limit).
+struct received {
+  std::size_t bytes = 0;
+  bool ended = false;
+};
+
+/// Reads fd until its peer ends what it sends, an error, or `limit`.
+received read_to_end(int fd, std::chrono::milliseconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  std::vector<char> buf(1 << 16);
+  std::size_t got = 0;
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left <= 0ms || ::poll(&p, 1, static_cast<int>(left.count())) <= 0)
+      return {got, false};
+    auto r = ::recv(fd, buf.data(), buf.size(), 0);
+    if (r <= 0)
+      return {got, r == 0};
+    got += static_cast<std::size_t>(r);
+  }
+}
+
+/// A door and a tunnel facing each other, plain TCP, with a listening
+/// socket playing the node's middleman behind the door.
+struct relays {
+  std::pair<int, int> middleman = listener();
   std::ostringstream log;
   std::optional<actors::front_door> door;
-  door.emplace(
-      actors::front_door::options{"127.0.0.1",
-                                  0,
-                                  static_cast<std::uint16_t>(middleman.second),
-                                  {},
-                                  {},
-                                  {}},
-      log);
-  actors::tunnel t("127.0.0.1", door->port(), {});
+  std::optional<actors::tunnel> tunnel;
+
+  explicit relays(actors::frame_limits limits = {}) {
+    actors::front_door::options o;
+    o.host = "127.0.0.1";
+    o.inner_port = static_cast<std::uint16_t>(middleman.second);
+    o.limits = limits;
+    door.emplace(o, log);
+    tunnel.emplace("127.0.0.1", door->port(), o.tls, limits);
+  }
+  ~relays() {
+    tunnel.reset();
+    door.reset();
+    ::close(middleman.first);
+  }
+
+  /// The coordinator's connection through both, and the node's end of it.
+  std::pair<int, int> connect() {
+    int coordinator = dial(tunnel->local_port());
+    pollfd p{middleman.first, POLLIN, 0};
+    BOOST_REQUIRE(::poll(&p, 1, 5000) == 1);
+    return {coordinator, ::accept(middleman.first, nullptr, nullptr)};
+  }
+};
+
+} // namespace
+
+// A door and a tunnel facing each other, both directions busy at once (as
+// when parties on two nodes exchange through the coordinator): neither
+// relay may wait on a write while the other waits on it. The node ends
+// its side as soon as its frame is written, while the coordinator's is
+// still on its way to it and its own still in the relays: both arrive
+// whole.
+BOOST_AUTO_TEST_CASE(both_directions_flow_at_once) {
+  relays r;
   const std::size_t size = 16u << 20;
   // Each end sends its handshake, then one 16 MiB frame, while it reads
   // everything the other end sends.
-  auto talk = [&](int fd, message_type hello, std::size_t& received) {
-    std::thread writer([&, fd] {
-      send_all(fd,
-               basp_header(hello, 0,
-                           hello == message_type::server_handshake ? 1 : 0));
-      send_all(fd, basp_header(message_type::direct_message,
-                               static_cast<std::uint32_t>(size), 0, 7));
-      send_all(fd, std::vector<char>(size, 'x'));
+  auto talk = [&](int fd, bool node, std::size_t& received, bool& sent) {
+    std::thread writer([&, fd, node] {
+      sent = send_bytes(fd, session_bytes(node, size));
+      if (node) // at once, while its bytes may still be in the relays
+        sent = sent && ::shutdown(fd, SHUT_WR) == 0;
     });
     std::vector<char> buf(1 << 16);
     auto want = 2 * caf::io::basp::header_size + size;
@@ -198,24 +273,104 @@ BOOST_AUTO_TEST_CASE(both_directions_flow_at_once) {
     writer.join();
   };
   std::size_t at_node = 0, at_coordinator = 0;
+  bool node_sent = false, coordinator_sent = false;
   auto started = std::chrono::steady_clock::now();
-  std::thread node([&] {
-    int fd = ::accept(middleman.first, nullptr, nullptr);
-    talk(fd, message_type::server_handshake, at_node);
+  auto [coordinator, node_fd] = r.connect();
+  std::thread node([&, fd = node_fd] {
+    talk(fd, true, at_node, node_sent);
     ::close(fd);
   });
-  int coordinator = dial(t.local_port());
-  talk(coordinator, message_type::client_handshake, at_coordinator);
+  talk(coordinator, false, at_coordinator, coordinator_sent);
   node.join();
   auto took = std::chrono::steady_clock::now() - started;
   auto want = 2 * caf::io::basp::header_size + size;
+  BOOST_TEST(node_sent);
+  BOOST_TEST(coordinator_sent);
   BOOST_TEST(at_node == want);
   BOOST_TEST(at_coordinator == want);
+  // The node's end follows its bytes.
+  auto rest = read_to_end(coordinator, 5s);
+  BOOST_TEST(rest.bytes == 0u);
+  BOOST_TEST(rest.ended);
+  // (Milliseconds unloaded; a relay waiting on the other shows as a 10 s
+  // poll timeout above.)
   BOOST_TEST((took < 10s));
-  BOOST_TEST(t.error().empty(), t.error());
+  BOOST_TEST(r.tunnel->error().empty(), r.tunnel->error());
   ::close(coordinator);
-  door.reset();
-  ::close(middleman.first);
+}
+
+namespace {
+
+/// One end sends everything and ends its side while the other has sent
+/// nothing yet; then the other sends. Each must get every byte, then the
+/// end: a relay that closed the whole connection at the first end would
+/// drop what is still in flight towards it, and all the other sends after.
+void one_side_ends_first(bool node_first) {
+  relays r;
+  auto [coordinator, node] = r.connect();
+  int first = node_first ? node : coordinator;
+  int second = node_first ? coordinator : node;
+  const std::size_t size = 4u << 20;
+  auto from_first = session_bytes(node_first, size);
+  auto from_second = session_bytes(!node_first, size);
+  bool first_sent = false;
+  received at_first;
+  std::thread t([&] {
+    first_sent =
+        send_bytes(first, from_first) && ::shutdown(first, SHUT_WR) == 0;
+    at_first = read_to_end(first, 10s);
+  });
+  auto at_second = read_to_end(second, 10s);
+  bool second_sent =
+      send_bytes(second, from_second) && ::shutdown(second, SHUT_WR) == 0;
+  t.join();
+  BOOST_TEST(first_sent);
+  BOOST_TEST(at_second.bytes == from_first.size());
+  BOOST_TEST(at_second.ended); // after them
+  BOOST_TEST(second_sent);
+  BOOST_TEST(at_first.bytes == from_second.size());
+  BOOST_TEST(at_first.ended);
+  ::close(first);
+  ::close(second);
+  BOOST_TEST(r.tunnel->error().empty(), r.tunnel->error());
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(the_node_ends_first_and_still_receives) {
+  one_side_ends_first(true);
+}
+
+BOOST_AUTO_TEST_CASE(the_coordinator_ends_first_and_still_receives) {
+  one_side_ends_first(false);
+}
+
+// Once one side has ended, a peer that neither sends nor ends holds the
+// relay only for half_closed_idle.
+BOOST_AUTO_TEST_CASE(a_half_closed_relay_ends_when_idle) {
+  actors::frame_limits l;
+  l.half_closed_idle = 300ms;
+  relays r(l);
+  auto [coordinator, node] = r.connect();
+  auto hello = session_bytes(false, 0);
+  hello.resize(caf::io::basp::header_size); // the handshake only
+  send_all(coordinator, hello);
+  auto started = std::chrono::steady_clock::now();
+  send_all(node, basp_header(message_type::server_handshake, 0, 1));
+  ::shutdown(node, SHUT_WR);
+  // The coordinator gets the node's end, and keeps its own side open.
+  auto at_coordinator = read_to_end(coordinator, 5s);
+  BOOST_TEST(at_coordinator.bytes == caf::io::basp::header_size);
+  BOOST_TEST(at_coordinator.ended);
+  // The door closes the node's connection after the idle time.
+  auto at_node = read_to_end(node, 5s);
+  BOOST_TEST(at_node.bytes == caf::io::basp::header_size);
+  BOOST_TEST(at_node.ended);
+  auto took = std::chrono::steady_clock::now() - started;
+  BOOST_TEST((took >= 300ms));
+  BOOST_TEST((took < 5s));
+  ::close(coordinator);
+  ::close(node);
 }
 
 BOOST_AUTO_TEST_CASE(allow_admits_by_common_name_or_fingerprint) {
