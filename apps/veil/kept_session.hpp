@@ -23,6 +23,9 @@ public:
   virtual int predict(federated_prediction& got) = 0;
   /// The trained model's objective and outputs, for the probabilities.
   virtual const learners::model& model() const = 0;
+  /// Whether the session has rows to predict: it predicted them after
+  /// training (parties without test files have none).
+  virtual bool has_rows() const = 0;
 };
 
 template <class P>
@@ -46,6 +49,7 @@ public:
     return 0;
   }
   const learners::model& model() const override { return model_; }
+  bool has_rows() const override { return session_->result().predictions > 0; }
 
 private:
   std::unique_ptr<actors::live_session<P>> session_;

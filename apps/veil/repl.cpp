@@ -503,7 +503,14 @@ void repl::train() {
     o.model_out = model_file().string();
   o.quiet = false;
   actors::clear_interrupt();
-  int rc = run_config_train(o);
+  int rc = 1;
+  try {
+    rc = run_config_train(o);
+  } catch (...) {
+    kept_.reset(); // kept before its report failed: the parties go too
+    actors::clear_interrupt();
+    throw;
+  }
   bool interrupted = actors::interrupt_requested();
   actors::clear_interrupt();
   if (rc != 0)
@@ -526,8 +533,15 @@ void repl::privacy() {
   train_options o;
   o.config = plan.string();
   o.plan = true;
-  if (run_config_train(o) != 0)
-    throw input_error("privacy: the session's settings were refused (above)");
+  try {
+    if (run_config_train(o) != 0)
+      throw input_error("the session's settings were refused (above)");
+  } catch (const input_error& e) {
+    if (!trained_)
+      throw;
+    // What the last training stated still holds for it.
+    std::cout << "no plan: " << e.what() << "\n";
+  }
   if (!trained_)
     return;
   auto r = last_report();
@@ -548,6 +562,16 @@ void repl::compare(const std::vector<std::string>& w) {
   c.data = fs::proximate(table_).string(); // as typed, where it can be
   c.test = test_.empty() ? test_ : fs::proximate(test_).string();
   c.label = label_;
+  // The session's learner settings hold for the runs on the table too
+  // (centralized): its objective names the metrics.
+  auto learner_keys = setting_keys();
+  for (const auto& [k, v] : settings_)
+    if (std::find(learner_keys.begin(), learner_keys.end(), k) !=
+        learner_keys.end()) {
+      apply_setting(c.params, k + "=" + v);
+      if (k == "objective")
+        c.objective = v;
+    }
   for (std::size_t i = 1; i < w.size(); ++i) {
     auto value = [&]() -> std::string {
       if (i + 1 >= w.size())
@@ -588,8 +612,9 @@ void repl::compare(const std::vector<std::string>& w) {
           (p.label ? " and the label" : "");
     try {
       for (const auto& name : c.protocols) {
-        if (!find_federated(name))
-          continue; // centralized: the table
+        // centralized and privet-plain train one party on the table.
+        if (!find_federated(name) || name == "privet-plain")
+          continue;
         protocol_ = name;
         need_parties();
         auto file = work_ / ("compare-" + name + ".toml");
@@ -674,6 +699,10 @@ bool repl::run(const std::string& line) {
     if (!known || !find_federated(w[1]))
       throw input_error("protocol " + w[1] + ": a session runs one of " +
                         federated_protocol_names());
+    if (w[1] == "privet-plain")
+      throw input_error("protocol privet-plain trains one party on the "
+                        "table, not a session's parties: compare "
+                        "--protocols privet-plain,... runs it beside them");
     protocol_ = w[1];
     if (one_table())
       std::cout << protocol_
@@ -750,14 +779,19 @@ bool repl::run(const std::string& line) {
     run_inspect(o);
   } else if (cmd == "predict" && w.size() == 2 && kept_) {
     last_report();
+    if (!kept_->has_rows())
+      throw input_error("predict: the parties have no test rows to predict "
+                        "(load FILE test FILE, or give each party its test "
+                        "file, and train again)");
     federated_prediction got;
     if (kept_->predict(got) != 0) {
       kept_.reset();
       throw input_error("predict: the trained session ended (above); train "
                         "again");
     }
-    auto csv = show_prediction(got, kept_->model(),
-                               trained_protocol_ + ", through the trained session");
+    auto csv =
+        show_prediction(got, kept_->model(),
+                        trained_protocol_ + ", through the trained session");
     learners::write_files_atomically({{w[1], csv}});
     std::cout << "predictions written to " << w[1] << "\n";
   } else if (cmd == "predict" && w.size() == 2) {

@@ -344,10 +344,13 @@ int run_ldpboost_config(const session_config& c, const train_options& o) {
   flags.settings.clear();
   for (const auto& [k, v] : c.protocol_params)
     flags.settings.push_back(k + "=" + v);
+  // A file shared by several protocols (veil repl's) may set the trees'
+  // keys: they do not apply here, and the note says so.
   for (const auto& [k, v] : c.learner_keys)
     if (k != "trees" && k != "num_boost_round")
-      throw input_error(context + "[learner] " + k +
-                        ": ldp-boost takes trees (its rounds) only");
+      std::cerr << "veil: note: " << c.source << ": [learner] " << k
+                << " does not apply to ldp-boost (it takes trees, its "
+                   "rounds): not used\n";
   std::string nodes;
   for (const auto& q : c.parties) {
     if (&q == &user)
@@ -359,6 +362,11 @@ int run_ldpboost_config(const session_config& c, const train_options& o) {
                         "node's dataset); the owners in this process are "
                         "dealt from " +
                         user.name + "'s table");
+    if (!q.id.empty() || !q.test.empty() || !q.features.empty())
+      throw input_error(context + "party " + q.name +
+                        ": an owner block takes its location and data (the "
+                        "dataset its node deals to owners) only, no id, "
+                        "test or features");
     nodes += (nodes.empty() ? "" : ",") + q.location + "/" + q.data;
   }
   if (!nodes.empty()) {
@@ -367,7 +375,12 @@ int run_ldpboost_config(const session_config& c, const train_options& o) {
                                   "the owner blocks one way");
     flags.settings.push_back("ldp.owner_nodes=" + nodes);
   }
-  return run_ldpboost_train(flags);
+  try {
+    return run_ldpboost_train(flags);
+  } catch (const input_error& e) {
+    // Its checks speak of flags: these values are the file's.
+    throw input_error(context + e.what());
+  }
 }
 
 int predict_ldpboost(const prediction_plan&, const predict_options&,

@@ -206,6 +206,11 @@ vertical_guarantee(const actors::session_config& cfg, std::uint64_t rows,
 }
 
 int plan_vertical(const actors::session_config& cfg) {
+  const auto name = vertical_exchange{cfg.exchange, cfg.masking}.name();
+  if (cfg.exchange == protocols::plain::exchange::histograms)
+    return print_plan(name, std::to_string(cfg.parties.size()) + " parties",
+                      "none: plaintext gradients and histograms are "
+                      "exchanged");
   auto shape = plan_shape(cfg.parties);
   // The active party (the label's) comes first, as the session orders them.
   std::vector<std::size_t> widths;
@@ -215,11 +220,8 @@ int plan_vertical(const actors::session_config& cfg) {
     else
       widths.push_back(shape.features[q].size());
   auto g = vertical_guarantee(cfg, shape.rows, widths);
-  return print_plan(vertical_exchange{cfg.exchange, cfg.masking}.name(),
-                    shape.describe(),
-                    g ? protocols::masked::privacy_text(*g)
-                      : "none: plaintext gradients and histograms are "
-                        "exchanged");
+  return print_plan(name, shape.describe(),
+                    g ? protocols::masked::privacy_text(*g) : "none");
 }
 
 int report_federated(const actors::session_outcome& out,

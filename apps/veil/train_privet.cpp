@@ -120,6 +120,10 @@ int run_privet_plain(const train_options& o) {
   auto& p = named.params;
   const bool approximate = named.approximate;
   auto data = load_train_data(o, kind);
+  if (o.plan)
+    return print_plan("privet-plain",
+                      std::to_string(data.train.rows()) + " rows",
+                      "none: one party trains on all the data");
   auto train_set = data.train;
   auto labels = prepare_labels(train_set, p);
   auto t = approximate ? pv::approximation_aware(p, train_set.rows())
@@ -407,10 +411,17 @@ int run_privet_config(const session_config& c, const train_options& o) {
   flags.settings.clear();
   for (const auto& [k, v] : c.protocol_params)
     flags.settings.push_back(k + "=" + v);
-  for (const auto& [k, v] : c.learner_keys)
-    if (k != "trees" && k != "num_boost_round" && k != "depth" &&
-        k != "max_depth" && k != "objective")
+  for (const auto& [k, v] : c.learner_keys) {
+    if (k == "lambda" || k == "reg_lambda" || k == "eta" ||
+        k == "learning_rate")
       flags.settings.push_back(k + "=" + v);
+    else if (k != "trees" && k != "num_boost_round" && k != "depth" &&
+             k != "max_depth" && k != "objective")
+      // A file shared by several protocols (veil repl's): said, not used.
+      std::cerr << "veil: note: " << c.source << ": [learner] " << k
+                << " does not apply to Privet's decision tables (they take "
+                   "trees, depth, lambda and eta): not used\n";
+  }
   privet_run run;
   run.kind = c.params.objective;
   try {

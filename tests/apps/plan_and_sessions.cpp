@@ -90,9 +90,15 @@ BOOST_AUTO_TEST_CASE(the_plan_states_what_the_training_states) {
   auto trained = run_veil(ldp);
   BOOST_TEST(contains(trained.output, "privacy: " + planned(plan.output)),
              trained.output);
+  // privet-plain's plan trains nothing either.
+  auto reference = run_veil("train --protocol privet-plain --plan --report " +
+                            d.dir / "r.json" + d.data());
+  BOOST_TEST(reference.status == 0, reference.output);
+  BOOST_TEST(!contains(reference.output, "trained "), reference.output);
+  BOOST_TEST(!std::ifstream(d.dir / "r.json").good());
   // No protection is said as plainly.
   auto plain = run_veil("train --protocol plain --plan" + d.data());
-  BOOST_TEST(contains(plain.output, "plan: plain, 3 parties, 1200 rows"),
+  BOOST_TEST(contains(plain.output, "plan: plain, 3 parties; nothing trained"),
              plain.output);
   BOOST_TEST(contains(planned(plain.output), "none: plaintext gradients"));
   // A session file's plan counts the label party's rows.
@@ -199,6 +205,17 @@ BOOST_AUTO_TEST_CASE(ldp_boosting_from_a_session_file_is_its_one_table) {
   BOOST_TEST(subset.status == 2);
   BOOST_TEST(contains(subset.output, "reads every feature column"),
              subset.output);
+  // An owner block on a node takes its location and dataset, nothing else.
+  std::ofstream(d.dir / "block.toml")
+      << "[protocol]\nname = \"ldp-boost\"\n"
+      << user << "label = \"label\"\n"
+      << "[[party]]\nname = \"owners\"\ndata = \"rows\"\nid = \"rowid\"\n"
+         "location = \"localhost:1\"\n";
+  auto block = run_veil("train --config " + d.dir / "block.toml");
+  BOOST_TEST(block.status == 2);
+  BOOST_TEST(contains(block.output, "block.toml: party owners: an owner block "
+                                    "takes its location and data"),
+             block.output);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -266,7 +266,8 @@ BOOST_AUTO_TEST_CASE(compare_runs_on_the_sessions_parties) {
                     "party insurer f2,f4\n"
                     "set trees=2\n"
                     "train\n"
-                    "compare --protocols plain --repeats 1 --trees 2 --out " +
+                    "compare --protocols plain,privet-plain --repeats 1 "
+                    "--trees 2 --out " +
                     d.dir / "cmp" + "\n");
   auto r = run_veil("repl -f " + s);
   BOOST_REQUIRE_MESSAGE(r.status == 0, r.output);
@@ -275,6 +276,9 @@ BOOST_AUTO_TEST_CASE(compare_runs_on_the_sessions_parties) {
                           "and the label; shop: 2 columns; insurer: 2 "
                           "columns)"),
              md);
+  // privet-plain trains one party on the table, beside the sessions.
+  BOOST_TEST(contains(md, "| privet-plain |"), md);
+  BOOST_TEST(contains(r.output, "2 runs, 0 failed"), r.output);
   std::ifstream csv(d.dir / "cmp/compare.csv");
   std::string header, row;
   std::getline(csv, header);
@@ -314,6 +318,14 @@ BOOST_AUTO_TEST_CASE(each_mistake_stops_a_script_at_its_line) {
       {"frobnicate", "no command \"frobnicate\""},
       {"drop nobody", "no party \"nobody\""},
       {"open " + d.dir / "nosuch.toml", "nosuch.toml"},
+      // Trained without test rows: nothing to predict through the parties.
+      {"load " + table +
+           "\ndeal 3\nset trees=2\nprotocol opboost\ntrain\n"
+           "predict " +
+           d.dir / "p.csv",
+       "predict: the parties have no test rows to predict"},
+      {"load " + table + "\ndeal 3\nprotocol privet-plain",
+       "protocol privet-plain trains one party on the table"},
   };
   for (const auto& [text, says] : cases) {
     auto script = d.script(text + "\nparties\n");
