@@ -1,5 +1,6 @@
 #include "protocols/descriptor.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -122,6 +123,31 @@ const descriptor* find_protocol(std::string_view name) {
       if (n == name)
         return d;
   return nullptr;
+}
+
+setting only_for(setting s, std::vector<std::string> names) {
+  s.only = std::move(names);
+  return s;
+}
+
+bool setting::applies_to(std::string_view name) const {
+  return only.empty() ||
+         std::find(only.begin(), only.end(), name) != only.end();
+}
+
+std::string setting::meaning() const {
+  if (only.empty())
+    return doc;
+  std::string names;
+  for (const auto& n : only)
+    names += (names.empty() ? "" : ", ") + n;
+  return doc + " (" + names + " only)";
+}
+
+const setting* descriptor::find_for(std::string_view name,
+                                    std::string_view key) const {
+  const auto* s = find(key);
+  return s && s->applies_to(name) ? s : nullptr;
 }
 
 const setting* descriptor::find(std::string_view key) const {
@@ -272,7 +298,7 @@ std::string help_text(const descriptor& d) {
     for (const auto& s : d.settings) {
       os << "  " << s.key << (s.prefix ? "COLUMN" : "") << " = "
          << describe_values(s) << " (default " << s.fallback << ")\n"
-         << "      " << s.doc << "\n";
+         << "      " << s.meaning() << "\n";
     }
   }
   for (const auto& [old, why] : d.renamed)
@@ -316,7 +342,7 @@ std::string settings_markdown(const descriptor& d) {
   os << "| setting | default | values | meaning |\n|---|---|---|---|\n";
   for (const auto& s : d.settings)
     os << "| `" << s.key << (s.prefix ? "COLUMN" : "") << "` | `" << s.fallback
-       << "` | " << describe_values(s) << " | " << s.doc << " |\n";
+       << "` | " << describe_values(s) << " | " << s.meaning() << " |\n";
   return os.str();
 }
 

@@ -48,6 +48,12 @@ struct setting {
   /// A key that names a family: "opboost.bounds." takes
   /// opboost.bounds.COLUMN for any non-empty COLUMN.
   bool prefix = false;
+  /// The protocol's names it applies to; empty: every one (a baseline
+  /// without noise takes no budget).
+  std::vector<std::string> only = {};
+  bool applies_to(std::string_view name) const;
+  /// doc, and the names it applies to when not every one.
+  std::string meaning() const;
 };
 
 /// Settings for the tables, by type. An interval's ends: closed unless
@@ -65,6 +71,8 @@ setting bool_setting(std::string key, bool fallback, std::string doc);
 setting text_setting(std::string key, std::string fallback, std::string format,
                      std::string doc, bool prefix = false);
 setting file_setting(std::string key, std::string doc);
+/// `s` for these of its protocol's names only.
+setting only_for(setting s, std::vector<std::string> names);
 
 /// How the parties talk.
 enum class topology {
@@ -116,6 +124,9 @@ struct descriptor {
   /// The setting `key` names (a prefix setting for any key it starts);
   /// null if none.
   const setting* find(std::string_view key) const;
+  /// The setting `key` names if it applies to the variant `name`; null if
+  /// none does.
+  const setting* find_for(std::string_view name, std::string_view key) const;
 };
 
 /// The settings every federated session takes whatever its protocol (a

@@ -7,7 +7,6 @@
 // grid goes on; the command then exits 1.
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -40,15 +39,11 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-/// Protocols whose `veil train` takes --epsilon (the others have no budget
-/// or take theirs from settings).
+/// Protocols that take a budget, `epsilon` (their descriptors say which
+/// of their names do: a baseline without noise takes none).
 bool takes_epsilon(const std::string& name) {
-  for (const auto* p :
-       {"feverless", "feverless-ldp", "opboost", "masked-xgboost",
-        "xgboost-ldp", "fedxgboost-ldp", "ldp-boost"})
-    if (name == p)
-      return true;
-  return false;
+  const auto* d = protocols::find_protocol(name);
+  return d && d->find_for(name, "epsilon");
 }
 
 /// One cell of the grid and what its run gave.
@@ -65,13 +60,6 @@ struct run_result {
   std::string guarantee;
   std::string note; ///< why a run stopped early, if it says so
 };
-
-/// `x` in its shortest form that reads back exactly ("0.5", "8").
-std::string shortest(double x) {
-  char buf[32];
-  auto r = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, r.ptr);
-}
 
 /// The guarantee a report states, in one line, whatever the protocol.
 std::string guarantee_of(const json& privacy) {
@@ -197,7 +185,7 @@ run_result run_one(const compare_options& c, const std::string& protocol,
     for (const auto& kv : c.settings)
       o.overrides.push_back(kv);
     if (epsilon > 0)
-      o.overrides.push_back("epsilon=" + shortest(epsilon));
+      o.overrides.push_back("epsilon=" + json(epsilon).dump());
   } else {
     o.data = train;
     o.test = test;

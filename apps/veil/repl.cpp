@@ -12,6 +12,7 @@
 // report); the report and the model it leaves there answer evaluate,
 // bytes, importance, trees, privacy, predict and export.
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -248,7 +249,8 @@ std::vector<std::string> repl::setting_names() const {
     out.push_back(k);
   if (const auto* d = protocols::find_protocol(protocol_))
     for (const auto& s : d->settings)
-      out.push_back(s.key);
+      if (s.applies_to(protocol_))
+        out.push_back(s.key);
   return out;
 }
 
@@ -271,7 +273,7 @@ std::string repl::toml(const fs::path& folder) const {
       timeout = v;
     else if (k.rfind("net.", 0) == 0)
       net[k.substr(4)] = v;
-    else if (d && d->find(k))
+    else if (d && d->find_for(protocol_, k))
       protocol[k] = v;
     else if (std::find(learner_keys.begin(), learner_keys.end(), k) !=
              learner_keys.end())
@@ -579,17 +581,29 @@ void repl::compare(const std::vector<std::string>& w) {
       return w[++i];
     };
     const auto& f = w[i];
+    auto number = [&](const std::string& text) {
+      auto x = protocols::parse_finite(text);
+      if (!x)
+        throw input_error("compare " + f + " " + text + ": not a number");
+      return *x;
+    };
+    auto count = [&]() {
+      auto x = number(value());
+      if (x != std::floor(x) || x < 1 || x > 1e6)
+        throw input_error("compare " + f + ": a whole number from 1");
+      return static_cast<int>(x);
+    };
     if (f == "--protocols")
       c.protocols = split_commas(value());
     else if (f == "--epsilons")
       for (const auto& e : split_commas(value()))
-        c.epsilons.push_back(std::stod(e));
+        c.epsilons.push_back(number(e));
     else if (f == "--repeats")
-      c.repeats = std::stoi(value());
+      c.repeats = count();
     else if (f == "--trees")
-      c.params.rounds = std::stoi(value());
+      c.params.rounds = count();
     else if (f == "--depth")
-      c.params.tree.max_depth = std::stoi(value());
+      c.params.tree.max_depth = count();
     else if (f == "--out")
       c.out = value();
     else if (f == "--set")

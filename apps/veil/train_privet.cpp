@@ -286,17 +286,13 @@ int run_privet_session(privet_run run, const train_options& o) {
   auto converted = [labels, kind, eval = run.eval_labels](
                        actors::privet_result& r, const learners::model&,
                        federated_prediction& got) {
-    got.margins = r.margins;
+    learners::model unused;
+    take_prediction(r, r.parties, false, unused, got);
     for (auto& m : got.margins)
       m = labels.to_target(m);
     learners::objective obj(kind);
     got.metrics =
         learners::evaluate(obj, eval, obj.transform(got.margins, eval.size()));
-    for (auto& c : r.parties) {
-      got.names.push_back(c.name);
-      got.bytes.push_back(c.bytes);
-    }
-    got.seconds = r.predict_seconds;
   };
   learners::model shape; // the scores' objective (the tables stay shared)
   shape.objective = kind;

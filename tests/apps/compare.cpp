@@ -17,52 +17,16 @@
 #include "tests/support/temp_dir.hpp"
 
 using veil::test::contains;
+using veil::test::csv_rows;
 using veil::test::read_json;
 using veil::test::run_veil;
 using veil::test::temp_dir;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<std::vector<std::string>> csv_rows(const std::string& path) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(slurp(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::string cellv;
-    bool quoted = false;
-    for (char ch : line) {
-      if (ch == '"')
-        quoted = !quoted;
-      else if (ch == ',' && !quoted) {
-        cells.push_back(cellv);
-        cellv.clear();
-      } else
-        cellv += ch;
-    }
-    cells.push_back(cellv);
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
 /// A small binary table split in two files (veil generate).
-struct small_split {
-  temp_dir dir;
-  std::string train = dir / "d_train.csv", test = dir / "d_test.csv";
-  small_split() {
-    auto g = run_veil("generate --rows 600 --features 6 --informative 4 "
-                      "--redundant 2 --seed 3 --test-fraction 0.25 --out " +
-                      dir / "d.csv");
-    BOOST_REQUIRE_MESSAGE(g.status == 0, g.output);
-  }
+struct small_split : veil::test::generated_split {
+  small_split() : generated_split(600, 3) {}
 };
 
 } // namespace
@@ -104,7 +68,7 @@ BOOST_AUTO_TEST_CASE(each_cell_is_the_run_of_veil_train) {
   if (std::system("command -v gnuplot >/dev/null 2>&1") == 0)
     for (const auto* plot :
          {"/utility.svg", "/time.svg", "/bytes.svg", "/utility.png"})
-      BOOST_TEST(contains(slurp(out + plot).substr(0, 200),
+      BOOST_TEST(contains(veil::test::read_text(out + plot).substr(0, 200),
                           std::string(plot).find("png") != std::string::npos
                               ? "PNG"
                               : "<svg"),

@@ -111,4 +111,21 @@ BOOST_AUTO_TEST_CASE(values_are_checked_against_the_table) {
   BOOST_TEST(op->find("opboost.bogus") == nullptr);
 }
 
+BOOST_AUTO_TEST_CASE(a_budget_belongs_to_the_variants_that_spend_it) {
+  // What veil compare asks before it gives a variant the grid's budgets;
+  // each variant without one refuses --epsilon (tested with its command).
+  for (const auto* name :
+       {"feverless", "feverless-ldp", "feverless-ahe", "masked-xgboost",
+        "xgboost-ldp", "fedxgboost-ldp", "opboost", "ldp-boost"})
+    BOOST_TEST(vp::find_protocol(name)->find_for(name, "epsilon") != nullptr,
+               name);
+  for (const auto* name : {"feverless-plain", "federboost", "he-xgboost",
+                           "plain", "privet", "privet-plain", "centralized"})
+    BOOST_TEST(vp::find_protocol(name)->find_for(name, "epsilon") == nullptr,
+               name);
+  // `veil help` and the docs' tables say so.
+  BOOST_TEST(contains(vp::help_text(*vp::find_protocol("federboost")),
+                      "(masked-xgboost, xgboost-ldp, fedxgboost-ldp only)"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -22,18 +22,8 @@ using veil::test::temp_dir;
 
 namespace {
 
-struct small_data {
-  temp_dir dir;
-  explicit small_data(int rows = 1600) {
-    auto g = run_veil("generate --rows " + std::to_string(rows) +
-                      " --features 6 --informative 4 --redundant 2 --seed 5 "
-                      "--test-fraction 0.25 --out " +
-                      dir / "d.csv");
-    BOOST_REQUIRE_MESSAGE(g.status == 0, g.output);
-  }
-  std::string data() const {
-    return " --data " + dir / "d_train.csv" + " --test " + dir / "d_test.csv";
-  }
+struct small_data : veil::test::generated_split {
+  explicit small_data(int rows = 1600) : generated_split(rows, 5) {}
 };
 
 /// What --plan printed after "privacy (fixed before training): ", to the

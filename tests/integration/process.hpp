@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "tests/support/files.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace veil::test {
 
@@ -275,5 +276,20 @@ inline std::string adult_session(int trees, int depth, double timeout,
                "\"marital_status\", \"relationship\", \"race\", \"sex\"",
                insurer, false);
 }
+
+/// The shop's and the insurer's nodes of adult_session, for one session,
+/// each keeping its parts in its store under `dir` (shop-store,
+/// insurer-store).
+struct adult_nodes {
+  process shop, insurer;
+  explicit adult_nodes(const temp_dir& dir)
+      : shop(adult_node(dir / "shop-store")),
+        insurer(adult_node(dir / "insurer-store")) {}
+  /// adult_session with both parties on these nodes.
+  std::string session(int trees, int depth) {
+    return adult_session(trees, depth, 30, node_address(shop),
+                         node_address(insurer));
+  }
+};
 
 } // namespace veil::test

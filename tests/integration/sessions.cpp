@@ -22,12 +22,10 @@ BOOST_AUTO_TEST_CASE(three_processes_train_and_predict_as_in_one) {
     return;
   }
   temp_dir dir;
-  process shop(adult_node(dir / "shop-store"));
-  process insurer(adult_node(dir / "insurer-store"));
-  auto shop_at = node_address(shop), insurer_at = node_address(insurer);
-
-  auto remote =
-      dir.file("remote.toml", adult_session(10, 4, 30, shop_at, insurer_at));
+  adult_nodes nodes(dir);
+  auto& shop = nodes.shop;
+  auto& insurer = nodes.insurer;
+  auto remote = dir.file("remote.toml", nodes.session(10, 4));
   auto local =
       dir.file("local.toml", adult_session(10, 4, 30, "local", "local"));
   auto [rc, out] =
@@ -79,17 +77,14 @@ BOOST_AUTO_TEST_CASE(a_model_predicts_later_through_parties_on_nodes) {
   temp_dir dir;
   auto model = dir / "model.json";
   {
-    process shop(adult_node(dir / "shop-store"));
-    process insurer(adult_node(dir / "insurer-store"));
-    auto file =
-        dir.file("train.toml", adult_session(8, 4, 30, node_address(shop),
-                                             node_address(insurer)));
+    adult_nodes nodes(dir);
+    auto file = dir.file("train.toml", nodes.session(8, 4));
     auto [rc, out] = run_veil({"train", "--config", file, "--report",
                                dir / "train.json", "--model-out", model},
                               120s);
     BOOST_REQUIRE_MESSAGE(rc == 0, "veil train: " << out);
-    BOOST_TEST(shop.wait(10s) == 0);
-    BOOST_TEST(insurer.wait(10s) == 0);
+    BOOST_TEST(nodes.shop.wait(10s) == 0);
+    BOOST_TEST(nodes.insurer.wait(10s) == 0);
   }
   // The coordinator's file cannot predict alone, and says how.
   auto [rc0, out0] =
@@ -97,11 +92,8 @@ BOOST_AUTO_TEST_CASE(a_model_predicts_later_through_parties_on_nodes) {
   BOOST_TEST(rc0 == 2);
   BOOST_TEST(contains(out0, "--config SESSION"), out0);
 
-  process shop(adult_node(dir / "shop-store"));
-  process insurer(adult_node(dir / "insurer-store"));
-  auto file =
-      dir.file("predict.toml", adult_session(8, 4, 30, node_address(shop),
-                                             node_address(insurer)));
+  adult_nodes nodes(dir);
+  auto file = dir.file("predict.toml", nodes.session(8, 4));
   auto [rc, out] =
       run_veil({"predict", "--model", model, "--config", file, "--report",
                 dir / "predict.json", "--out", dir / "p.csv"},
@@ -160,10 +152,8 @@ BOOST_AUTO_TEST_CASE(the_repl_predicts_through_parties_kept_on_nodes) {
     return;
   }
   temp_dir dir;
-  process shop(adult_node(dir / "shop-store"));
-  process insurer(adult_node(dir / "insurer-store"));
-  auto file = dir.file("s.toml", adult_session(6, 4, 30, node_address(shop),
-                                               node_address(insurer)));
+  adult_nodes nodes(dir);
+  auto file = dir.file("s.toml", nodes.session(6, 4));
   auto script = dir.file(
       "s.veil", "open " + file + "\nprivacy\ntrain\npredict " + dir / "p1.csv" +
                     "\npredict " + dir / "p2.csv" + "\n");
@@ -182,8 +172,8 @@ BOOST_AUTO_TEST_CASE(the_repl_predicts_through_parties_kept_on_nodes) {
   BOOST_TEST(aucs[aucs.size() - 1] == aucs[aucs.size() - 3], out);
   BOOST_TEST(aucs[aucs.size() - 2] == aucs[aucs.size() - 3], out);
   BOOST_TEST(read_text(dir / "p1.csv") == read_text(dir / "p2.csv"));
-  BOOST_TEST(shop.wait(10s) == 0, shop.output());
-  BOOST_TEST(insurer.wait(10s) == 0, insurer.output());
+  BOOST_TEST(nodes.shop.wait(10s) == 0, nodes.shop.output());
+  BOOST_TEST(nodes.insurer.wait(10s) == 0, nodes.insurer.output());
 }
 
 BOOST_AUTO_TEST_CASE(a_node_killed_mid_training_fails_the_session) {

@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +32,28 @@ inline bool have_adult() {
 inline std::string read_text(const std::string& path) {
   std::ifstream in(path);
   return {std::istreambuf_iterator<char>(in), {}};
+}
+
+/// The cells of a CSV file, row by row (fields may be double-quoted, with
+/// commas inside; no line breaks inside).
+inline std::vector<std::vector<std::string>> csv_rows(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(read_text(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (char ch : line) {
+      if (ch == '"')
+        quoted = !quoted;
+      else if (ch == ',' && !quoted)
+        cells.emplace_back();
+      else
+        cells.back() += ch;
+    }
+    rows.push_back(std::move(cells));
+  }
+  return rows;
 }
 
 /// Writes `text` to `path`.

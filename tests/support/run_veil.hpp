@@ -10,6 +10,8 @@
 #include <string>
 #include <sys/wait.h>
 
+#include "tests/support/temp_dir.hpp"
+
 namespace veil::test {
 
 struct veil_run {
@@ -35,5 +37,21 @@ inline veil_run run_veil(const std::string& args) {
 inline bool contains(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
+
+/// A binary table of 6 features (4 informative, 2 redundant) from `veil
+/// generate`, split 3:1 into `train` and `test` in a folder of its own.
+struct generated_split {
+  temp_dir dir;
+  std::string train = dir / "d_train.csv", test = dir / "d_test.csv";
+  explicit generated_split(int rows, int seed) {
+    auto g = run_veil("generate --rows " + std::to_string(rows) +
+                      " --features 6 --informative 4 --redundant 2 --seed " +
+                      std::to_string(seed) + " --test-fraction 0.25 --out " +
+                      dir / "d.csv");
+    BOOST_REQUIRE_MESSAGE(g.status == 0, g.output);
+  }
+  /// `veil train`'s flags for them.
+  std::string data() const { return " --data " + train + " --test " + test; }
+};
 
 } // namespace veil::test
