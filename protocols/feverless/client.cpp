@@ -38,6 +38,19 @@ constexpr std::uint32_t max_attempts = 64;
 /// (max_attempts is a whole number of them).
 constexpr std::uint32_t chain_window = 16;
 static_assert(max_attempts % chain_window == 0 && chain_window < 255);
+
+// A bucket's G and H side by side: one packed addition adds both, each
+// lane exactly as a lone addition would (IEEE doubles; integers mod 2^64).
+typedef double double_lanes __attribute__((vector_size(16)));
+typedef std::uint64_t fixed_lanes __attribute__((vector_size(16)));
+struct double_pair {
+  using lanes = double_lanes;
+  lanes v;
+};
+struct fixed_pair {
+  using lanes = fixed_lanes;
+  lanes v;
+};
 // Every phase is all-to-all, so a peer is at most one phase ahead: at most
 // two of its messages wait here. More is a protocol violation.
 constexpr std::size_t max_backlog = 4;
@@ -662,6 +675,7 @@ std::int32_t client::add_node(std::int32_t parent, double weight) {
   building_.nodes.push_back(n);
   pending_weight_.push_back(weight);
   node_depth_.push_back(parent < 0 ? 0 : node_depth_[parent] + 1);
+  node_joined_.push_back(parent < 0 ? 0 : node_joined_[parent]);
   return id;
 }
 
@@ -704,6 +718,7 @@ void client::begin_tree(outbox& out) {
   building_ = {};
   pending_weight_.clear();
   node_depth_.clear();
+  node_joined_.clear();
   add_node(-1, 0.0);
   std::vector<std::uint32_t> rows(data_.rows());
   std::iota(rows.begin(), rows.end(), 0u);
@@ -738,6 +753,66 @@ void client::announce_columns(query_batch& b) const {
     for (std::size_t r = 0; r < m; ++r)
       if (!held[r])
         *out++ = static_cast<std::uint8_t>(bins_.bin(r, f));
+}
+
+template <class Bins>
+void client::count_buckets(Bins bins, std::span<const std::size_t> at) {
+  // Two siblings are on the frontier together or not at all (same depth):
+  // the child with fewer rows is counted, the other is its parent's counts
+  // less its own (exact: integers), as learners subtract histograms.
+  auto nf = query_features_.size();
+  auto total = at[nf];
+  auto stride = bins_.features();
+  const auto* features = query_features_.data();
+  std::vector<std::uint32_t> counts(frontier_.size() * total);
+  std::vector<std::uint32_t> copies(4 * total);
+  auto count_rows = [&](std::size_t pos) {
+    // Four copies, a row's copy by its place: a skewed feature's rows fall
+    // in one bucket one after another, and each increment would wait on
+    // the one before.
+    std::fill(copies.begin(), copies.end(), 0u);
+    auto* c = copies.data();
+    std::size_t t = 0;
+    for (auto r : partition_.rows_of(frontier_[pos])) {
+      const auto* row = bins.data() + r * stride;
+      auto* copy = c + (t++ % 4) * total;
+      for (std::size_t i = 0; i < nf; ++i)
+        ++copy[at[i] + row[features[i]]];
+    }
+    auto* out = counts.data() + pos * total;
+    for (std::size_t z = 0; z < total; ++z)
+      out[z] = c[z] + c[total + z] + c[2 * total + z] + c[3 * total + z];
+  };
+  for (std::size_t pos = 0; pos < frontier_.size();) {
+    auto node = frontier_[pos];
+    auto parent = building_.nodes[static_cast<std::size_t>(node)].parent;
+    auto before =
+        std::lower_bound(counted_nodes_.begin(), counted_nodes_.end(), parent);
+    bool pair =
+        parent >= 0 && before != counted_nodes_.end() && *before == parent &&
+        pos + 1 < frontier_.size() &&
+        building_.nodes[static_cast<std::size_t>(frontier_[pos + 1])].parent ==
+            parent;
+    if (!pair) {
+      count_rows(pos++);
+      continue;
+    }
+    auto small = partition_.size(frontier_[pos + 1]) < partition_.size(node)
+                     ? pos + 1
+                     : pos;
+    auto large = 2 * pos + 1 - small;
+    count_rows(small);
+    const auto* whole =
+        node_counts_.data() +
+        static_cast<std::size_t>(before - counted_nodes_.begin()) * total;
+    const auto* part = counts.data() + small * total;
+    auto* rest = counts.data() + large * total;
+    for (std::size_t z = 0; z < total; ++z)
+      rest[z] = whole[z] - part[z];
+    pos += 2;
+  }
+  node_counts_ = std::move(counts);
+  counted_nodes_ = frontier_;
 }
 
 void client::begin_level(outbox& out) {
@@ -782,59 +857,44 @@ void client::begin_level(outbox& out) {
     at[i + 1] = at[i] + static_cast<std::size_t>(cuts_.bins(f)) +
                 (has_missing_[f] ? 1 : 0);
   }
-  std::vector<std::uint32_t> count(at[nf]), miss(at[nf]), counts(4 * at[nf]);
-  std::vector<std::uint64_t> own_g(at[nf]), own_h(at[nf]);
-  std::vector<double> dg(at[nf]), dh(at[nf]);
+  auto total = at[nf];
+  std::vector<std::uint32_t> miss(total);
+  std::vector<fixed_pair> own_fixed;
+  std::vector<double_pair> own_double;
   auto stride = bins_.features();
   bins_.visit([&](auto bins) {
     const auto* features = query_features_.data();
+    count_buckets(bins, std::span<const std::size_t>(at));
     for (std::size_t pos = 0; pos < frontier_.size(); ++pos) {
       auto node = frontier_[pos];
       auto rows = partition_.rows_of(node);
       auto own = std::span(own_rows_.data() + own_at_[pos],
                            own_at_[pos + 1] - own_at_[pos]);
+      auto count = std::span(node_counts_.data() + pos * total, total);
       // Row by row, every feature side by side (independent sums): the
-      // count of rows per bucket, and the own part of each bucket's sums
-      // in row order with its own labels per bucket (not missing ids
-      // unless hide_labels).
-      // Four copies of the counts, a row's copy by its place: a skewed
-      // feature's rows fall in one bucket one after another, and each
-      // increment would wait on the one before.
-      std::fill(counts.begin(), counts.end(), 0u);
-      auto total = at[nf];
-      auto* c = counts.data();
-      std::size_t t = 0;
-      for (auto r : rows) {
-        const auto* row = bins.data() + r * stride;
-        auto* copy = c + (t++ % 4) * total;
-        for (std::size_t i = 0; i < nf; ++i)
-          ++copy[at[i] + row[features[i]]];
-      }
-      for (std::size_t z = 0; z < total; ++z)
-        count[z] = c[z] + c[total + z] + c[2 * total + z] + c[3 * total + z];
-      miss = count;
-      if (fixed_sums()) {
-        std::fill(own_g.begin(), own_g.end(), 0u);
-        std::fill(own_h.begin(), own_h.end(), 0u);
-      } else {
-        std::fill(dg.begin(), dg.end(), 0.0);
-        std::fill(dh.begin(), dh.end(), 0.0);
-      }
-      for (auto k : own) {
-        const auto* row = bins.data() + label_rows_[k] * stride;
-        for (std::size_t i = 0; i < nf; ++i) {
-          auto z = at[i] + row[features[i]];
-          if (!hide)
-            --miss[z];
-          if (fixed_sums()) {
-            own_g[z] += enc_g_[k];
-            own_h[z] += enc_h_[k];
-          } else {
-            dg[z] += own_gd_[k];
-            dh[z] += own_hd_[k];
+      // own part of each bucket's sums in row order with its own labels
+      // per bucket (not missing ids unless hide_labels).
+      miss.assign(count.begin(), count.end());
+      auto add = [&](auto& sums, const auto* g_of, const auto* h_of) {
+        using pair = typename std::decay_t<decltype(sums)>::value_type;
+        sums.assign(total, pair{});
+        auto* sum = sums.data();
+        auto* missing = miss.data();
+        for (auto k : own) {
+          const auto* row = bins.data() + label_rows_[k] * stride;
+          typename pair::lanes gh = {g_of[k], h_of[k]};
+          for (std::size_t i = 0; i < nf; ++i) {
+            auto z = at[i] + row[features[i]];
+            if (!hide)
+              --missing[z];
+            sum[z].v += gh;
           }
         }
-      }
+      };
+      if (fixed_sums())
+        add(own_fixed, enc_g_.data(), enc_h_.data());
+      else
+        add(own_double, own_gd_.data(), own_hd_.data());
       for (std::size_t i = 0; i < nf; ++i) {
         auto f = features[i];
         auto nb = at[i + 1] - at[i];
@@ -851,17 +911,18 @@ void client::begin_level(outbox& out) {
         of.feature = f;
         of.missing_slot = has_missing_[static_cast<std::size_t>(f)];
         of.count.assign(count.begin() + first, count.begin() + last);
-        if (fixed_sums()) {
-          of.own_g.assign(own_g.begin() + first, own_g.begin() + last);
-          of.own_h.assign(own_h.begin() + first, own_h.begin() + last);
-          of.g.assign(nb, 0);
-          of.h.assign(nb, 0);
-        } else {
-          of.own_g.assign(nb, 0);
-          of.own_h.assign(nb, 0);
-          of.g.assign(dg.begin() + first, dg.begin() + last);
-          of.h.assign(dh.begin() + first, dh.begin() + last);
-        }
+        of.own_g.assign(nb, 0);
+        of.own_h.assign(nb, 0);
+        of.g.assign(nb, 0);
+        of.h.assign(nb, 0);
+        for (std::size_t z = 0; z < nb; ++z)
+          if (fixed_sums()) {
+            of.own_g[z] = own_fixed[at[i] + z].v[0];
+            of.own_h[z] = own_fixed[at[i] + z].v[1];
+          } else {
+            of.g[z] = own_double[at[i] + z].v[0];
+            of.h[z] = own_double[at[i] + z].v[1];
+          }
         of.query.assign(nb, -1);
         for (std::size_t z = 0; z < nb; ++z) {
           // [D] Every non-empty bucket is queried when the sums carry
@@ -929,8 +990,8 @@ client::status client::finish_query(outbox& out) {
   first_.assign(n_ + 1, 0);
   // Spec §12.3: a record joins one query per feature queried at its node,
   // whoever labels it (every non-empty bucket of a queried feature is
-  // released): count the (source, feature) pairs of each node.
-  std::map<std::int32_t, std::uint32_t> features_at;
+  // released): count the (source, feature) pairs of each node
+  // (node_joined_; a refused batch ends the session).
   for (party_id p = 0; p < n_; ++p) {
     first_[p] = queries_.size();
     if (p != self_) {
@@ -948,7 +1009,7 @@ client::status client::finish_query(outbox& out) {
       // qids ascend by (node, feature, bucket) within a source.
       if (i == 0 || q.node != queries_[queries_.size() - 2].node ||
           unpack_qid(b.qids[i]).feature != unpack_qid(b.qids[i - 1]).feature)
-        ++features_at[q.node];
+        ++node_joined_[static_cast<std::size_t>(q.node)];
     }
   }
   first_[n_] = queries_.size();
@@ -974,8 +1035,6 @@ client::status client::finish_query(outbox& out) {
     for (std::size_t k = 0; k < queries_.size(); ++k)
       queries_[k].ids = {level_ids_.data() + ids_at_[k], queries_[k].id_count};
   accountant_.count_queries(queries_.size());
-  for (const auto& [node, k] : features_at)
-    accountant_.count_records(partition_.rows_of(node), k);
   accountant_.answered(queries_.size() - (first_[self_ + 1] - first_[self_]));
   if (!elects()) {
     send_plain(out);
@@ -1137,7 +1196,9 @@ client::status client::scan_batch(party_id p) {
   std::vector<const std::uint8_t*> columns; // by own label
   std::vector<const std::uint8_t*> full;    // by row, if lists
   std::vector<std::int32_t> query_of;
-  std::vector<std::size_t> group_at; // first query of each feature; + end
+  std::vector<std::size_t> group_at;  // first query of each feature; + end
+  std::vector<fixed_pair> node_fixed; // G, H per bucket of a node
+  std::vector<double_pair> node_double;
   for (auto i = first_[p], hi = first_[p + 1]; i < hi;) {
     auto node = queries_[i].node;
     columns.clear();
@@ -1178,26 +1239,33 @@ client::status client::scan_batch(party_id p) {
       // row order).
       // Locals throughout: the compiler cannot tell the sums' stores
       // from this client's members.
-      auto add = [&](auto* part, const auto* g_of, const auto* h_of) {
-        const auto* table = query_of.data();
+      // Into every bucket of the node's features (a small table, no
+      // lookup per row), then each queried one to its query: the same
+      // additions in the same order.
+      auto add = [&](auto* part, auto& sums, const auto* g_of,
+                     const auto* h_of) {
+        using pair = typename std::decay_t<decltype(sums)>::value_type;
+        sums.assign(groups * slots, pair{});
+        auto* sum = sums.data();
         const auto* column = columns.data();
         const auto* own = own_rows_.data();
         for (auto i = own_at_[pos], end = own_at_[pos + 1]; i < end; ++i) {
           auto k = own[i];
-          auto g = g_of[k], h = h_of[k];
-          for (std::size_t f = 0; f < groups; ++f) {
-            auto q = table[f * slots + column[f][k]];
-            if (q < 0) // a bucket whose labels p all holds (plain mode)
-              continue;
-            part[2 * q] += g;
-            part[2 * q + 1] += h;
-          }
+          typename pair::lanes gh = {g_of[k], h_of[k]};
+          for (std::size_t f = 0; f < groups; ++f)
+            sum[f * slots + column[f][k]].v += gh;
         }
+        // A bucket whose labels p all holds has no query (plain mode).
+        for (std::size_t z = 0; z < groups * slots; ++z)
+          if (auto q = query_of[z]; q >= 0) {
+            part[2 * q] = sum[z].v[0];
+            part[2 * q + 1] = sum[z].v[1];
+          }
       };
       if (fixed_sums())
-        add(part_fixed_.data(), enc_g_.data(), enc_h_.data());
+        add(part_fixed_.data(), node_fixed, enc_g_.data(), enc_h_.data());
       else
-        add(part_double_.data(), own_gd_.data(), own_hd_.data());
+        add(part_double_.data(), node_double, own_gd_.data(), own_hd_.data());
     }
     if (lists) {
       // Bucket after bucket, each in row order (node rows ascend: the
@@ -2497,7 +2565,9 @@ void client::finish_tree(outbox& out) {
     if (!n.is_leaf())
       continue;
     double v = n.value;
-    for (auto r : partition_.rows_of(static_cast<std::int32_t>(id))) {
+    auto rows = partition_.rows_of(static_cast<std::int32_t>(id));
+    accountant_.count_records(rows, node_joined_[id]);
+    for (auto r : rows) {
       auto k = own_index_[r];
       if (k >= 0)
         margins_[static_cast<std::size_t>(k)] += v;

@@ -387,6 +387,10 @@ private:
   status finish_census(outbox& out);
   void begin_tree(outbox& out);
   void begin_level(outbox& out);
+  /// node_counts_ for the frontier, from `bins` (bins_'s rows); `at`: each
+  /// query feature's first bucket in a node's counts, and their end.
+  template <class Bins>
+  void count_buckets(Bins bins, std::span<const std::size_t> at);
   status finish_query(outbox& out);
   /// The level, qids and field lengths of source p's batch.
   status check_batch(party_id p) const;
@@ -498,8 +502,16 @@ private:
   learners::regression_tree building_;
   std::vector<double> pending_weight_; // per node: the splitter's weight
   std::vector<int> node_depth_;
+  /// Per node of the tree: the queries its records joined on the path to it
+  /// (spec §12.3), given to the accountant once per tree at its leaves.
+  std::vector<std::uint32_t> node_joined_;
   learners::row_partition partition_;
   std::vector<std::int32_t> frontier_; // ascending node ids
+  /// This client's row count per bucket of each query feature at each node
+  /// of the level before (`counted_nodes_`, ascending, node after node):
+  /// a child's counts are its parent's less its sibling's.
+  std::vector<std::uint32_t> node_counts_;
+  std::vector<std::int32_t> counted_nodes_;
 
   // The current level.
   std::vector<query_batch> batches_;     // by client
