@@ -110,17 +110,21 @@ ticket_stream::ticket_stream(const key32& element, const round_input& in) {
 }
 
 std::uint64_t ticket_stream::at(std::size_t i) {
-  auto base = i / chunk * chunk;
-  if (cache_.empty() || cached_ != base) {
-    // ChaCha20 blocks are 64 bytes, 8 tickets: ticket `base` starts block
-    // base / 8.
-    cache_.resize(chunk);
-    expand(key_, cache_, base / 8);
-    for (auto& t : cache_)
-      t = le64(t);
-    cached_ = base;
+  auto c = i / chunk;
+  if (c >= filled_.size()) {
+    filled_.resize(c + 1, false);
+    cache_.resize((c + 1) * chunk);
   }
-  return cache_[i - base];
+  if (!filled_[c]) {
+    // ChaCha20 blocks are 64 bytes, 8 tickets: chunk c starts block
+    // c * chunk / 8.
+    auto out = std::span(cache_).subspan(c * chunk, chunk);
+    expand(key_, out, c * chunk / 8);
+    for (auto& t : out)
+      t = le64(t);
+    filled_[c] = true;
+  }
+  return cache_[i];
 }
 
 std::vector<std::uint64_t> ticket_stream::first(std::size_t count) const {

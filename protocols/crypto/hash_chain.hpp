@@ -84,8 +84,8 @@ class ticket_stream {
 public:
   ticket_stream(const key32& element, const round_input& in);
   /// Ticket i: computed with its 63 neighbours (8 ChaCha20 blocks) and
-  /// kept, so that reading tickets in order costs one stream, and a later
-  /// round that needs a few costs a few blocks.
+  /// kept with every chunk computed before, so that reading tickets in any
+  /// order, and again, costs each chunk once.
   std::uint64_t at(std::size_t i);
   /// Tickets 0 .. count - 1, in one stream call.
   std::vector<std::uint64_t> first(std::size_t count) const;
@@ -93,8 +93,8 @@ public:
 private:
   static constexpr std::size_t chunk = 64;
   key32 key_;
-  std::size_t cached_ = 0; ///< first ticket in cache_
-  std::vector<std::uint64_t> cache_;
+  std::vector<std::uint64_t> cache_; ///< tickets of the chunks in `filled_`
+  std::vector<bool> filled_;         ///< by chunk
 };
 
 /// A 64-bit ticket as a lottery score (its big-endian bytes first, zeros
