@@ -17,8 +17,9 @@
 #   feverless-ahe, Paillier 2048    at --ahe2048-size (default 4x4: a 10x10
 #                                   run takes hours on 2 vCPUs)
 # plus feverless-plain at each AHE size that is not 10x10, for the ratio.
-# Prints the median train_seconds over --runs, the ratio to feverless-plain
-# of the same size, the microseconds per query, the MB each client sent
+# Prints the median train_seconds over --runs (the settings take turns, run
+# after run), the ratio to feverless-plain of the same size, the
+# microseconds per query, the MB each client sent
 # (from --report: training and the prediction of the training rows) and
 # the paper's time for the same setting (Table 6: Python, Xeon E5-2620 v4);
 # for an AHE run below 10x10, also its time extrapolated per query to the
@@ -89,18 +90,23 @@ print(t[k][d // 2 - 1][n // 2 - 1] if ok else "–")
 EOF
 }
 
-# run NAME PROTOCOL DEPTH TREES [--set ...]: median train_seconds -> $OUT/NAME.s
+# run NAME PROTOCOL DEPTH TREES [--set ...]: one run, its train_seconds
+# added to $OUT/NAME.all (the rounds below alternate the settings, so that
+# a slower minute of the VM weighs on every row alike).
 run() {
   local name=$1 protocol=$2 depth=$3 trees=$4
   shift 4
-  local s=()
-  for r in $(seq "$RUNS"); do
-    "$VEIL" train --data "$DATA" --protocol "$protocol" --parties 4 \
-      --trees "$trees" --depth "$depth" --seed 1 --timeout 7200 --quiet \
-      --report "$OUT/$name.json" "$@" >/dev/null
-    s+=("$(field "$OUT/$name.json" 'r["train_seconds"]')")
+  "$VEIL" train --data "$DATA" --protocol "$protocol" --parties 4 \
+    --trees "$trees" --depth "$depth" --seed 1 --timeout 7200 --quiet \
+    --report "$OUT/$name.json" "$@" >/dev/null
+  field "$OUT/$name.json" 'r["train_seconds"]' >>"$OUT/$name.all"
+}
+
+# settle NAME...: the median of each NAME's runs -> $OUT/NAME.s
+settle() {
+  for name in "$@"; do
+    median <"$OUT/$name.all" >"$OUT/$name.s"
   done
-  printf '%s\n' "${s[@]}" | median >"$OUT/$name.s"
 }
 
 # row LABEL NAME DEPTH TREES PLAIN_NAME PAPER_KIND [EXTRAPOLATE]: one line
@@ -121,45 +127,47 @@ row() {
   awk -v l="$label" -v d="$d" -v t="$t" -v s="$s" -v b="$b" -v q="$q" -v mb="$mb" \
     -v a="$acc" -v p="$(paper "$kind" "$d" "$t")" -v x="$ext" 'BEGIN {
       r = p == "–" ? "–" : sprintf("%.1f×", p / s);
-      printf "| %s | %s × %s | %.2f%s | %.2f× | %.1f | %s | %s | %s | %s | %s |\n",
+      printf "| %s | %s × %s | %.3f%s | %.2f× | %.1f | %s | %s | %s | %s | %s |\n",
         l, d, t, s, x, s / b, 1e6 * s / q, q, mb, a, p, r }'
 }
 
 size() { echo "${1%x*} ${1#*x}"; }
 
 echo "load before: $(uptime)" >&2
-run vertical plain 10 10
-run plain feverless-plain 10 10
+DP=(--set feverless.sum_epsilon=2 --delta 1e-5 --set feverless.calibration=classical
+  --set max_delta_step=0 --set feverless.source_noise=false)
+names=(vertical plain chain per-batch ldp)
+[[ $SKIP_SIGNED == 1 ]] || names+=(signed)
+for name in "${names[@]}"; do rm -f "$OUT/$name.all"; done
+for r in $(seq "$RUNS"); do
+  run vertical plain 10 10
+  run plain feverless-plain 10 10
+  run chain feverless 10 10 "${DP[@]}" --set feverless.election=chain
+  [[ $SKIP_SIGNED == 1 ]] ||
+    run signed feverless 10 10 "${DP[@]}" --set feverless.election=signed
+  run per-batch feverless 10 10 "${DP[@]}" --set feverless.election=per_batch
+  run ldp feverless-ldp 10 10 "${DP[@]}"
+done
+settle "${names[@]}"
 field "$OUT/plain.json" 'r["queries"]' >"$OUT/q10"
-run chain feverless 10 10 --set feverless.sum_epsilon=2 \
-  --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
-  --set feverless.source_noise=false --set feverless.election=chain
-if [[ $SKIP_SIGNED == 0 ]]; then
-  run signed feverless 10 10 --set feverless.sum_epsilon=2 \
-    --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
-    --set feverless.source_noise=false --set feverless.election=signed
-fi
-run per-batch feverless 10 10 --set feverless.sum_epsilon=2 \
-  --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
-  --set feverless.source_noise=false --set feverless.election=per_batch
-run ldp feverless-ldp 10 10 --set feverless.sum_epsilon=2 \
-  --delta 1e-5 --set feverless.calibration=classical --set max_delta_step=0 \
-  --set feverless.source_noise=false
 if [[ $SKIP_AHE == 0 ]]; then
   for spec in "ahe1024 1024 $AHE" "ahe2048 2048 $AHE2048"; do
     read -r name bits sz <<<"$spec"
     read -r d t <<<"$(size "$sz")"
-    [[ $sz == 10x10 || -f $OUT/plain-$sz.s ]] || run "plain-$sz" feverless-plain "$d" "$t"
-    run "$name" feverless-ahe "$d" "$t" --set paillier.bits="$bits" \
-      --set feverless.sum_epsilon=2 --delta 1e-5 --set feverless.calibration=classical \
-      --set max_delta_step=0 --set feverless.source_noise=false
+    rm -f "$OUT/$name.all" "$OUT/plain-$sz.all"
+    for r in $(seq "$RUNS"); do
+      [[ $sz == 10x10 ]] || run "plain-$sz" feverless-plain "$d" "$t"
+      run "$name" feverless-ahe "$d" "$t" --set paillier.bits="$bits" "${DP[@]}"
+    done
+    settle "$name"
+    [[ $sz == 10x10 ]] || settle "plain-$sz"
   done
 fi
 echo "load after: $(uptime)" >&2
 
 echo "| run | depth × trees | train s | × feverless-plain (same size) | µs per query | queries | MB sent per client | train accuracy | paper s (Table 6) | paper / ours |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-echo "| plain (--protocol plain, labels at one party) | 10 × 10 | $(cat "$OUT/vertical.s") | $(awk -v s="$(cat "$OUT/vertical.s")" -v b="$(cat "$OUT/plain.s")" 'BEGIN { printf "%.2f×", s / b }') | – | – | – | $(field "$OUT/vertical.json" 'format(r["metrics"]["accuracy"],".4f")') | – | – |"
+echo "| plain (--protocol plain, labels at one party) | 10 × 10 | $(awk -v s="$(cat "$OUT/vertical.s")" -v b="$(cat "$OUT/plain.s")" 'BEGIN { printf "%.3f | %.2f× (feverless-plain: %.2f× plain)", s, s / b, b / s }') | – | – | – | $(field "$OUT/vertical.json" 'format(r["metrics"]["accuracy"],".4f")') | – | – |"
 row "feverless-plain (no protection)" plain 10 10 plain plain
 row "feverless, chain election (default)" chain 10 10 plain feverless
 [[ $SKIP_SIGNED == 1 ]] ||

@@ -6,6 +6,7 @@
 #include "tests/protocols/feverless/harness.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "learners/boost/booster.hpp"
 
@@ -140,10 +141,62 @@ void plain_equals_centralized(const dataset& d, std::size_t n, int trees,
                           "row " << i);
 }
 
+/// FNV-1a over every node (children, owner, value's bits) and every split
+/// (its owner's feature, bucket, threshold's bits, missing direction).
+std::uint64_t model_digest(const federation& f) {
+  std::uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](std::uint64_t x) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (x >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  const auto& trees = f.clients[0]->model().trees;
+  for (std::size_t t = 0; t < trees.size(); ++t)
+    for (std::size_t i = 0; i < trees[t].nodes.size(); ++i) {
+      const auto& n = trees[t].nodes[i];
+      mix(static_cast<std::uint32_t>(n.left));
+      mix(static_cast<std::uint32_t>(n.right));
+      mix(static_cast<std::uint32_t>(n.owner));
+      mix(std::bit_cast<std::uint32_t>(n.value));
+      if (n.is_leaf())
+        continue;
+      const auto& s = split_of(f, t, static_cast<std::int32_t>(i));
+      mix(static_cast<std::uint32_t>(s.feature));
+      mix(static_cast<std::uint32_t>(s.bucket));
+      mix(std::bit_cast<std::uint32_t>(s.threshold));
+      mix(s.default_left ? 1 : 0);
+    }
+  return h;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(feverless)
 BOOST_AUTO_TEST_SUITE(training)
+
+BOOST_AUTO_TEST_CASE(models_are_bit_for_bit_the_recorded_ones) {
+  // Issue 13, item 4: a speed-up keeps the model bit for bit. Plain mode's
+  // double sums are added in an order (per bucket: own labels in row
+  // order, then each receiver's part in row order) that fixes their last
+  // bits; a change of that order, or of which rows are counted, changes
+  // its digest. FEVERLESS with the noise off and hide_labels runs the
+  // fixed-point sums, masks and election. Recorded with the build of
+  // d971b36, before the query flow's changes of 2026-11-28 (sibling counts
+  // by subtraction, packed sums); x86-64 doubles, no fast-math.
+  auto d = synthetic(3000, 12, 93);
+  auto owners = random_owners(d.rows(), 4, 93);
+  auto plain = train_session(d, base(mode::plain, 4, 6), 4, owners, 93);
+  BOOST_TEST_MESSAGE("plain: digest " << std::hex << model_digest(plain));
+  BOOST_TEST(model_digest(plain) == 0xcf0b9c6954bf81b0ull);
+  auto p = base(mode::feverless, 3, 5);
+  p.noise = false;
+  p.hide_labels = true;
+  auto hidden = train_session(d, p, 4, owners, 93);
+  BOOST_TEST_MESSAGE("feverless, noise off, hide_labels: digest "
+                     << std::hex << model_digest(hidden));
+  BOOST_TEST(model_digest(hidden) == 0x5a8b9220396152e7ull);
+}
 
 BOOST_AUTO_TEST_CASE(noise_off_equals_plain_with_2_clients) {
   noise_off_equals_plain(2, 41);
