@@ -126,7 +126,8 @@ public:
   /// `n` queries of the session.
   void count_queries(std::uint64_t n) { total_ += n; }
   /// Every record of `rows` (each < rows) joined `queries` more queries: one
-  /// per feature queried at their node, whoever labels them.
+  /// per feature queried at each node on their path, whoever labels them
+  /// (the client gives a tree's counts at its leaves).
   void count_records(std::span<const std::uint32_t> rows,
                      std::uint32_t queries);
   void caused(std::uint64_t n) { caused_ += n; }

@@ -30,15 +30,17 @@ const protocols::descriptor& descriptor() {
     x.links = topology::mesh;
     x.spread_labels = true;
     x.labels = "spread: every row's label on exactly one client";
+    // feverless-plain adds no noise: it takes no budget.
+    const std::vector<std::string> noisy = {"feverless", "feverless-ldp",
+                                            "feverless-ahe"};
     x.settings = {
-        // feverless-plain adds no noise: it takes no budget.
         only_for(number_setting("epsilon", "2", 0, inf, true, true,
                                 "total privacy budget of the whole "
                                 "training: each label's epsilon"),
-                 {"feverless", "feverless-ldp", "feverless-ahe"}),
+                 noisy),
         only_for(number_setting("delta", "1e-5", 0, 1, true, true,
                                 "total budget delta"),
-                 {"feverless", "feverless-ldp", "feverless-ahe"}),
+                 noisy),
         number_setting(
             "feverless.sum_epsilon", "none", 0, inf, true, true,
             "epsilon of each released gradient sum instead (the paper's "

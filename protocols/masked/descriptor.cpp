@@ -35,18 +35,20 @@ const protocols::descriptor& descriptor() {
     x.labels = "the active party (the one party with a label column)";
     x.model_file = "the trees, leaf values and the active party's splits "
                    "(a passive party's split names the party only)";
+    // FederBoost's active party releases nothing, HE-XGBoost encrypts:
+    // neither spends a budget of the active party's.
+    const std::vector<std::string> spending = {"masked-xgboost", "xgboost-ldp",
+                                               "fedxgboost-ldp"};
     x.settings = {
-        // FederBoost's active party releases nothing, HE-XGBoost
-        // encrypts: neither spends a budget of the active party's.
         only_for(number_setting("epsilon", "1", 0, 1000, true, false,
                                 "the active party's budget (Theorem 2, "
                                 "Gaussian LDP of its gradient vectors), over "
                                 "the training as masked.accounting divides "
                                 "it"),
-                 {"masked-xgboost", "xgboost-ldp", "fedxgboost-ldp"}),
+                 spending),
         only_for(number_setting("delta", "0.001", 0, 1, true, true,
                                 "the active party's delta"),
-                 {"masked-xgboost", "xgboost-ldp", "fedxgboost-ldp"}),
+                 spending),
         number_setting("masked.epsilon_pp", "1", 0, 1000, true, false,
                        "each passive party's budget per noise matrix "
                        "(Theorem 3); must exceed masked.w ln 2"),

@@ -26,6 +26,16 @@ struct small_data : veil::test::generated_split {
   explicit small_data(int rows = 1600) : generated_split(rows, 5) {}
 };
 
+/// `veil train --config FILE` on `toml`, written to FILE in `dir`: refused
+/// (exit 2) with `reason` in its output.
+void require_refused(const temp_dir& dir, const std::string& file,
+                     const std::string& toml, const std::string& reason) {
+  std::ofstream(dir / file) << toml;
+  auto r = run_veil("train --config " + dir / file);
+  BOOST_TEST(r.status == 2, file);
+  BOOST_TEST(contains(r.output, reason), r.output);
+}
+
 /// What --plan printed after "privacy (fixed before training): ", to the
 /// end of its output.
 std::string planned(const std::string& output) {
@@ -136,23 +146,18 @@ BOOST_AUTO_TEST_CASE(privet_from_a_session_file_trains_as_from_one_table) {
                       t["metrics"]["auc"].get<double>()) < 0.005);
   BOOST_TEST(f["party_names"][0] == "bank", f["party_names"].dump());
   // What it cannot take, named.
-  std::ofstream(d.dir / "r.toml")
-      << "[protocol]\nname = \"privet\"\n"
-      << party("bank", "\"f0\", \"f1\"", true)
-      << "[[party]]\nname = \"shop\"\ndata = \"d_train.csv\"\ntest = "
-         "\"d_test.csv\"\nlocation = \"localhost:1\"\n";
-  auto remote = run_veil("train --config " + d.dir / "r.toml");
-  BOOST_TEST(remote.status == 2);
-  BOOST_TEST(contains(remote.output, "party shop at localhost:1: Privet's "
-                                     "parties run in this process"),
-             remote.output);
-  std::ofstream(d.dir / "n.toml") << "[protocol]\nname = \"privet\"\n"
-                                  << party("bank", "\"f0\", \"f1\"", true)
-                                  << party("dealer", "\"f2\"", false);
-  auto dealer = run_veil("train --config " + d.dir / "n.toml");
-  BOOST_TEST(dealer.status == 2);
-  BOOST_TEST(contains(dealer.output, "the name of Privet's dealer"),
-             dealer.output);
+  require_refused(d.dir, "r.toml",
+                  "[protocol]\nname = \"privet\"\n" +
+                      party("bank", "\"f0\", \"f1\"", true) +
+                      "[[party]]\nname = \"shop\"\ndata = \"d_train.csv\"\n"
+                      "test = \"d_test.csv\"\nlocation = \"localhost:1\"\n",
+                  "party shop at localhost:1: Privet's parties run in this "
+                  "process");
+  require_refused(d.dir, "n.toml",
+                  "[protocol]\nname = \"privet\"\n" +
+                      party("bank", "\"f0\", \"f1\"", true) +
+                      party("dealer", "\"f2\"", false),
+                  "the name of Privet's dealer");
 }
 
 BOOST_AUTO_TEST_CASE(ldp_boosting_from_a_session_file_is_its_one_table) {
@@ -179,33 +184,20 @@ BOOST_AUTO_TEST_CASE(ldp_boosting_from_a_session_file_is_its_one_table) {
   // on 5,000 rows by far more than a standard error of 0.007.
   BOOST_TEST(f["metrics"]["error"].get<double>() < 0.4);
   // Another party in this process, or ids, are not LDP boosting's.
-  std::ofstream(d.dir / "two.toml")
-      << "[protocol]\nname = \"ldp-boost\"\n"
-      << user << "label = \"label\"\n"
-      << "[[party]]\nname = \"more\"\ndata = \"d_test.csv\"\n";
-  auto two = run_veil("train --config " + d.dir / "two.toml");
-  BOOST_TEST(two.status == 2);
-  BOOST_TEST(contains(two.output, "party more: an ldp-boost session's other "
-                                  "parties are owner blocks"),
-             two.output);
-  std::ofstream(d.dir / "subset.toml")
-      << "[protocol]\nname = \"ldp-boost\"\n"
-      << user << "label = \"label\"\nfeatures = [\"f0\"]\n";
-  auto subset = run_veil("train --config " + d.dir / "subset.toml");
-  BOOST_TEST(subset.status == 2);
-  BOOST_TEST(contains(subset.output, "reads every feature column"),
-             subset.output);
+  const std::string head =
+      "[protocol]\nname = \"ldp-boost\"\n" + user + "label = \"label\"\n";
+  require_refused(d.dir, "two.toml",
+                  head + "[[party]]\nname = \"more\"\ndata = \"d_test.csv\"\n",
+                  "party more: an ldp-boost session's other parties are "
+                  "owner blocks");
+  require_refused(d.dir, "subset.toml", head + "features = [\"f0\"]\n",
+                  "reads every feature column");
   // An owner block on a node takes its location and dataset, nothing else.
-  std::ofstream(d.dir / "block.toml")
-      << "[protocol]\nname = \"ldp-boost\"\n"
-      << user << "label = \"label\"\n"
-      << "[[party]]\nname = \"owners\"\ndata = \"rows\"\nid = \"rowid\"\n"
-         "location = \"localhost:1\"\n";
-  auto block = run_veil("train --config " + d.dir / "block.toml");
-  BOOST_TEST(block.status == 2);
-  BOOST_TEST(contains(block.output, "block.toml: party owners: an owner block "
-                                    "takes its location and data"),
-             block.output);
+  require_refused(d.dir, "block.toml",
+                  head + "[[party]]\nname = \"owners\"\ndata = \"rows\"\n"
+                         "id = \"rowid\"\nlocation = \"localhost:1\"\n",
+                  "block.toml: party owners: an owner block takes its "
+                  "location and data");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
