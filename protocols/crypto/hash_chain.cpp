@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sodium.h>
 #include <stdexcept>
+#include <string>
 
 #include "protocols/crypto/masks.hpp"
 
@@ -92,7 +93,9 @@ bool chain_verifier::accept(std::uint64_t k, const key32& x) {
   return true;
 }
 
-ticket_stream::ticket_stream(const key32& element, const round_input& in) {
+ticket_stream::ticket_stream(const key32& element, const round_input& in,
+                             std::size_t tickets)
+    : tickets_(tickets) {
   ensure_sodium();
   unsigned char msg[1 + 4 + 32];
   msg[0] = in.tag;
@@ -110,15 +113,19 @@ ticket_stream::ticket_stream(const key32& element, const round_input& in) {
 }
 
 std::uint64_t ticket_stream::at(std::size_t i) {
-  auto c = i / chunk;
-  if (c >= filled_.size()) {
-    filled_.resize(c + 1, false);
-    cache_.resize((c + 1) * chunk);
+  if (i >= tickets_)
+    throw std::out_of_range("ticket " + std::to_string(i) +
+                            " of a stream of " + std::to_string(tickets_));
+  if (!cache_) {
+    auto chunks = (tickets_ + chunk - 1) / chunk;
+    cache_ = std::make_unique_for_overwrite<std::uint64_t[]>(chunks * chunk);
+    filled_.assign(chunks, false);
   }
+  auto c = i / chunk;
   if (!filled_[c]) {
     // ChaCha20 blocks are 64 bytes, 8 tickets: chunk c starts block
     // c * chunk / 8.
-    auto out = std::span(cache_).subspan(c * chunk, chunk);
+    auto out = std::span(cache_.get() + c * chunk, chunk);
     expand(key_, out, c * chunk / 8);
     for (auto& t : out)
       t = le64(t);

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "protocols/crypto/lottery.hpp"
@@ -82,10 +83,15 @@ struct round_input {
 /// in about 2^50 units.
 class ticket_stream {
 public:
-  ticket_stream(const key32& element, const round_input& in);
-  /// Ticket i: computed with its 63 neighbours (8 ChaCha20 blocks) and
-  /// kept with every chunk computed before, so that reading tickets in any
-  /// order, and again, costs each chunk once.
+  /// `tickets` bounds what `at` may read: its cache is that long, made at
+  /// the first `at`, and left unwritten until a chunk is computed (most attempts' streams are read
+  /// sparsely, and zeroing or regrowing the cache cost more than the
+  /// ChaCha20 it saves).
+  ticket_stream(const key32& element, const round_input& in,
+                std::size_t tickets = 0);
+  /// Ticket i < tickets: computed with its 63 neighbours (8 ChaCha20
+  /// blocks) and kept with every chunk computed before, so that reading
+  /// tickets in any order, and again, costs each chunk once.
   std::uint64_t at(std::size_t i);
   /// Tickets 0 .. count - 1, in one stream call.
   std::vector<std::uint64_t> first(std::size_t count) const;
@@ -93,8 +99,9 @@ public:
 private:
   static constexpr std::size_t chunk = 64;
   key32 key_;
-  std::vector<std::uint64_t> cache_; ///< tickets of the chunks in `filled_`
-  std::vector<bool> filled_;         ///< by chunk
+  std::size_t tickets_ = 0;
+  std::unique_ptr<std::uint64_t[]> cache_; ///< chunks in `filled_` are set
+  std::vector<bool> filled_;               ///< by chunk
 };
 
 /// A 64-bit ticket as a lottery score (its big-endian bytes first, zeros

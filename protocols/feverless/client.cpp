@@ -1455,7 +1455,8 @@ std::uint64_t client::chain_index() const {
 crypto::ticket_stream client::level_stream(const crypto::key32& x,
                                            std::uint8_t tag,
                                            std::uint32_t attempt) const {
-  return crypto::ticket_stream(x, {tag, attempt, level_digest_});
+  return crypto::ticket_stream(x, {tag, attempt, level_digest_},
+                               units_.size());
 }
 
 void client::send_lead(outbox& out) {
@@ -1664,6 +1665,7 @@ client::status client::finish_thresh(outbox& out) {
 std::uint64_t client::chain_ticket(std::vector<crypto::ticket_stream>& streams,
                                    const crypto::key32& x, std::uint8_t tag,
                                    std::uint32_t d, std::size_t unit) const {
+  streams.reserve(chain_window);
   while (streams.size() <= d)
     streams.push_back(level_stream(
         x, tag,
@@ -1673,9 +1675,14 @@ std::uint64_t client::chain_ticket(std::vector<crypto::ticket_stream>& streams,
 
 void client::send_offers(outbox& out) {
   round_units_.clear();
+  round_led_.resize(n_);
+  for (auto& led : round_led_)
+    led.clear();
   for (std::size_t i = 0; i < units_.size(); ++i)
-    if (units_[i].pending)
+    if (units_[i].pending) {
       round_units_.push_back(i);
+      round_led_[units_[i].leader].push_back(i);
+    }
   // Alg. 5 l.7–13: each candidate c not in {source, leader} draws a ticket
   // over (NOISE, id, attempt); if it beats the threshold it volunteers
   // noise N(0, Δ²σ²) blinded by a uniform r mod 2^64, fresh for each query
@@ -1751,16 +1758,16 @@ client::status client::finish_noise(outbox& out) {
       return refuse_from(p, "noise",
                          party(p) + "'s offers are for another round");
     std::size_t expected = 0;
-    for (auto i : round_units_)
-      if (units_[i].leader == self_ && units_[i].source != p)
+    for (auto i : round_led_[self_])
+      if (units_[i].source != p)
         ++expected;
     if (o.volunteer.size() != expected)
       return refuse_from(p, "noise",
                          party(p) + " sent the wrong number of flags");
     std::size_t volunteers = 0, values = 0, k = 0;
-    for (auto i : round_units_) {
+    for (auto i : round_led_[self_]) {
       const auto& u = units_[i];
-      if (u.leader != self_ || u.source == p)
+      if (u.source == p)
         continue;
       auto f = o.volunteer[k++];
       if (f > (chained() ? chain_window : 1))
@@ -1782,9 +1789,9 @@ client::status client::finish_noise(outbox& out) {
     }
     std::size_t v = 0, at = 0;
     k = 0;
-    for (auto i : round_units_) {
+    for (auto i : round_led_[self_]) {
       auto& u = units_[i];
-      if (u.leader != self_ || u.source == p)
+      if (u.source == p)
         continue;
       auto f = o.volunteer[k++];
       if (!f)
@@ -1823,10 +1830,8 @@ client::status client::finish_noise(outbox& out) {
   // Alg. 5 l.14–20: keep k volunteers, uniformly, among those of the
   // earliest attempt with any; redo when none.
   my_redo_ = 0;
-  for (auto i : round_units_) {
+  for (auto i : round_led_[self_]) {
     auto& u = units_[i];
-    if (u.leader != self_)
-      continue;
     if (u.offers.empty()) {
       auto last = chained() ? (round_ + 1) * chain_window - 1 : u.attempt;
       if (last + 1 >= max_attempts)
@@ -1885,14 +1890,10 @@ client::status client::finish_noise(outbox& out) {
     nt.depth = depth_;
     nt.round = round_;
     nt.redo = my_redo_;
-    for (auto i : round_units_) {
-      const auto& u = units_[i];
-      if (u.leader != self_)
-        continue;
-      for (const auto& of : u.offers)
+    for (auto i : round_led_[self_])
+      for (const auto& of : units_[i].offers)
         if (of.from == p)
           nt.selected.push_back(of.selected ? 1 : 0);
-    }
     send(out, p, std::move(nt));
   }
   phase_ = phase::notify;
@@ -1909,12 +1910,8 @@ client::status client::finish_notify(outbox& out) {
       return refuse_from(p, "notify",
                          party(p) + "'s notice is for another round");
     std::size_t mine = 0, others = 0;
-    for (auto i : round_units_) {
-      const auto& u = units_[i];
-      if (u.leader != p)
-        continue;
-      ++(u.volunteered ? mine : others);
-    }
+    for (auto i : round_led_[p])
+      ++(units_[i].volunteered ? mine : others);
     if (nt.selected.size() != mine)
       return refuse_from(p, "notify",
                          party(p) + " sent the wrong number of flags");
@@ -1922,9 +1919,9 @@ client::status client::finish_notify(outbox& out) {
       return refuse_from(p, "notify",
                          party(p) + " redoes more queries than it may redo");
     std::size_t k = 0;
-    for (auto i : round_units_) {
+    for (auto i : round_led_[p]) {
       auto& u = units_[i];
-      if (u.leader != p || !u.volunteered)
+      if (!u.volunteered)
         continue;
       auto s = nt.selected[k++];
       if (s > 1)

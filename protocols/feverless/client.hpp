@@ -549,6 +549,7 @@ private:
   std::vector<std::uint64_t> part_fixed_;
   std::vector<double> part_double_;
   std::vector<std::size_t> round_units_; // pending this round
+  std::vector<std::vector<std::size_t>> round_led_; // ... by leader
   std::uint32_t round_ = 0;
   std::uint32_t my_redo_ = 0;
   std::vector<std::uint32_t> redo_by_; // announced per client

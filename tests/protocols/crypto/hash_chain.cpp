@@ -113,9 +113,10 @@ BOOST_AUTO_TEST_CASE(a_party_cannot_change_its_tickets_after_committing) {
   BOOST_TEST(
       (std::vector<std::uint64_t>(longer.begin(), longer.begin() + 8) == a));
   // One ticket at a time, in any order, gives the same tickets.
-  ticket_stream one_by_one(committed.element(1), in);
+  ticket_stream one_by_one(committed.element(1), in, 300);
   for (std::size_t i : {299u, 0u, 1u, 63u, 64u, 65u, 127u, 128u, 150u, 7u})
     BOOST_TEST(one_by_one.at(i) == longer[i], "ticket " << i);
+  BOOST_CHECK_THROW(one_by_one.at(300), std::out_of_range);
   // Scores compare as their tickets.
   BOOST_TEST(score_greater(as_score(longer[0]), as_score(longer[1])) ==
              (longer[0] > longer[1]));
