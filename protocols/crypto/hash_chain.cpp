@@ -114,8 +114,8 @@ ticket_stream::ticket_stream(const key32& element, const round_input& in,
 
 std::uint64_t ticket_stream::at(std::size_t i) {
   if (i >= tickets_)
-    throw std::out_of_range("ticket " + std::to_string(i) +
-                            " of a stream of " + std::to_string(tickets_));
+    throw std::out_of_range("ticket " + std::to_string(i) + " of a stream of " +
+                            std::to_string(tickets_));
   if (!cache_) {
     auto chunks = (tickets_ + chunk - 1) / chunk;
     cache_ = std::make_unique_for_overwrite<std::uint64_t[]>(chunks * chunk);
@@ -140,6 +140,19 @@ std::vector<std::uint64_t> ticket_stream::first(std::size_t count) const {
   for (auto& t : out)
     t = le64(t);
   return out;
+}
+
+window_tickets::window_tickets(const key32& element, const round_input& in,
+                               std::size_t units)
+    : units_(units), words_(element, in, units * (attempts / 4)) {}
+
+std::uint16_t window_tickets::at(std::size_t unit, std::uint32_t d) {
+  if (unit >= units_ || d >= attempts)
+    throw std::out_of_range("attempt " + std::to_string(d) + " of unit " +
+                            std::to_string(unit) + " in a window of " +
+                            std::to_string(units_) + " units");
+  auto word = words_.at((d / 4) * units_ + unit);
+  return static_cast<std::uint16_t>(word >> (16 * (d % 4)));
 }
 
 score as_score(std::uint64_t ticket) {

@@ -84,9 +84,9 @@ struct round_input {
 class ticket_stream {
 public:
   /// `tickets` bounds what `at` may read: its cache is that long, made at
-  /// the first `at`, and left unwritten until a chunk is computed (most attempts' streams are read
-  /// sparsely, and zeroing or regrowing the cache cost more than the
-  /// ChaCha20 it saves).
+  /// the first `at`, and left unwritten until a chunk is computed (most
+  /// attempts' streams are read sparsely, and zeroing or regrowing the cache
+  /// cost more than the ChaCha20 it saves).
   ticket_stream(const key32& element, const round_input& in,
                 std::size_t tickets = 0);
   /// Ticket i < tickets: computed with its 63 neighbours (8 ChaCha20
@@ -102,6 +102,27 @@ private:
   std::size_t tickets_ = 0;
   std::unique_ptr<std::uint64_t[]> cache_; ///< chunks in `filled_` are set
   std::vector<bool> filled_;               ///< by chunk
+};
+
+/// A round's tickets of a window of attempts, for `units` election units,
+/// from one stream: 16-bit tickets, four to a word. Attempts 4g .. 4g + 3
+/// of unit u share word g * units + u, so the first four attempts, which
+/// nearly every unit reads, fill the stream's first words densely, and the
+/// later ones, each read by a unit only after all earlier attempts failed
+/// (a fraction 2^-d at attempt d), stay mostly uncomputed. One stream per
+/// attempt with 64-bit tickets read those streams sparsely, a whole chunk
+/// per ticket: about 7 chunk-reads per unit for the 2 attempts it needs.
+class window_tickets {
+public:
+  static constexpr std::uint32_t attempts = 16;
+  window_tickets(const key32& element, const round_input& in,
+                 std::size_t units);
+  /// Unit `unit`'s ticket at attempt `d` of the window (d < attempts).
+  std::uint16_t at(std::size_t unit, std::uint32_t d);
+
+private:
+  std::size_t units_;
+  ticket_stream words_;
 };
 
 /// A 64-bit ticket as a lottery score (its big-endian bytes first, zeros

@@ -36,7 +36,7 @@ constexpr char ctx_census[9] = "VeilCens";
 constexpr std::uint32_t max_attempts = 64;
 /// Chain election: the attempts a candidate weighs in one noise round
 /// (max_attempts is a whole number of them).
-constexpr std::uint32_t chain_window = 16;
+constexpr std::uint32_t chain_window = crypto::window_tickets::attempts;
 static_assert(max_attempts % chain_window == 0 && chain_window < 255);
 
 // A bucket's G and H side by side: one packed addition adds both, each
@@ -1455,8 +1455,7 @@ std::uint64_t client::chain_index() const {
 crypto::ticket_stream client::level_stream(const crypto::key32& x,
                                            std::uint8_t tag,
                                            std::uint32_t attempt) const {
-  return crypto::ticket_stream(x, {tag, attempt, level_digest_},
-                               units_.size());
+  return crypto::ticket_stream(x, {tag, attempt, level_digest_}, units_.size());
 }
 
 void client::send_lead(outbox& out) {
@@ -1662,15 +1661,15 @@ client::status client::finish_thresh(outbox& out) {
   return {};
 }
 
-std::uint64_t client::chain_ticket(std::vector<crypto::ticket_stream>& streams,
-                                   const crypto::key32& x, std::uint8_t tag,
-                                   std::uint32_t d, std::size_t unit) const {
-  streams.reserve(chain_window);
-  while (streams.size() <= d)
-    streams.push_back(level_stream(
-        x, tag,
-        round_ * chain_window + static_cast<std::uint32_t>(streams.size())));
-  return streams[d].at(unit);
+std::uint16_t
+client::chain_ticket(std::optional<crypto::window_tickets>& window,
+                     const crypto::key32& x, std::uint8_t tag, std::uint32_t d,
+                     std::size_t unit) const {
+  if (!window)
+    window.emplace(
+        x, crypto::round_input{tag, round_ * chain_window, level_digest_},
+        units_.size());
+  return window->at(unit, d);
 }
 
 void client::send_offers(outbox& out) {
@@ -1700,8 +1699,8 @@ void client::send_offers(outbox& out) {
   // place in the window); the leader keeps the earliest volunteers, which
   // are the paper's sequence of attempts' (docs/feverless-election.md).
   crypto::key32 noise_x;
-  std::vector<crypto::ticket_stream> mine;
-  std::vector<std::vector<crypto::ticket_stream>> theirs(chained() ? n_ : 0);
+  std::optional<crypto::window_tickets> mine;
+  std::vector<std::optional<crypto::window_tickets>> theirs(chained() ? n_ : 0);
   if (chained())
     noise_x = noise_chain_->element(chain_index());
   for (auto i : round_units_) {
@@ -1749,7 +1748,7 @@ void client::send_offers(outbox& out) {
 
 client::status client::finish_noise(outbox& out) {
   // Chain, as a leader: its thresholds of the round's window (streams).
-  std::vector<crypto::ticket_stream> my_thresholds;
+  std::optional<crypto::window_tickets> my_thresholds;
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -1779,7 +1778,7 @@ client::status client::finish_noise(outbox& out) {
         o.g.size() != values || o.h.size() != values)
       return refuse_from(p, "noise", party(p) + "'s field lengths differ");
     crypto::key32 x{};
-    std::vector<crypto::ticket_stream> noise;
+    std::optional<crypto::window_tickets> noise;
     if (chained() && volunteers > 0) {
       std::memcpy(x.data(), o.reveal.data(), x.size());
       if (!noise_known_[p].accept(chain_index(), x))

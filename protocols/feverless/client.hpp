@@ -410,8 +410,8 @@ private:
   /// As a candidate: its NOISE offers for the round's pending units.
   void send_offers(outbox& out);
   /// Chain: ticket of election unit `unit` at attempt round_ * chain_window
-  /// + d from element x, its stream kept in `streams` (one per attempt).
-  std::uint64_t chain_ticket(std::vector<crypto::ticket_stream>& streams,
+  /// + d from element x, from the round's `window` (made at the first).
+  std::uint16_t chain_ticket(std::optional<crypto::window_tickets>& window,
                              const crypto::key32& x, std::uint8_t tag,
                              std::uint32_t d, std::size_t unit) const;
   status finish_noise(outbox& out);
@@ -548,7 +548,7 @@ private:
   /// point, or doubles in plain mode.
   std::vector<std::uint64_t> part_fixed_;
   std::vector<double> part_double_;
-  std::vector<std::size_t> round_units_; // pending this round
+  std::vector<std::size_t> round_units_;            // pending this round
   std::vector<std::vector<std::size_t>> round_led_; // ... by leader
   std::uint32_t round_ = 0;
   std::uint32_t my_redo_ = 0;

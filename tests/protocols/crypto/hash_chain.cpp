@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstring>
 
 #include "protocols/crypto/hash_chain.hpp"
@@ -161,6 +162,54 @@ BOOST_AUTO_TEST_CASE(tickets_are_uniform) {
     chi2 += (w - 1250) * (w - 1250) / 1250;
   BOOST_TEST_MESSAGE("winner chi-square " << chi2);
   BOOST_TEST(chi2 < 16.27);
+}
+
+BOOST_AUTO_TEST_CASE(window_tickets_are_lanes_of_one_stream) {
+  chain c(seed_of(7), 10);
+  round_input in{3, 32, {}};
+  in.digest[5] = 9;
+  constexpr std::size_t units = 100;
+  auto words = chain_tickets(c.element(2), in, 4 * units);
+  window_tickets w(c.element(2), in, units);
+  // Later attempts first, as a leader checking a late volunteer reads them.
+  for (std::uint32_t d = window_tickets::attempts; d-- > 0;)
+    for (std::size_t u = 0; u < units; ++u)
+      BOOST_TEST(w.at(u, d) ==
+                     static_cast<std::uint16_t>(words[(d / 4) * units + u] >>
+                                                (16 * (d % 4))),
+                 "unit " << u << ", attempt " << d);
+  BOOST_CHECK_THROW(w.at(units, 0), std::out_of_range);
+  BOOST_CHECK_THROW(w.at(0, window_tickets::attempts), std::out_of_range);
+}
+
+BOOST_AUTO_TEST_CASE(window_tickets_are_uniform) {
+  // 200 rounds x 64 units x 16 attempts of one party's 16-bit tickets:
+  // chi-square of their top byte, 255 degrees of freedom, P(chi2 > 330.5)
+  // = 0.001. And a candidate's ticket beats another party's threshold with
+  // probability (1 - 2^-16) / 2 (ties do not beat it): 204,800 pairs, a
+  // binomial's standard deviation is 226, so 4 of them is 905.
+  chain mine(seed_of(8), 200), leader(seed_of(9), 200);
+  std::array<double, 256> counts{};
+  std::uint64_t above = 0, pairs = 0;
+  for (std::uint64_t k = 1; k <= 200; ++k) {
+    window_tickets noise(mine.element(k), {3, 0, {}}, 64);
+    window_tickets thresholds(leader.element(k), {2, 0, {}}, 64);
+    for (std::size_t u = 0; u < 64; ++u)
+      for (std::uint32_t d = 0; d < window_tickets::attempts; ++d) {
+        auto t = noise.at(u, d);
+        ++counts[t >> 8];
+        above += t > thresholds.at(u, d) ? 1 : 0;
+        ++pairs;
+      }
+  }
+  double expected = 800, chi2 = 0;
+  for (auto x : counts)
+    chi2 += (x - expected) * (x - expected) / expected;
+  BOOST_TEST_MESSAGE("window ticket chi-square " << chi2);
+  BOOST_TEST(chi2 < 330.5);
+  double p = (1 - 0x1p-16) / 2;
+  BOOST_TEST(std::abs(static_cast<double>(above) - p * pairs) < 905,
+             above << " of " << pairs << " beat the threshold");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
