@@ -6,8 +6,9 @@
 // few hashes against the commitment (or the last element it checked);
 // nobody can compute an element before its owner reveals it (a preimage of
 // what is known), and the owner cannot change an element after committing.
-// Each revealed element keys a ChaCha20 stream whose 64-bit words are the
-// party's tickets for that round, one per election unit.
+// Each revealed element keys a ChaCha20 stream of the party's tickets for
+// that round: a 64-bit word per election unit (ticket_stream), or four
+// 16-bit tickets per word for a window of attempts (window_tickets).
 
 #include <array>
 #include <cstdint>
@@ -84,9 +85,9 @@ struct round_input {
 class ticket_stream {
 public:
   /// `tickets` bounds what `at` may read: its cache is that long, made at
-  /// the first `at`, and left unwritten until a chunk is computed (most
-  /// attempts' streams are read sparsely, and zeroing or regrowing the cache
-  /// cost more than the ChaCha20 it saves).
+  /// the first `at`, and left unwritten until a chunk is computed (a
+  /// stream may be read sparsely, and zeroing or regrowing the cache cost
+  /// more than the ChaCha20 it saves).
   ticket_stream(const key32& element, const round_input& in,
                 std::size_t tickets = 0);
   /// Ticket i < tickets: computed with its 63 neighbours (8 ChaCha20

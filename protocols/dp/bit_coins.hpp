@@ -10,7 +10,6 @@
 // Yao, 1976). The digits come from integer arithmetic on the remainder
 // (digit = [2r >= den], r = 2r mod den), so no rounding touches p.
 
-#include <bit>
 #include <cstdint>
 #include <limits>
 

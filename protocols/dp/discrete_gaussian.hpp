@@ -186,7 +186,7 @@ public:
                                     double tails = default_tails);
 
   /// One exact draw: the first accepted attempt(), its coins from
-  /// bit_coins (about 2 words a draw instead of 13).
+  /// bit_coins (about 3 words a draw instead of 13).
   template <class Engine>
   std::int64_t operator()(Engine& g) const {
     bit_coins<Engine> coins(g);

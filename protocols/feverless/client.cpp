@@ -1747,7 +1747,7 @@ void client::send_offers(outbox& out) {
 }
 
 client::status client::finish_noise(outbox& out) {
-  // Chain, as a leader: its thresholds of the round's window (streams).
+  // Chain, as a leader: its thresholds of the round's window.
   std::optional<crypto::window_tickets> my_thresholds;
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
