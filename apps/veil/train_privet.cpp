@@ -284,10 +284,10 @@ int run_privet_session(privet_run run, const train_options& o) {
   // A kept session's predictions: the scores opened to party0, mapped back
   // to the targets' unit, scored against the evaluation labels here.
   auto converted = [labels, kind, eval = run.eval_labels](
-                       actors::privet_result& r, const learners::model&,
+                       actors::privet_result& r, const learners::model& model,
                        federated_prediction& got) {
-    learners::model unused;
-    take_prediction(r, r.parties, false, unused, got);
+    // Scored below against the evaluation labels, in the targets' unit.
+    take_prediction(r, r.parties, false, model, got);
     for (auto& m : got.margins)
       m = labels.to_target(m);
     learners::objective obj(kind);

@@ -18,6 +18,8 @@
 
 namespace veil::protocols::dp {
 
+using uint128 = unsigned __int128;
+
 /// A 64-bit uniform random bit generator.
 template <class Engine>
 concept full_range_engine = requires(Engine& g) {

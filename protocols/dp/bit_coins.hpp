@@ -27,7 +27,6 @@ template <class Engine>
 class bit_coins {
 public:
   using result_type = std::uint64_t;
-  using uint128 = unsigned __int128;
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() {
     return std::numeric_limits<result_type>::max();

@@ -29,8 +29,6 @@
 
 namespace veil::protocols::dp {
 
-using uint128 = unsigned __int128;
-
 /// The high word of a uniform draw on {0, ..., last} (last >= 2^64): a word
 /// masked to the bit length of last >> 64, drawn again while above it (at
 /// most half the time).

@@ -41,16 +41,13 @@ static_assert(max_attempts % chain_window == 0 && chain_window < 255);
 
 // A bucket's G and H side by side: one packed addition adds both, each
 // lane exactly as a lone addition would (IEEE doubles; integers mod 2^64).
-typedef double double_lanes __attribute__((vector_size(16)));
-typedef std::uint64_t fixed_lanes __attribute__((vector_size(16)));
-struct double_pair {
-  using lanes = double_lanes;
+template <class T>
+struct lane_pair {
+  typedef T lanes __attribute__((vector_size(2 * sizeof(T))));
   lanes v;
 };
-struct fixed_pair {
-  using lanes = fixed_lanes;
-  lanes v;
-};
+using double_pair = lane_pair<double>;
+using fixed_pair = lane_pair<std::uint64_t>;
 // Every phase is all-to-all, so a peer is at most one phase ahead: at most
 // two of its messages wait here. More is a protocol violation.
 constexpr std::size_t max_backlog = 4;
@@ -1455,7 +1452,7 @@ std::uint64_t client::chain_index() const {
 crypto::ticket_stream client::level_stream(const crypto::key32& x,
                                            std::uint8_t tag,
                                            std::uint32_t attempt) const {
-  return crypto::ticket_stream(x, {tag, attempt, level_digest_}, units_.size());
+  return crypto::ticket_stream(x, {tag, attempt, level_digest_});
 }
 
 void client::send_lead(outbox& out) {
@@ -1881,20 +1878,19 @@ client::status client::finish_noise(outbox& out) {
   }
   // [D] NOTIFY tells every volunteer, selected or not (spec §7.2), and every
   // client how many units are redone.
-  for (party_id p = 0; p < n_; ++p) {
-    if (p == self_)
-      continue;
-    noise_notice nt;
+  std::vector<noise_notice> notices(n_);
+  for (auto& nt : notices) {
     nt.tree = tree_;
     nt.depth = depth_;
     nt.round = round_;
     nt.redo = my_redo_;
-    for (auto i : round_led_[self_])
-      for (const auto& of : units_[i].offers)
-        if (of.from == p)
-          nt.selected.push_back(of.selected ? 1 : 0);
-    send(out, p, std::move(nt));
   }
+  for (auto i : round_led_[self_])
+    for (const auto& of : units_[i].offers) // one per volunteer
+      notices[of.from].selected.push_back(of.selected ? 1 : 0);
+  for (party_id p = 0; p < n_; ++p)
+    if (p != self_)
+      send(out, p, std::move(notices[p]));
   phase_ = phase::notify;
   return {};
 }

@@ -6,7 +6,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
-#include <vector>
 
 #include "protocols/crypto/random.hpp"
 #include "protocols/dp/bit_coins.hpp"
@@ -16,7 +15,7 @@
 namespace vdp = veil::protocols::dp;
 namespace vcrypto = veil::protocols::crypto;
 namespace vt = veil::test;
-using uint128 = unsigned __int128;
+using vdp::uint128;
 
 namespace {
 
