@@ -9,6 +9,17 @@
 
 namespace veil::protocols::crypto {
 
+/// What every engine here is to the std library and to the exact samplers
+/// (dp::full_range_engine): a uniform random bit generator of full 64-bit
+/// words.
+struct word_engine {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() {
+    return std::numeric_limits<result_type>::max();
+  }
+};
+
 /// A uniform random bit generator (std-style) over libsodium's CSPRNG:
 /// every key, mask blinding and noise draw in production comes from here.
 /// Words come 4 KiB at a time from a ChaCha20 keystream under a fresh
@@ -18,13 +29,8 @@ namespace veil::protocols::crypto {
 /// dominate the cheap protocols' queries). A drawn word is wiped from the
 /// buffer, the key after its block, and words not handed out yet when the
 /// generator goes away.
-class system_random {
+class system_random : public word_engine {
 public:
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() {
-    return std::numeric_limits<result_type>::max();
-  }
   system_random();
   ~system_random();
   system_random(const system_random&) = delete;
@@ -42,13 +48,8 @@ private:
 /// randombytes_buf_deterministic construction). Programs that use it must
 /// say so loudly: its output is predictable, so noise drawn from it gives no
 /// privacy.
-class seeded_random {
+class seeded_random : public word_engine {
 public:
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() {
-    return std::numeric_limits<result_type>::max();
-  }
   /// The seed is expanded from a 64-bit number (tests) ...
   explicit seeded_random(std::uint64_t seed);
   /// ... or taken as is (a KDF output).

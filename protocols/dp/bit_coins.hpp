@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "protocols/crypto/random.hpp"
 #include "protocols/dp/bernoulli.hpp"
 
 namespace veil::protocols::dp {
@@ -24,14 +25,8 @@ namespace veil::protocols::dp {
 /// coins themselves (the tests' enumerating engines) are used instead.
 /// Unused bits are wiped when it goes away.
 template <class Engine>
-class bit_coins {
+class bit_coins : public crypto::word_engine {
 public:
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() {
-    return std::numeric_limits<result_type>::max();
-  }
-
   explicit bit_coins(Engine& g) : g_(g) {}
   ~bit_coins() { *static_cast<volatile std::uint64_t*>(&bits_) = 0; }
   bit_coins(const bit_coins&) = delete;

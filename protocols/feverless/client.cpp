@@ -147,12 +147,7 @@ crypto::key32 draw_key(random_engine& rng) {
 }
 
 /// The injected engine as the std-style generator the dp samplers take.
-struct engine_ref {
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() {
-    return std::numeric_limits<result_type>::max();
-  }
+struct engine_ref : crypto::word_engine {
   random_engine& engine;
   result_type operator()() { return engine(); }
 };
@@ -1431,7 +1426,7 @@ client::draw_noise(const std::optional<dp::discrete_gaussian>& d) {
   // sampler: noise is off.
   if (!d)
     return 0;
-  engine_ref g{rng_};
+  engine_ref g{{}, rng_};
   return static_cast<std::uint64_t>((*d)(g));
 }
 

@@ -2,7 +2,6 @@
 #include "protocols/opboost/deal.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -213,12 +212,7 @@ namespace {
 
 /// crypto::system_random (neither copyable nor movable) as a movable
 /// std-style engine for random_engine.
-struct system_engine {
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() {
-    return std::numeric_limits<result_type>::max();
-  }
+struct system_engine : crypto::word_engine {
   std::unique_ptr<crypto::system_random> g =
       std::make_unique<crypto::system_random>();
   result_type operator()() { return (*g)(); }

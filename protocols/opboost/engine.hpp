@@ -10,16 +10,12 @@
 #include <memory>
 #include <utility>
 
+#include "protocols/crypto/random.hpp"
+
 namespace veil::protocols::opboost {
 
-class random_engine {
+class random_engine : public crypto::word_engine {
 public:
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() {
-    return std::numeric_limits<result_type>::max();
-  }
-
   /// Takes ownership of a 64-bit std-style engine.
   template <class Engine>
   explicit random_engine(Engine e)

@@ -21,10 +21,7 @@ namespace {
 
 /// Its first word is a prefix of `bits` bits (most significant first),
 /// then zeros.
-struct prefix_engine {
-  using result_type = std::uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return ~result_type{0}; }
+struct prefix_engine : vcrypto::word_engine {
   std::uint64_t first;
   int words = 0;
   result_type operator()() { return words++ == 0 ? first : 0; }
@@ -40,7 +37,7 @@ template <class Toss>
 tally over_prefixes(int bits, Toss toss) {
   tally t;
   for (std::uint64_t u = 0; u < (std::uint64_t{1} << bits); ++u) {
-    prefix_engine e{u << (64 - bits)};
+    prefix_engine e{{}, u << (64 - bits)};
     vdp::bit_coins<prefix_engine> coins(e);
     bool b = toss(coins);
     if (coins.bits_drawn() > static_cast<std::uint64_t>(bits))
@@ -99,7 +96,7 @@ BOOST_AUTO_TEST_CASE(a_coin_is_exact_on_every_prefix_of_bits) {
     require_exact(t, bits, c.num, c.den, c.what);
   }
   // Certain and impossible coins spend nothing.
-  prefix_engine e{0};
+  prefix_engine e{{}, 0};
   vdp::bit_coins<prefix_engine> coins(e);
   BOOST_TEST(coins.bernoulli(3, 3));
   BOOST_TEST(!coins.bernoulli(0, 3));
@@ -110,10 +107,7 @@ BOOST_AUTO_TEST_CASE(a_coin_is_exact_on_every_prefix_of_bits) {
 BOOST_AUTO_TEST_CASE(a_discrete_gaussian_draw_spends_a_few_words) {
   // Before bit_coins, a draw at FEVERLESS's scale spent about 13 words (a
   // word per coin); now about 2 passes' uniform words and 2 bits per coin.
-  struct counting {
-    using result_type = std::uint64_t;
-    static constexpr result_type min() { return 0; }
-    static constexpr result_type max() { return ~result_type{0}; }
+  struct counting : vcrypto::word_engine {
     vcrypto::seeded_random g{vt::dp_seed};
     std::uint64_t words = 0;
     result_type operator()() {
