@@ -1677,7 +1677,8 @@ void client::send_offers(outbox& out) {
   // Alg. 5 l.7–13: each candidate c not in {source, leader} draws a ticket
   // over (NOISE, id, attempt); if it beats the threshold it volunteers
   // noise N(0, Δ²σ²) blinded by a uniform r mod 2^64, fresh for each query
-  // of the unit.
+  // of the unit. [D] Chain: it volunteers without values and draws only
+  // once selected (finish_notify).
   std::vector<noise_offers> offers(n_);
   for (auto& o : offers) {
     o.tree = tree_;
@@ -1716,20 +1717,22 @@ void client::send_offers(outbox& out) {
     o.volunteer.push_back(flag);
     if (flag == 0)
       continue;
-    // [P] Volunteers draw before they know whether they are selected.
     u.volunteered = true;
-    if (chained())
+    if (chained()) {
       std::memcpy(o.reveal.data(), noise_x.data(), noise_x.size());
-    else
-      o.tickets.push_back(tk);
+      continue;
+    }
+    o.tickets.push_back(tk);
+    // [P] Volunteers draw before they know whether they are selected.
     for (auto j = u.first; j < u.first + u.count; ++j) {
       auto& q = queries_[j];
       q.n_g = draw_noise(gauss_g_);
       q.n_h = draw_noise(gauss_h_);
-      q.r_g = rng_();
-      q.r_h = rng_();
-      o.g.push_back(q.n_g + q.r_g);
-      o.h.push_back(q.n_h + q.r_h);
+      std::uint64_t r_g = rng_(), r_h = rng_();
+      o.g.push_back(q.n_g + r_g);
+      o.h.push_back(q.n_h + r_h);
+      q.selected_g = 0 - r_g;
+      q.selected_h = 0 - r_h;
     }
   }
   for (party_id p = 0; p < n_; ++p)
@@ -1764,7 +1767,7 @@ client::status client::finish_noise(outbox& out) {
       if (f > (chained() ? chain_window : 1))
         return refuse_from(p, "noise", party(p) + " sent a flag out of range");
       volunteers += f ? 1 : 0;
-      values += f ? u.count : 0;
+      values += f && !chained() ? u.count : 0;
     }
     if (o.tickets.size() != (chained() ? 0 : volunteers) ||
         o.g.size() != values || o.h.size() != values)
@@ -1856,6 +1859,8 @@ client::status client::finish_noise(outbox& out) {
     for (std::size_t j = 0; j < k; ++j) {
       auto& of = u.offers[idx[j]];
       of.selected = true;
+      if (chained())
+        continue; // the selected volunteers add their own draws
       // Ñ = sum of the selected blinded draws, per query: the leader never
       // sees a draw in the clear.
       const auto& o = as<noise_offers>(got_[of.from]);
@@ -1917,11 +1922,23 @@ client::status client::finish_notify(outbox& out) {
       if (s > 1)
         return refuse_from(p, "notify",
                            party(p) + " sent a flag that is not 0 or 1");
-      if (s) {
-        u.selected = true;
+      if (!s)
+        continue;
+      u.selected = true;
+      for (auto j = u.first; j < u.first + u.count; ++j) {
+        auto& q = queries_[j];
+        if (chained()) {
+          // [D] Chain: the draw comes after selection and goes into this
+          // client's own masked reply, not through the leader: the source
+          // still sees only the total, and the leader sees no value of the
+          // noise step (docs/feverless-election.md).
+          q.n_g = draw_noise(gauss_g_);
+          q.n_h = draw_noise(gauss_h_);
+          q.selected_g = q.n_g;
+          q.selected_h = q.n_h;
+        }
         if (params_.test_hooks)
-          for (auto j = u.first; j < u.first + u.count; ++j)
-            noise_draws_[queries_[j].qid] = {queries_[j].n_g, queries_[j].n_h};
+          noise_draws_[q.qid] = {q.n_g, q.n_h};
       }
     }
     redo_by_[p] = nt.redo;
@@ -2034,10 +2051,11 @@ void client::send_masked(outbox& out) {
       h += mask_h_[i];
     }
     const auto& u = units_[q.unit];
-    // [A] Only selected volunteers subtract their r (§17 #6).
+    // [A] Only selected volunteers subtract their r (§17 #6); chain's add
+    // their draw.
     if (u.selected) {
-      g -= q.r_g;
-      h -= q.r_h;
+      g += q.selected_g;
+      h += q.selected_h;
     }
     if (u.leader == self_) {
       g += q.noise_g;

@@ -284,11 +284,14 @@ private:
     std::uint64_t qid = 0;
     party_id source = 0;
     std::int32_t node = 0;
-    std::uint32_t id_count = 0;             // own or listed queries only
-    std::span<const std::uint32_t> ids;     // listed only if lists_ids()
-    std::uint32_t unit = 0;                 // its election unit
-    std::uint64_t r_g = 0, r_h = 0;         // blindings (as a volunteer)
-    std::uint64_t n_g = 0, n_h = 0;         // encoded noise (as a volunteer)
+    std::uint32_t id_count = 0;         // own or listed queries only
+    std::span<const std::uint32_t> ids; // listed only if lists_ids()
+    std::uint32_t unit = 0;             // its election unit
+    std::uint64_t n_g = 0, n_h = 0;     // encoded noise (as a volunteer)
+    // What this client adds to its reply once selected: -r, the blinding of
+    // the n + r it offered (the paper's order), or n itself (chain: drawn
+    // after selection, docs/feverless-election.md).
+    std::uint64_t selected_g = 0, selected_h = 0;
     std::uint64_t noise_g = 0, noise_h = 0; // Ñ_g, Ñ_h (as the leader)
   };
 

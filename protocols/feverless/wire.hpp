@@ -157,9 +157,11 @@ struct threshold_tickets {
 /// volunteers for (in order) its ticket over (NOISE, unit id, attempt), and
 /// for each query of those units (in order) enc(n_g) + r_g, enc(n_h) + r_h
 /// mod 2^64, a fresh draw per query. Empty for a receiver that leads
-/// nothing the sender may join. Chain election: no tickets but, when the
-/// sender volunteers for at least one unit, its noise-chain element of the
-/// level (`reveal`; zero otherwise); and the candidate weighs a window of
+/// nothing the sender may join. Chain election: no tickets and no values
+/// (a selected volunteer draws after NOTIFY and adds its draw to its own
+/// masked reply) but, when the sender volunteers for at least one unit, its
+/// noise-chain element of the level (`reveal`; zero otherwise); and the
+/// candidate weighs a window of
 /// 16 attempts at once (round r: attempts 16 r .. 16 r + 15), its flag 1 + d
 /// when its ticket first beats the leader's threshold at attempt 16 r + d.
 /// The leader keeps the volunteers of the earliest such attempt: the
