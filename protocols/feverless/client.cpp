@@ -1744,6 +1744,8 @@ void client::send_offers(outbox& out) {
 client::status client::finish_noise(outbox& out) {
   // Chain, as a leader: its thresholds of the round's window.
   std::optional<crypto::window_tickets> my_thresholds;
+  const auto& led = round_led_[self_];
+  arrived_.clear(); // by volunteer, then unit
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -1783,7 +1785,8 @@ client::status client::finish_noise(outbox& out) {
     }
     std::size_t v = 0, at = 0;
     k = 0;
-    for (auto i : round_led_[self_]) {
+    for (std::size_t j = 0; j < led.size(); ++j) {
+      auto i = led[j];
       auto& u = units_[i];
       if (u.source == p)
         continue;
@@ -1817,16 +1820,28 @@ client::status client::finish_noise(outbox& out) {
                              party(p) + " volunteered with a ticket below "
                                         "the threshold");
       }
-      u.offers.push_back({p, at, false, attempt});
+      arrived_.push_back({j, p, at, false, attempt});
       at += u.count;
     }
   }
+  // Grouped by unit (a counting sort, stable: volunteers stay in order).
+  offers_at_.assign(led.size() + 1, 0);
+  for (const auto& of : arrived_)
+    ++offers_at_[of.led + 1];
+  for (std::size_t j = 0; j < led.size(); ++j)
+    offers_at_[j + 1] += offers_at_[j];
+  offers_.resize(arrived_.size());
+  picks_.assign(offers_at_.begin(), offers_at_.end() - 1); // next slots
+  for (const auto& of : arrived_)
+    offers_[picks_[of.led]++] = of;
   // Alg. 5 l.14–20: keep k volunteers, uniformly, among those of the
   // earliest attempt with any; redo when none.
   my_redo_ = 0;
-  for (auto i : round_led_[self_]) {
-    auto& u = units_[i];
-    if (u.offers.empty()) {
+  for (std::size_t j = 0; j < led.size(); ++j) {
+    auto& u = units_[led[j]];
+    auto offers = std::span(offers_).subspan(offers_at_[j],
+                                             offers_at_[j + 1] - offers_at_[j]);
+    if (offers.empty()) {
       auto last = chained() ? (round_ + 1) * chain_window - 1 : u.attempt;
       if (last + 1 >= max_attempts)
         return refuse("noise", "no candidate volunteered in " +
@@ -1835,15 +1850,16 @@ client::status client::finish_noise(outbox& out) {
       ++my_redo_;
       continue;
     }
-    u.attempt = std::min_element(u.offers.begin(), u.offers.end(),
+    u.attempt = std::min_element(offers.begin(), offers.end(),
                                  [](const offer& a, const offer& b) {
                                    return a.attempt < b.attempt;
                                  })
                     ->attempt;
-    std::vector<std::size_t> first; // the offers of that attempt
-    for (std::size_t j = 0; j < u.offers.size(); ++j)
-      if (u.offers[j].attempt == u.attempt)
-        first.push_back(j);
+    auto& first = picks_; // the offers of that attempt
+    first.clear();
+    for (std::size_t x = 0; x < offers.size(); ++x)
+      if (offers[x].attempt == u.attempt)
+        first.push_back(x);
     auto kh = first.size();
     std::size_t k = 1;
     if (params_.selection == noise_selection::portion) {
@@ -1853,26 +1869,25 @@ client::status client::finish_noise(outbox& out) {
           std::ceil(static_cast<double>(kh) * params_.portion - 1e-9));
       k = std::clamp<std::size_t>(k, 1, kh);
     }
-    auto& idx = first;
-    for (std::size_t j = 0; j < k; ++j)
-      std::swap(idx[j], idx[j + uniform_below(rng_, kh - j)]);
-    for (std::size_t j = 0; j < k; ++j) {
-      auto& of = u.offers[idx[j]];
+    for (std::size_t x = 0; x < k; ++x)
+      std::swap(first[x], first[x + uniform_below(rng_, kh - x)]);
+    for (std::size_t x = 0; x < k; ++x) {
+      auto& of = offers[first[x]];
       of.selected = true;
       if (chained())
         continue; // the selected volunteers add their own draws
       // Ñ = sum of the selected blinded draws, per query: the leader never
       // sees a draw in the clear.
       const auto& o = as<noise_offers>(got_[of.from]);
-      for (std::size_t x = 0; x < u.count; ++x) {
-        queries_[u.first + x].noise_g += o.g[of.at + x];
-        queries_[u.first + x].noise_h += o.h[of.at + x];
+      for (std::size_t q = 0; q < u.count; ++q) {
+        queries_[u.first + q].noise_g += o.g[of.at + q];
+        queries_[u.first + q].noise_h += o.h[of.at + q];
       }
     }
     u.pending = false;
     if (params_.test_hooks)
-      for (auto j = u.first; j < u.first + u.count; ++j)
-        selections_[queries_[j].qid] = {u.attempt + 1,
+      for (auto q = u.first; q < u.first + u.count; ++q)
+        selections_[queries_[q].qid] = {u.attempt + 1,
                                         static_cast<std::uint32_t>(kh),
                                         static_cast<std::uint32_t>(k)};
   }
@@ -1885,9 +1900,8 @@ client::status client::finish_noise(outbox& out) {
     nt.round = round_;
     nt.redo = my_redo_;
   }
-  for (auto i : round_led_[self_])
-    for (const auto& of : units_[i].offers) // one per volunteer
-      notices[of.from].selected.push_back(of.selected ? 1 : 0);
+  for (const auto& of : offers_) // one per volunteer, by unit
+    notices[of.from].selected.push_back(of.selected ? 1 : 0);
   for (party_id p = 0; p < n_; ++p)
     if (p != self_)
       send(out, p, std::move(notices[p]));
