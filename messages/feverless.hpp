@@ -152,7 +152,7 @@ typename Inspector::result_type inspect(Inspector& f, query_batch& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, lead_tickets& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::lead_tickets"),
-           x.tree, x.depth, raw(x.tickets), raw(x.reveal));
+           x.tree, x.depth, raw(x.tickets), raw(x.reveal), raw(x.noise_reveal));
 }
 
 template <class Inspector>
@@ -166,7 +166,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, noise_offers& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::noise_offers"),
            x.tree, x.depth, x.round, raw(x.volunteer), raw(x.tickets), raw(x.g),
-           raw(x.h), raw(x.reveal));
+           raw(x.h));
 }
 
 template <class Inspector>

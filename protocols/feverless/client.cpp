@@ -1453,15 +1453,18 @@ crypto::ticket_stream client::level_stream(const crypto::key32& x,
 void client::send_lead(outbox& out) {
   // Every client but a unit's source draws a ticket over (LEAD, id, 0,
   // mIDs, r) and sends it with its signature, so everyone can verify it;
-  // or (chain) reveals the element its tickets of the level come from.
+  // or (chain) reveals the elements its tickets of the level come from.
   my_lead_ = {};
   my_lead_.tree = tree_;
   my_lead_.depth = depth_;
   if (chained()) {
-    // The peers' elements join it in finish_lead.
+    // The peers' elements join them in finish_lead.
     level_public_.assign(n_, {});
+    level_noise_.assign(n_, {});
     level_public_[self_] = public_chain_->element(chain_index());
+    level_noise_[self_] = noise_chain_->element(chain_index());
     std::memcpy(my_lead_.reveal.data(), level_public_[self_].data(), 32);
+    std::memcpy(my_lead_.noise_reveal.data(), level_noise_[self_].data(), 32);
     broadcast(out, my_lead_);
     return;
   }
@@ -1494,6 +1497,12 @@ client::status client::finish_lead(outbox& out) {
                            party(p) + "'s lottery reveal does not match its "
                                       "hash-chain commitment");
       level_public_[p] = x;
+      std::memcpy(x.data(), t.noise_reveal.data(), x.size());
+      if (!noise_known_[p].accept(chain_index(), x))
+        return refuse_from(p, "lead",
+                           party(p) + "'s noise reveal does not match its "
+                                      "hash-chain commitment");
+      level_noise_[p] = x;
     } else if (t.tickets.size() != units_.size() - count(p)) {
       return refuse_from(p, "lead",
                          party(p) + " sent the wrong number of tickets");
@@ -1541,13 +1550,107 @@ client::status client::finish_lead(outbox& out) {
   }
   round_ = 0;
   round_units_.clear();
-  // Chain: every threshold follows from the leaders' LEAD reveals, so the
-  // first round needs no THRESH message.
-  if (chained()) {
-    send_offers(out);
-    return {};
-  }
+  if (chained())
+    return select_volunteers(out);
   return begin_round(out);
+}
+
+void client::gather_round() {
+  round_units_.clear();
+  round_led_.resize(n_);
+  for (auto& led : round_led_)
+    led.clear();
+  for (std::size_t i = 0; i < units_.size(); ++i)
+    if (units_[i].pending) {
+      round_units_.push_back(i);
+      round_led_[units_[i].leader].push_back(i);
+    }
+}
+
+std::size_t client::choose_volunteers() {
+  auto kh = picks_.size();
+  std::size_t k = 1;
+  if (params_.selection == noise_selection::portion) {
+    // [A] k = ceil(k̂ p) (spec §7.4, §17 #5); the 1e-9 keeps 3 * (1/3)
+    // from rounding up to 2.
+    k = static_cast<std::size_t>(
+        std::ceil(static_cast<double>(kh) * params_.portion - 1e-9));
+    k = std::clamp<std::size_t>(k, 1, kh);
+  }
+  for (std::size_t x = 0; x < k; ++x)
+    std::swap(picks_[x], picks_[x + uniform_below(rng_, kh - x)]);
+  return k;
+}
+
+std::uint16_t client::chain_ticket(
+    std::vector<std::optional<crypto::window_tickets>>& windows,
+    const crypto::key32& x, std::uint8_t tag, std::uint32_t attempt,
+    std::size_t unit) const {
+  auto w = attempt / chain_window;
+  if (windows.size() <= w)
+    windows.resize(w + 1);
+  if (!windows[w])
+    windows[w].emplace(
+        x, crypto::round_input{tag, w * chain_window, level_digest_},
+        units_.size());
+  return windows[w]->at(unit, attempt % chain_window);
+}
+
+client::status client::select_volunteers(outbox& out) {
+  // [D] Chain (docs/feverless-election.md): every candidate's noise element
+  // came with LEAD, so a leader runs the paper's sequence of attempts
+  // (Alg. 5 l.2–17) for each unit it leads by itself: at attempt a, the
+  // candidates whose NOISE ticket beats the leader's THRESH ticket
+  // volunteer, and the first attempt with any keeps its volunteers. It
+  // selects among them as the paper does, and NOTIFY tells every
+  // candidate; the selected ones draw then (finish_notify).
+  gather_round();
+  std::vector<std::optional<crypto::window_tickets>> thresholds;
+  std::vector<std::vector<std::optional<crypto::window_tickets>>> noise(n_);
+  std::vector<noise_notice> notices(n_);
+  for (auto& nt : notices) {
+    nt.tree = tree_;
+    nt.depth = depth_;
+  }
+  for (auto i : round_led_[self_]) {
+    auto& u = units_[i];
+    auto& volunteers = picks_; // by client index
+    volunteers.clear();
+    for (std::uint32_t a = 0; volunteers.empty(); ++a) {
+      if (a == max_attempts)
+        return refuse("noise", "no candidate volunteered in " +
+                                   std::to_string(max_attempts) + " attempts");
+      auto threshold =
+          chain_ticket(thresholds, level_public_[self_], tag_thresh, a, i);
+      for (party_id c = 0; c < n_; ++c)
+        if (c != u.source && c != self_ &&
+            chain_ticket(noise[c], level_noise_[c], tag_noise, a, i) >
+                threshold)
+          volunteers.push_back(static_cast<std::size_t>(c));
+      u.attempt = a;
+    }
+    auto kh = volunteers.size();
+    auto k = choose_volunteers();
+    for (party_id c = 0; c < n_; ++c)
+      if (c != u.source && c != self_)
+        notices[c].selected.push_back(
+            std::find(volunteers.begin(), volunteers.begin() + k,
+                      static_cast<std::size_t>(c)) != volunteers.begin() + k
+                ? 1
+                : 0);
+    u.pending = false;
+    if (params_.test_hooks)
+      for (auto q = u.first; q < u.first + u.count; ++q)
+        selections_[queries_[q].qid] = {u.attempt + 1,
+                                        static_cast<std::uint32_t>(kh),
+                                        static_cast<std::uint32_t>(k)};
+  }
+  my_redo_ = 0;
+  for (party_id p = 0; p < n_; ++p)
+    if (p != self_)
+      send(out, p, std::move(notices[p]));
+  phase_ = phase::notify;
+  return {};
 }
 
 // ---------------------------------------------------------------------------
@@ -1559,18 +1662,14 @@ client::status client::begin_round(outbox& out) {
   t.tree = tree_;
   t.depth = depth_;
   t.round = round_;
-  // Chain (a redo, rare): the thresholds of the next window of attempts
-  // come from this client's LEAD reveal; the message only lists the units.
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
     if (u.leader != self_ || !u.pending)
       continue;
-    if (!chained()) {
-      auto tk = crypto::draw_ticket(creds_->identity,
-                                    lottery_in(u, tag_thresh, u.attempt));
-      u.threshold = tk.value;
-      t.tickets.push_back(tk);
-    }
+    auto tk = crypto::draw_ticket(creds_->identity,
+                                  lottery_in(u, tag_thresh, u.attempt));
+    u.threshold = tk.value;
+    t.tickets.push_back(tk);
     t.qids.push_back(u.id);
     t.attempts.push_back(u.attempt);
   }
@@ -1594,7 +1693,7 @@ client::status client::finish_thresh(outbox& out) {
       return refuse_from(p, "thresh",
                          party(p) + "'s thresholds are for another round");
     auto k = t.qids.size();
-    if (t.attempts.size() != k || t.tickets.size() != (chained() ? 0 : k))
+    if (t.attempts.size() != k || t.tickets.size() != k)
       return refuse_from(p, "thresh", party(p) + "'s field lengths differ");
     if (round_ == 0) {
       // Every unit the sender leads, in order, at attempt 0.
@@ -1626,7 +1725,7 @@ client::status client::finish_thresh(outbox& out) {
         // A redo: the unit waited in the last round, this client did not
         // volunteer for it (else it was resolved), next attempt.
         auto idx = static_cast<std::size_t>(u - units_.data());
-        auto next = chained() ? round_ * chain_window : u->attempt + 1;
+        auto next = u->attempt + 1;
         if (!std::binary_search(round_units_.begin(), round_units_.end(),
                                 idx) ||
             u->volunteered || t.attempts[j] != next)
@@ -1638,14 +1737,12 @@ client::status client::finish_thresh(outbox& out) {
                                  std::to_string(max_attempts) + " attempts");
         u->attempt = t.attempts[j];
       }
-      if (!chained()) {
-        if (!crypto::check_ticket(creds_->keys[p],
-                                  lottery_in(*u, tag_thresh, u->attempt),
-                                  t.tickets[j]))
-          return refuse_from(p, "thresh",
-                             party(p) + "'s threshold ticket does not verify");
-        u->threshold = t.tickets[j].value;
-      }
+      if (!crypto::check_ticket(creds_->keys[p],
+                                lottery_in(*u, tag_thresh, u->attempt),
+                                t.tickets[j]))
+        return refuse_from(p, "thresh",
+                           party(p) + "'s threshold ticket does not verify");
+      u->threshold = t.tickets[j].value;
       u->pending = true;
     }
   }
@@ -1653,75 +1750,30 @@ client::status client::finish_thresh(outbox& out) {
   return {};
 }
 
-std::uint16_t
-client::chain_ticket(std::optional<crypto::window_tickets>& window,
-                     const crypto::key32& x, std::uint8_t tag, std::uint32_t d,
-                     std::size_t unit) const {
-  if (!window)
-    window.emplace(
-        x, crypto::round_input{tag, round_ * chain_window, level_digest_},
-        units_.size());
-  return window->at(unit, d);
-}
-
 void client::send_offers(outbox& out) {
-  round_units_.clear();
-  round_led_.resize(n_);
-  for (auto& led : round_led_)
-    led.clear();
-  for (std::size_t i = 0; i < units_.size(); ++i)
-    if (units_[i].pending) {
-      round_units_.push_back(i);
-      round_led_[units_[i].leader].push_back(i);
-    }
+  gather_round();
   // Alg. 5 l.7–13: each candidate c not in {source, leader} draws a ticket
   // over (NOISE, id, attempt); if it beats the threshold it volunteers
   // noise N(0, Δ²σ²) blinded by a uniform r mod 2^64, fresh for each query
-  // of the unit. [D] Chain: it volunteers without values and draws only
-  // once selected (finish_notify).
+  // of the unit.
   std::vector<noise_offers> offers(n_);
   for (auto& o : offers) {
     o.tree = tree_;
     o.depth = depth_;
     o.round = round_;
   }
-  // Chain: this client's noise tickets of the round, from the element it
-  // reveals only to the leaders it volunteers to.
-  // [D] Chain: it weighs a window of attempts at once and volunteers at
-  // the first one whose ticket beats the leader's threshold (flag 1 + its
-  // place in the window); the leader keeps the earliest volunteers, which
-  // are the paper's sequence of attempts' (docs/feverless-election.md).
-  crypto::key32 noise_x;
-  std::optional<crypto::window_tickets> mine;
-  std::vector<std::optional<crypto::window_tickets>> theirs(chained() ? n_ : 0);
-  if (chained())
-    noise_x = noise_chain_->element(chain_index());
   for (auto i : round_units_) {
     auto& u = units_[i];
     if (u.source == self_ || u.leader == self_)
       continue;
-    std::uint8_t flag = 0;
-    crypto::lottery_ticket tk;
-    if (chained()) {
-      for (std::uint32_t d = 0; d < chain_window && flag == 0; ++d)
-        if (chain_ticket(mine, noise_x, tag_noise, d, i) >
-            chain_ticket(theirs[u.leader], level_public_[u.leader], tag_thresh,
-                         d, i))
-          flag = static_cast<std::uint8_t>(1 + d);
-    } else {
-      tk = crypto::draw_ticket(creds_->identity,
-                               lottery_in(u, tag_noise, u.attempt));
-      flag = crypto::score_greater(tk.value, u.threshold) ? 1 : 0;
-    }
+    auto tk = crypto::draw_ticket(creds_->identity,
+                                  lottery_in(u, tag_noise, u.attempt));
+    bool volunteers = crypto::score_greater(tk.value, u.threshold);
     auto& o = offers[u.leader];
-    o.volunteer.push_back(flag);
-    if (flag == 0)
+    o.volunteer.push_back(volunteers ? 1 : 0);
+    if (!volunteers)
       continue;
     u.volunteered = true;
-    if (chained()) {
-      std::memcpy(o.reveal.data(), noise_x.data(), noise_x.size());
-      continue;
-    }
     o.tickets.push_back(tk);
     // [P] Volunteers draw before they know whether they are selected.
     for (auto j = u.first; j < u.first + u.count; ++j) {
@@ -1742,8 +1794,8 @@ void client::send_offers(outbox& out) {
 }
 
 client::status client::finish_noise(outbox& out) {
-  // Chain, as a leader: its thresholds of the round's window.
-  std::optional<crypto::window_tickets> my_thresholds;
+  // The paper's order (signed, per_batch): the volunteers' flags, tickets
+  // and blinded draws, checked, then grouped by unit.
   const auto& led = round_led_[self_];
   arrived_.clear(); // by volunteer, then unit
   for (party_id p = 0; p < n_; ++p) {
@@ -1754,73 +1806,44 @@ client::status client::finish_noise(outbox& out) {
       return refuse_from(p, "noise",
                          party(p) + "'s offers are for another round");
     std::size_t expected = 0;
-    for (auto i : round_led_[self_])
+    for (auto i : led)
       if (units_[i].source != p)
         ++expected;
     if (o.volunteer.size() != expected)
       return refuse_from(p, "noise",
                          party(p) + " sent the wrong number of flags");
     std::size_t volunteers = 0, values = 0, k = 0;
-    for (auto i : round_led_[self_]) {
+    for (auto i : led) {
       const auto& u = units_[i];
       if (u.source == p)
         continue;
       auto f = o.volunteer[k++];
-      if (f > (chained() ? chain_window : 1))
+      if (f > 1)
         return refuse_from(p, "noise", party(p) + " sent a flag out of range");
-      volunteers += f ? 1 : 0;
-      values += f && !chained() ? u.count : 0;
+      volunteers += f;
+      values += f ? u.count : 0;
     }
-    if (o.tickets.size() != (chained() ? 0 : volunteers) ||
-        o.g.size() != values || o.h.size() != values)
+    if (o.tickets.size() != volunteers || o.g.size() != values ||
+        o.h.size() != values)
       return refuse_from(p, "noise", party(p) + "'s field lengths differ");
-    crypto::key32 x{};
-    std::optional<crypto::window_tickets> noise;
-    if (chained() && volunteers > 0) {
-      std::memcpy(x.data(), o.reveal.data(), x.size());
-      if (!noise_known_[p].accept(chain_index(), x))
-        return refuse_from(p, "noise",
-                           party(p) + "'s noise reveal does not match its "
-                                      "hash-chain commitment");
-    }
     std::size_t v = 0, at = 0;
     k = 0;
     for (std::size_t j = 0; j < led.size(); ++j) {
-      auto i = led[j];
-      auto& u = units_[i];
+      auto& u = units_[led[j]];
       if (u.source == p)
         continue;
-      auto f = o.volunteer[k++];
-      if (!f)
+      if (!o.volunteer[k++])
         continue;
-      auto attempt = u.attempt;
-      if (chained()) {
-        // Its first ticket of the window above the threshold, at f - 1.
-        for (std::uint32_t d = 0; d < f; ++d) {
-          bool above = chain_ticket(noise, x, tag_noise, d, i) >
-                       chain_ticket(my_thresholds, level_public_[self_],
-                                    tag_thresh, d, i);
-          if (above != (d + 1 == f))
-            return refuse_from(
-                p, "noise",
-                party(p) + (above ? " volunteered later than its first "
-                                    "ticket above the threshold"
-                                  : " volunteered with a ticket below the "
-                                    "threshold"));
-        }
-        attempt = round_ * chain_window + f - 1;
-      } else {
-        const auto& tk = o.tickets[v++];
-        if (!crypto::check_ticket(creds_->keys[p],
-                                  lottery_in(u, tag_noise, u.attempt), tk))
-          return refuse_from(p, "noise",
-                             party(p) + "'s volunteer ticket does not verify");
-        if (!crypto::score_greater(tk.value, u.threshold))
-          return refuse_from(p, "noise",
-                             party(p) + " volunteered with a ticket below "
-                                        "the threshold");
-      }
-      arrived_.push_back({j, p, at, false, attempt});
+      const auto& tk = o.tickets[v++];
+      if (!crypto::check_ticket(creds_->keys[p],
+                                lottery_in(u, tag_noise, u.attempt), tk))
+        return refuse_from(p, "noise",
+                           party(p) + "'s volunteer ticket does not verify");
+      if (!crypto::score_greater(tk.value, u.threshold))
+        return refuse_from(p, "noise",
+                           party(p) + " volunteered with a ticket below "
+                                      "the threshold");
+      arrived_.push_back({j, p, at, false});
       at += u.count;
     }
   }
@@ -1834,48 +1857,25 @@ client::status client::finish_noise(outbox& out) {
   picks_.assign(offers_at_.begin(), offers_at_.end() - 1); // next slots
   for (const auto& of : arrived_)
     offers_[picks_[of.led]++] = of;
-  // Alg. 5 l.14–20: keep k volunteers, uniformly, among those of the
-  // earliest attempt with any; redo when none.
+  // Alg. 5 l.14–20: keep k volunteers, uniformly; redo when none.
   my_redo_ = 0;
   for (std::size_t j = 0; j < led.size(); ++j) {
     auto& u = units_[led[j]];
     auto offers = std::span(offers_).subspan(offers_at_[j],
                                              offers_at_[j + 1] - offers_at_[j]);
     if (offers.empty()) {
-      auto last = chained() ? (round_ + 1) * chain_window - 1 : u.attempt;
-      if (last + 1 >= max_attempts)
+      if (u.attempt + 1 >= max_attempts)
         return refuse("noise", "no candidate volunteered in " +
                                    std::to_string(max_attempts) + " attempts");
-      u.attempt = last; // the next round's is one more
       ++my_redo_;
       continue;
     }
-    u.attempt = std::min_element(offers.begin(), offers.end(),
-                                 [](const offer& a, const offer& b) {
-                                   return a.attempt < b.attempt;
-                                 })
-                    ->attempt;
-    auto& first = picks_; // the offers of that attempt
-    first.clear();
-    for (std::size_t x = 0; x < offers.size(); ++x)
-      if (offers[x].attempt == u.attempt)
-        first.push_back(x);
-    auto kh = first.size();
-    std::size_t k = 1;
-    if (params_.selection == noise_selection::portion) {
-      // [A] k = ceil(k̂ p) (spec §7.4, §17 #5); the 1e-9 keeps 3 * (1/3)
-      // from rounding up to 2.
-      k = static_cast<std::size_t>(
-          std::ceil(static_cast<double>(kh) * params_.portion - 1e-9));
-      k = std::clamp<std::size_t>(k, 1, kh);
-    }
-    for (std::size_t x = 0; x < k; ++x)
-      std::swap(first[x], first[x + uniform_below(rng_, kh - x)]);
+    picks_.resize(offers.size());
+    std::iota(picks_.begin(), picks_.end(), std::size_t{0});
+    auto k = choose_volunteers();
     for (std::size_t x = 0; x < k; ++x) {
-      auto& of = offers[first[x]];
+      auto& of = offers[picks_[x]];
       of.selected = true;
-      if (chained())
-        continue; // the selected volunteers add their own draws
       // Ñ = sum of the selected blinded draws, per query: the leader never
       // sees a draw in the clear.
       const auto& o = as<noise_offers>(got_[of.from]);
@@ -1887,9 +1887,9 @@ client::status client::finish_noise(outbox& out) {
     u.pending = false;
     if (params_.test_hooks)
       for (auto q = u.first; q < u.first + u.count; ++q)
-        selections_[queries_[q].qid] = {u.attempt + 1,
-                                        static_cast<std::uint32_t>(kh),
-                                        static_cast<std::uint32_t>(k)};
+        selections_[queries_[q].qid] = {
+            u.attempt + 1, static_cast<std::uint32_t>(offers.size()),
+            static_cast<std::uint32_t>(k)};
   }
   // [D] NOTIFY tells every volunteer, selected or not (spec §7.2), and every
   // client how many units are redone.
@@ -1918,19 +1918,24 @@ client::status client::finish_notify(outbox& out) {
     if (nt.tree != tree_ || nt.depth != depth_ || nt.round != round_)
       return refuse_from(p, "notify",
                          party(p) + "'s notice is for another round");
+    // A flag per unit this client volunteered for (chain: is a candidate
+    // of), in the leader's order.
+    auto flagged = [&](const election_unit& u) {
+      return chained() ? u.source != self_ : u.volunteered;
+    };
     std::size_t mine = 0, others = 0;
     for (auto i : round_led_[p])
-      ++(units_[i].volunteered ? mine : others);
+      ++(flagged(units_[i]) ? mine : others);
     if (nt.selected.size() != mine)
       return refuse_from(p, "notify",
                          party(p) + " sent the wrong number of flags");
-    if (nt.redo > others)
+    if (nt.redo > (chained() ? 0 : others))
       return refuse_from(p, "notify",
                          party(p) + " redoes more queries than it may redo");
     std::size_t k = 0;
     for (auto i : round_led_[p]) {
       auto& u = units_[i];
-      if (!u.volunteered)
+      if (!flagged(u))
         continue;
       auto s = nt.selected[k++];
       if (s > 1)
@@ -1960,8 +1965,7 @@ client::status client::finish_notify(outbox& out) {
   }
   if (redo > 0) {
     // Alg. 5 l.16–17: the leaders of the units nobody volunteered for send
-    // a new threshold (attempt + 1; chain: the next window's first);
-    // everybody runs one more round.
+    // a new threshold (attempt + 1); everybody runs one more round.
     ++round_;
     for (auto i : round_units_) {
       auto& u = units_[i];

@@ -278,7 +278,6 @@ private:
     party_id from = 0;
     std::size_t at = 0;
     bool selected = false;
-    std::uint32_t attempt = 0; // the attempt it volunteered at
   };
 
   /// One query of the current level, as every client sees it.
@@ -410,13 +409,24 @@ private:
   status finish_lead(outbox& out);
   status begin_round(outbox& out);
   status finish_thresh(outbox& out);
+  /// The round's pending units (round_units_), and by leader (round_led_).
+  void gather_round();
   /// As a candidate: its NOISE offers for the round's pending units.
   void send_offers(outbox& out);
-  /// Chain: ticket of election unit `unit` at attempt round_ * chain_window
-  /// + d from element x, from the round's `window` (made at the first).
-  std::uint16_t chain_ticket(std::optional<crypto::window_tickets>& window,
-                             const crypto::key32& x, std::uint8_t tag,
-                             std::uint32_t d, std::size_t unit) const;
+  /// Alg. 5 l.15: how many of the picks_.size() volunteers to keep (1, or
+  /// ceil(k̂ p) in portion mode), moved to picks_'s front, uniformly at
+  /// random (this client's CSPRNG).
+  std::size_t choose_volunteers();
+  /// Chain: ticket of election unit `unit` at `attempt` from element x, in
+  /// the stream of the attempt's window of chain_window (made at the first
+  /// read, kept in `windows`).
+  std::uint16_t
+  chain_ticket(std::vector<std::optional<crypto::window_tickets>>& windows,
+               const crypto::key32& x, std::uint8_t tag, std::uint32_t attempt,
+               std::size_t unit) const;
+  /// Chain, as a leader after LEAD: each unit's volunteers from the
+  /// candidates' noise reveals, the selection, and NOTIFY.
+  status select_volunteers(outbox& out);
   status finish_noise(outbox& out);
   status finish_notify(outbox& out);
   void send_masked(outbox& out);
@@ -555,8 +565,9 @@ private:
   std::vector<std::vector<std::size_t>> round_led_; // ... by leader
   // As a leader, the round's offers grouped by unit: those of its unit at
   // round_led_[self_][j] are offers_[offers_at_[j] .. offers_at_[j + 1]),
-  // in the order of the volunteers. (Members, so that a level allocates
-  // nothing once the first has sized them.)
+  // in the order of the volunteers; picks_, a unit's volunteers while the
+  // leader selects (offers' places, chain: client indices). (Members, so
+  // that a level allocates nothing once the first has sized them.)
   std::vector<offer> offers_, arrived_;
   std::vector<std::size_t> offers_at_, picks_;
   std::uint32_t round_ = 0;
@@ -567,10 +578,10 @@ private:
   std::vector<std::uint8_t> has_totals_;
   lead_tickets my_lead_;
   // Chain election: the digest of the level's queries (each source's nonce
-  // r, each unit's qid) that every round's tickets bind, and each client's
-  // public-chain element of the level (from its LEAD reveal).
+  // r, each unit's qid) that every ticket binds, and each client's public-
+  // and noise-chain elements of the level (from its LEAD reveals).
   std::array<std::uint8_t, 32> level_digest_{};
-  std::vector<crypto::key32> level_public_;
+  std::vector<crypto::key32> level_public_, level_noise_;
   best_gains my_gains_;
   node_decisions my_decisions_;
   std::vector<node_plan> plans_;

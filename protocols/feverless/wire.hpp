@@ -127,21 +127,21 @@ struct query_batch {
 /// every election unit of the level it is not the source of, in canonical
 /// order. Chain election: no tickets but the sender's public-chain element
 /// of the level (`reveal`), from which every client computes the sender's
-/// LEAD tickets and, later, its THRESH tickets of the level.
+/// LEAD and THRESH tickets of the level, and its noise-chain element
+/// (`noise_reveal`), from which a leader computes the sender's NOISE
+/// tickets: the chain election has no THRESH or NOISE message.
 struct lead_tickets {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
   std::vector<crypto::lottery_ticket> tickets;
   std::array<std::uint8_t, 32> reveal{};
+  std::array<std::uint8_t, 32> noise_reveal{};
 };
 
 /// THRESH (§7.2 row 4, Alg. 5 l.2–6), leader -> all: for the election
 /// units it leads that wait for noise in this round, the unit's id (qids),
 /// the attempt counter and the threshold ticket signed over (THRESH, unit
-/// id, attempt). Chain election: no tickets (the LEAD reveal gives them),
-/// and no message at all in a level's first round: only a redo (no
-/// volunteer in a whole window of attempts, rare) lists its units, at the
-/// next window's first attempt.
+/// id, attempt). Not sent in the chain election.
 struct threshold_tickets {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
@@ -157,15 +157,8 @@ struct threshold_tickets {
 /// volunteers for (in order) its ticket over (NOISE, unit id, attempt), and
 /// for each query of those units (in order) enc(n_g) + r_g, enc(n_h) + r_h
 /// mod 2^64, a fresh draw per query. Empty for a receiver that leads
-/// nothing the sender may join. Chain election: no tickets and no values
-/// (a selected volunteer draws after NOTIFY and adds its draw to its own
-/// masked reply) but, when the sender volunteers for at least one unit, its
-/// noise-chain element of the level (`reveal`; zero otherwise); and the
-/// candidate weighs a window of
-/// 16 attempts at once (round r: attempts 16 r .. 16 r + 15), its flag 1 + d
-/// when its ticket first beats the leader's threshold at attempt 16 r + d.
-/// The leader keeps the volunteers of the earliest such attempt: the
-/// paper's sequence of attempts in one round trip.
+/// nothing the sender may join. Not sent in the chain election: the leader
+/// computes every candidate's NOISE tickets from its LEAD noise reveal.
 struct noise_offers {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
@@ -174,14 +167,16 @@ struct noise_offers {
   std::vector<crypto::lottery_ticket> tickets;
   std::vector<std::uint64_t> g;
   std::vector<std::uint64_t> h;
-  std::array<std::uint8_t, 32> reveal{};
 };
 
 /// NOTIFY (§7.2 row 6, Alg. 5 l.14–19), leader -> each client: one
 /// selected flag per election unit of this round the receiver volunteered
 /// for (canonical order), and how many of the leader's units had no
 /// volunteer and are redone with a new threshold (all clients sum these to
-/// agree whether another round follows).
+/// agree whether another round follows). Chain election: one flag per unit
+/// the sender leads and the receiver is a candidate of (neither source nor
+/// leader), whether it volunteered or not, and no redo (the leader goes on
+/// through the attempts itself).
 struct noise_notice {
   std::int32_t tree = 0;
   std::int32_t depth = 0;

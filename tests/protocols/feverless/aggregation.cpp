@@ -163,33 +163,35 @@ BOOST_AUTO_TEST_CASE(two_clients_the_leader_draws_the_noise_itself) {
     }
 }
 
-BOOST_AUTO_TEST_CASE(
-    chain_volunteers_draw_after_selection_and_offer_no_values) {
-  // Chain: NOISE carries flags and a reveal, no value; each query's draw is
-  // made by its selected volunteer (not the source, not the leader), so the
-  // leader never holds any value of the noise step. The paper's order
-  // (signed) offers n + r per query of every volunteered unit.
+BOOST_AUTO_TEST_CASE(chain_leaders_get_no_noise_values) {
+  // Chain: no THRESH or NOISE message (the leader computes the volunteers
+  // from the LEAD reveals), and each query's draw is made by its selected
+  // volunteer (not the source, not the leader), so the leader never holds
+  // any value of the noise step. The paper's order (signed) offers n + r
+  // per query of every volunteered unit to the leader.
   auto d = synthetic(240, 8, 3);
   auto owner = balanced_owners(240, 4, 1);
   for (auto e : {election_scope::chain, election_scope::signed_query}) {
     auto p = hooked(1, 3, 1);
     p.election = e;
     auto f = make_federation(d, p, 4, owner, 1);
-    std::size_t offers = 0, values = 0;
+    std::size_t offers = 0, thresholds = 0, values = 0;
     run_training(f, 1, [&](int, int, message& m) {
+      thresholds += std::holds_alternative<threshold_tickets>(m);
       if (auto* x = std::get_if<noise_offers>(&m)) {
         ++offers;
         values += x->g.size() + x->h.size();
       }
     });
     auto draws = check_aggregates(f);
-    BOOST_TEST(offers > 0u);
     BOOST_TEST(draws.size() > 200u);
     if (e == election_scope::signed_query) {
+      BOOST_TEST(thresholds > 0u);
       BOOST_TEST(values >= 2 * draws.size());
       continue;
     }
-    BOOST_TEST(values == 0u);
+    BOOST_TEST(thresholds == 0u);
+    BOOST_TEST(offers == 0u);
     for (int s = 0; s < 4; ++s)
       for (const auto& t : f.clients[s]->traces()) {
         std::size_t drawers = 0;

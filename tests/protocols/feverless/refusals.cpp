@@ -142,7 +142,7 @@ BOOST_AUTO_TEST_CASE(tampered_thresholds_and_volunteers_are_refused) {
 
 BOOST_AUTO_TEST_CASE(a_tampered_hash_chain_reveal_is_refused) {
   // The default election: a LEAD reveal that is not the next element of
-  // the sender's committed chain, a noise reveal likewise, or one element
+  // the sender's committed chain, its noise reveal likewise, or one element
   // replayed at the next level.
   auto e = refusal(first<lead_tickets>(1, 2, [](lead_tickets& x) {
     x.reveal[7] ^= 1;
@@ -152,15 +152,12 @@ BOOST_AUTO_TEST_CASE(a_tampered_hash_chain_reveal_is_refused) {
   BOOST_TEST(contains(e, "party 2 refused at lead"));
   BOOST_TEST(contains(e, "party 1's lottery reveal does not match its "
                          "hash-chain commitment"));
-  e = refusal(first<noise_offers>(1, 0, [](noise_offers& x) {
-    if (std::count(x.volunteer.begin(), x.volunteer.end(), 0) ==
-        static_cast<std::ptrdiff_t>(x.volunteer.size()))
-      return false;
-    x.reveal[0] ^= 0x40;
+  e = refusal(first<lead_tickets>(1, 0, [](lead_tickets& x) {
+    x.noise_reveal[0] ^= 0x40;
     return true;
   }));
   BOOST_TEST_INFO(e);
-  BOOST_TEST(contains(e, "party 0 refused at noise"));
+  BOOST_TEST(contains(e, "party 0 refused at lead"));
   BOOST_TEST(contains(e, "party 1's noise reveal does not match its "
                          "hash-chain commitment"));
   auto first_reveal = std::make_shared<std::optional<lead_tickets>>();
@@ -178,33 +175,34 @@ BOOST_AUTO_TEST_CASE(a_tampered_hash_chain_reveal_is_refused) {
   BOOST_TEST(contains(e, "party 2's lottery reveal does not match"));
 }
 
-BOOST_AUTO_TEST_CASE(a_chain_volunteer_must_name_its_first_attempt) {
-  // A candidate weighs a window of 16 attempts and names the first whose
-  // ticket beats the threshold: naming a later one (which would let it
-  // dodge the earliest attempt) or one past the window is refused.
-  auto later = [](noise_offers& x) {
-    for (auto& f : x.volunteer)
-      if (f > 0 && f < 16) {
-        ++f;
-        return true;
-      }
-    return false;
-  };
-  auto e = refusal(first<noise_offers>(1, 0, later));
-  BOOST_TEST_INFO(e);
-  BOOST_TEST(contains(e, "party 0 refused at noise"));
-  BOOST_TEST(contains(e, "party 1 volunteered later than its first ticket "
-                         "above the threshold"));
-  e = refusal(first<noise_offers>(1, 0, [](noise_offers& x) {
-    for (auto& f : x.volunteer)
-      if (f > 0) {
-        f = 17;
-        return true;
-      }
-    return false;
+BOOST_AUTO_TEST_CASE(a_chain_notice_must_flag_every_candidate_unit) {
+  // Chain: a leader's NOTIFY carries one flag per unit it leads whose
+  // candidate the receiver is, and no redo (the leader goes through the
+  // attempts itself): a missing flag, a flag that is not 0 or 1 and a redo
+  // are refused.
+  auto e = refusal(first<noise_notice>(0, 1, [](noise_notice& x) {
+    if (x.selected.empty())
+      return false;
+    x.selected.pop_back();
+    return true;
   }));
   BOOST_TEST_INFO(e);
-  BOOST_TEST(contains(e, "party 1 sent a flag out of range"));
+  BOOST_TEST(contains(e, "party 1 refused at notify"));
+  BOOST_TEST(contains(e, "party 0 sent the wrong number of flags"));
+  e = refusal(first<noise_notice>(0, 1, [](noise_notice& x) {
+    if (x.selected.empty())
+      return false;
+    x.selected[0] = 2;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 0 sent a flag that is not 0 or 1"));
+  e = refusal(first<noise_notice>(0, 1, [](noise_notice& x) {
+    x.redo = 1;
+    return true;
+  }));
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 0 redoes more queries than it may redo"));
 }
 
 BOOST_AUTO_TEST_CASE(signed_tickets_and_missing_commitments_are_refused) {
