@@ -255,6 +255,30 @@ BOOST_AUTO_TEST_CASE(queries_nobody_volunteers_for_are_redone) {
   BOOST_TEST(most >= 3u);
 }
 
+BOOST_AUTO_TEST_CASE(chain_units_past_the_first_window_read_the_next) {
+  // n = 3, chain: the one candidate beats its leader's threshold with
+  // probability 1/2 per attempt, so a unit needs attempt 16 or later (the
+  // second window's stream) with probability 2^-16. Two one-tree sessions
+  // (check_aggregates compares with the current gradients) of about
+  // 200,000 units each expect 6 such units; with these fixed seeds some
+  // occur, and their aggregates must still hold exactly one draw.
+  std::size_t total = 0, late = 0;
+  for (std::uint64_t seed : {31u, 32u}) {
+    auto d = synthetic(20000, 40, seed);
+    auto f = train_session(d, hooked(1, 10, seed), 3,
+                           balanced_owners(20000, 3, seed), seed);
+    auto draws = check_aggregates(f);
+    for (const auto& c : f.clients)
+      for (const auto& [qid, s] : c->selections()) {
+        ++total;
+        late += s.attempts > 16;
+        BOOST_TEST_REQUIRE(draws.at(qid) == 1);
+      }
+  }
+  BOOST_TEST_MESSAGE(total << " units, " << late << " past attempt 16");
+  BOOST_TEST(late >= 1u);
+}
+
 BOOST_AUTO_TEST_CASE(a_coalition_of_n_minus_2_sees_uniform_masked_values) {
   // n = 4. For each query the coalition is {source, leader} (n - 2 = 2
   // clients, spec §12.1); the honest client A is the lower of the other
