@@ -105,7 +105,7 @@ private:
   std::vector<bool> filled_;               ///< by chunk
 };
 
-/// A round's tickets of a window of attempts, for `units` election units,
+/// A level's tickets of a window of attempts, for `units` election units,
 /// from one stream: 16-bit tickets, four to a word. Attempts 4g .. 4g + 3
 /// of unit u share word g * units + u, so the first four attempts, which
 /// nearly every unit reads, fill the stream's first words densely, and the

@@ -34,10 +34,9 @@ constexpr char ctx_census[9] = "VeilCens";
 // with n - 2 >= 1 candidates each beating a fresh threshold with
 // probability 1/2, 64 attempts fail with probability <= 2^-64 per query.
 constexpr std::uint32_t max_attempts = 64;
-/// Chain election: the attempts a candidate weighs in one noise round
-/// (max_attempts is a whole number of them).
+/// Chain election: the attempts whose THRESH or NOISE tickets share one
+/// stream (crypto::window_tickets).
 constexpr std::uint32_t chain_window = crypto::window_tickets::attempts;
-static_assert(max_attempts % chain_window == 0 && chain_window < 255);
 
 // A bucket's G and H side by side: one packed addition adds both, each
 // lane exactly as a lone addition would (IEEE doubles; integers mod 2^64).
