@@ -1489,19 +1489,20 @@ client::status client::finish_lead(outbox& out) {
         return refuse_from(p, "lead",
                            party(p) + " sent signed tickets to a hash-chain "
                                       "election");
-      crypto::key32 x;
-      std::memcpy(x.data(), t.reveal.data(), x.size());
-      if (!public_known_[p].accept(chain_index(), x))
+      // Each element must be the next of its committed chain.
+      auto take = [&](const std::array<std::uint8_t, 32>& bytes,
+                      crypto::chain_verifier& known, crypto::key32& kept) {
+        std::memcpy(kept.data(), bytes.data(), kept.size());
+        return known.accept(chain_index(), kept);
+      };
+      if (!take(t.reveal, public_known_[p], level_public_[p]))
         return refuse_from(p, "lead",
                            party(p) + "'s lottery reveal does not match its "
                                       "hash-chain commitment");
-      level_public_[p] = x;
-      std::memcpy(x.data(), t.noise_reveal.data(), x.size());
-      if (!noise_known_[p].accept(chain_index(), x))
+      if (!take(t.noise_reveal, noise_known_[p], level_noise_[p]))
         return refuse_from(p, "lead",
                            party(p) + "'s noise reveal does not match its "
                                       "hash-chain commitment");
-      level_noise_[p] = x;
     } else if (t.tickets.size() != units_.size() - count(p)) {
       return refuse_from(p, "lead",
                          party(p) + " sent the wrong number of tickets");
