@@ -38,15 +38,6 @@ constexpr std::uint32_t max_attempts = 64;
 /// stream (crypto::window_tickets).
 constexpr std::uint32_t chain_window = crypto::window_tickets::attempts;
 
-// A bucket's G and H side by side: one packed addition adds both, each
-// lane exactly as a lone addition would (IEEE doubles; integers mod 2^64).
-template <class T>
-struct lane_pair {
-  typedef T lanes __attribute__((vector_size(2 * sizeof(T))));
-  lanes v;
-};
-using double_pair = lane_pair<double>;
-using fixed_pair = lane_pair<std::uint64_t>;
 // Every phase is all-to-all, so a peer is at most one phase ahead: at most
 // two of its messages wait here. More is a protocol violation.
 constexpr std::size_t max_backlog = 4;
@@ -151,6 +142,23 @@ struct engine_ref : crypto::word_engine {
   result_type operator()() { return engine(); }
 };
 
+/// Adds each of this client's labels k in `own` into its bucket of every
+/// feature f: sum[f * slots + column[f][k]] += (g_of[k], h_of[k]), row by
+/// row, every feature side by side (independent sums, each in row order).
+/// Arguments, not members: the compiler cannot tell the sums' stores from
+/// a client's members.
+template <class T>
+void add_own_labels(lane_pair<T>* sum,
+                    std::span<const std::uint8_t* const> column,
+                    std::size_t slots, std::span<const std::uint32_t> own,
+                    const T* g_of, const T* h_of) {
+  for (auto k : own) {
+    typename lane_pair<T>::lanes gh = {g_of[k], h_of[k]};
+    for (std::size_t f = 0; f < column.size(); ++f)
+      sum[f * slots + column[f][k]].v += gh;
+  }
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------
@@ -241,6 +249,7 @@ client::client(const params& p, party_id self, party_id parties,
                                   params_.max_depth * data_.features());
   inbox_.resize(n_);
   columns_.resize(static_cast<std::size_t>(n_));
+  peer_sums_.resize(static_cast<std::size_t>(n_));
   got_.resize(n_);
   redo_by_.assign(n_, 0);
   model_.objective = learners::objective_kind::binary_logistic;
@@ -1175,6 +1184,54 @@ client::status client::read_columns(party_id p) {
   return {};
 }
 
+void client::sum_peer_buckets(party_id p, std::size_t slots) {
+  const auto& c = columns_[p];
+  auto nf = c.features.size();
+  auto width = nf * slots;
+  auto& kept = peer_sums_[p];
+  std::vector<fixed_pair> sums(frontier_.size() * width);
+  auto own_count = [&](std::size_t pos) {
+    return own_at_[pos + 1] - own_at_[pos];
+  };
+  std::vector<const std::uint8_t*> column(nf); // by own label
+  for (std::size_t f = 0; f < nf; ++f)
+    column[f] = c.own[f].data();
+  auto sum_rows = [&](std::size_t pos) {
+    add_own_labels(sums.data() + pos * width, std::span(column), slots,
+                   std::span(own_rows_).subspan(own_at_[pos], own_count(pos)),
+                   enc_g_.data(), enc_h_.data());
+  };
+  // The level before, of this tree (node ids restart with each tree).
+  bool follows = kept.tree == tree_ && kept.depth + 1 == depth_;
+  for (std::size_t pos = 0; pos < frontier_.size();) {
+    auto node = frontier_[pos];
+    auto parent = building_.nodes[static_cast<std::size_t>(node)].parent;
+    auto before =
+        std::lower_bound(kept.nodes.begin(), kept.nodes.end(), parent);
+    bool pair =
+        follows && parent >= 0 && before != kept.nodes.end() &&
+        *before == parent && pos + 1 < frontier_.size() &&
+        building_.nodes[static_cast<std::size_t>(frontier_[pos + 1])].parent ==
+            parent;
+    if (!pair) {
+      sum_rows(pos++);
+      continue;
+    }
+    auto small = own_count(pos + 1) < own_count(pos) ? pos + 1 : pos;
+    auto large = 2 * pos + 1 - small;
+    sum_rows(small);
+    const auto* whole =
+        kept.sums.data() +
+        static_cast<std::size_t>(before - kept.nodes.begin()) * width;
+    const auto* part = sums.data() + small * width;
+    auto* rest = sums.data() + large * width;
+    for (std::size_t z = 0; z < width; ++z)
+      rest[z].v = whole[z].v - part[z].v;
+    pos += 2;
+  }
+  kept = {tree_, depth_, frontier_, std::move(sums)};
+}
+
 client::status client::scan_batch(party_id p) {
   const auto& c = columns_[p];
   bool sums = p != self_;
@@ -1187,15 +1244,19 @@ client::status client::scan_batch(party_id p) {
   std::vector<const std::uint8_t*> columns; // by own label
   std::vector<const std::uint8_t*> full;    // by row, if lists
   std::vector<std::int32_t> query_of;
-  std::vector<std::size_t> group_at;  // first query of each feature; + end
-  std::vector<fixed_pair> node_fixed; // G, H per bucket of a node
-  std::vector<double_pair> node_double;
+  std::vector<std::size_t> group_at;      // first query of each feature; + end
+  std::vector<std::size_t> group_feature; // its place in c.features
+  std::vector<double_pair> node_double;   // G, H per bucket of a node
+  if (sums && fixed_sums())
+    sum_peer_buckets(p, slots);
+  auto width = c.features.size() * slots;
   for (auto i = first_[p], hi = first_[p + 1]; i < hi;) {
     auto node = queries_[i].node;
     columns.clear();
     full.clear();
     query_of.clear();
     group_at.clear();
+    group_feature.clear();
     auto j = i;
     for (; j < hi && queries_[j].node == node; ++j) {
       auto feature =
@@ -1216,6 +1277,8 @@ client::status client::scan_batch(party_id p) {
                   .data());
         query_of.resize(query_of.size() + slots, -1);
         group_at.push_back(j);
+        group_feature.push_back(
+            static_cast<std::size_t>(at - c.features.begin()));
       }
       query_of[query_of.size() - slots + unpack_qid(queries_[j].qid).bucket] =
           static_cast<std::int32_t>(j);
@@ -1225,38 +1288,31 @@ client::status client::scan_batch(party_id p) {
     auto pos = static_cast<std::size_t>(
         std::lower_bound(frontier_.begin(), frontier_.end(), node) -
         frontier_.begin());
-    if (sums) {
-      // Row by row, every feature side by side (independent sums, each in
-      // row order).
-      // Locals throughout: the compiler cannot tell the sums' stores
-      // from this client's members.
-      // Into every bucket of the node's features (a small table, no
-      // lookup per row), then each queried one to its query: the same
-      // additions in the same order.
-      auto add = [&](auto* part, auto& sums, const auto* g_of,
-                     const auto* h_of) {
-        using pair = typename std::decay_t<decltype(sums)>::value_type;
-        sums.assign(groups * slots, pair{});
-        auto* sum = sums.data();
-        const auto* column = columns.data();
-        const auto* own = own_rows_.data();
-        for (auto i = own_at_[pos], end = own_at_[pos + 1]; i < end; ++i) {
-          auto k = own[i];
-          typename pair::lanes gh = {g_of[k], h_of[k]};
-          for (std::size_t f = 0; f < groups; ++f)
-            sum[f * slots + column[f][k]].v += gh;
+    if (sums && fixed_sums()) {
+      // Each queried bucket from the node's table (sum_peer_buckets).
+      const auto* table = peer_sums_[p].sums.data() + pos * width;
+      for (std::size_t z = 0; z < groups * slots; ++z)
+        if (auto q = query_of[z]; q >= 0) {
+          const auto& s = table[group_feature[z / slots] * slots + z % slots];
+          part_fixed_[2 * q] = s.v[0];
+          part_fixed_[2 * q + 1] = s.v[1];
         }
-        // A bucket whose labels p all holds has no query (plain mode).
-        for (std::size_t z = 0; z < groups * slots; ++z)
-          if (auto q = query_of[z]; q >= 0) {
-            part[2 * q] = sum[z].v[0];
-            part[2 * q + 1] = sum[z].v[1];
-          }
-      };
-      if (fixed_sums())
-        add(part_fixed_.data(), node_fixed, enc_g_.data(), enc_h_.data());
-      else
-        add(part_double_.data(), node_double, own_gd_.data(), own_hd_.data());
+    } else if (sums) {
+      // Plain mode (doubles, where a difference would not be exact): into
+      // every bucket of the node's queried features (a small table, no
+      // lookup per row), then each queried bucket to its query.
+      node_double.assign(groups * slots, double_pair{});
+      const auto* sum = node_double.data();
+      add_own_labels(node_double.data(), std::span(columns), slots,
+                     std::span(own_rows_).subspan(
+                         own_at_[pos], own_at_[pos + 1] - own_at_[pos]),
+                     own_gd_.data(), own_hd_.data());
+      // A bucket whose labels p all holds has no query.
+      for (std::size_t z = 0; z < groups * slots; ++z)
+        if (auto q = query_of[z]; q >= 0) {
+          part_double_[2 * q] = sum[z].v[0];
+          part_double_[2 * q + 1] = sum[z].v[1];
+        }
     }
     if (lists) {
       // Bucket after bucket, each in row order (node rows ascend: the

@@ -55,6 +55,16 @@ struct credentials {
 /// passes crypto::system_random; tests pass crypto::seeded_random.
 using random_engine = std::function<std::uint64_t()>;
 
+/// A bucket's G and H side by side: one packed addition adds both, each
+/// lane exactly as a lone addition would (IEEE doubles; integers mod 2^64).
+template <class T>
+struct lane_pair {
+  typedef T lanes __attribute__((vector_size(2 * sizeof(T))));
+  lanes v;
+};
+using double_pair = lane_pair<double>;
+using fixed_pair = lane_pair<std::uint64_t>;
+
 /// A split this client owns: its feature and threshold never leave it
 /// (spec §8.4).
 struct owned_split {
@@ -402,6 +412,10 @@ private:
   /// Adds up this client's part of source p's queries of the level (and
   /// lists their ids, if lists_ids()).
   status scan_batch(party_id p);
+  /// peer_sums_[p] for this level: a node's sums from its rows, or, for the
+  /// larger of two siblings, its parent's less the smaller's (exact mod
+  /// 2^64), as count_buckets does with counts.
+  void sum_peer_buckets(party_id p, std::size_t slots);
   /// The session's first batch's buckets of every missing id (wire.hpp),
   /// after its queries.
   void announce_columns(query_batch& b) const;
@@ -548,6 +562,15 @@ private:
     std::vector<std::vector<std::uint8_t>> buckets;
   };
   std::vector<source_columns> columns_;
+  /// Fixed point, per source: the sums of this client's labels in each
+  /// bucket of each of the source's features (its columns' order) at each
+  /// node of a level's frontier, kept for the next level's siblings.
+  struct peer_sums {
+    std::int32_t tree = -1, depth = -1;
+    std::vector<std::int32_t> nodes; // that level's frontier
+    std::vector<fixed_pair> sums;    // node, feature, bucket
+  };
+  std::vector<peer_sums> peer_sums_;
   std::vector<level_query> queries_;    // canonical order (ascending qid)
   std::vector<std::size_t> first_;      // first query of each client; n + 1
   std::vector<election_unit> units_;    // canonical order (ascending id)
