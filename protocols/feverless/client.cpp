@@ -755,6 +755,33 @@ void client::announce_columns(query_batch& b) const {
         *out++ = static_cast<std::uint8_t>(bins_.bin(r, f));
 }
 
+template <class Size, class Direct, class Derive>
+void client::by_siblings(std::span<const std::int32_t> kept_nodes, Size size,
+                         Direct direct, Derive derive) const {
+  // Two siblings are on the frontier together, side by side, or not at all
+  // (same depth, consecutive ids).
+  for (std::size_t pos = 0; pos < frontier_.size();) {
+    auto parent =
+        building_.nodes[static_cast<std::size_t>(frontier_[pos])].parent;
+    auto before =
+        std::lower_bound(kept_nodes.begin(), kept_nodes.end(), parent);
+    bool pair =
+        parent >= 0 && before != kept_nodes.end() && *before == parent &&
+        pos + 1 < frontier_.size() &&
+        building_.nodes[static_cast<std::size_t>(frontier_[pos + 1])].parent ==
+            parent;
+    if (!pair) {
+      direct(pos++);
+      continue;
+    }
+    auto small = size(pos + 1) < size(pos) ? pos + 1 : pos;
+    direct(small);
+    derive(small, 2 * pos + 1 - small,
+           static_cast<std::size_t>(before - kept_nodes.begin()));
+    pos += 2;
+  }
+}
+
 template <class Bins>
 void client::count_buckets(Bins bins, std::span<const std::size_t> at) {
   // Two siblings are on the frontier together or not at all (same depth):
@@ -783,34 +810,17 @@ void client::count_buckets(Bins bins, std::span<const std::size_t> at) {
     for (std::size_t z = 0; z < total; ++z)
       out[z] = c[z] + c[total + z] + c[2 * total + z] + c[3 * total + z];
   };
-  for (std::size_t pos = 0; pos < frontier_.size();) {
-    auto node = frontier_[pos];
-    auto parent = building_.nodes[static_cast<std::size_t>(node)].parent;
-    auto before =
-        std::lower_bound(counted_nodes_.begin(), counted_nodes_.end(), parent);
-    bool pair =
-        parent >= 0 && before != counted_nodes_.end() && *before == parent &&
-        pos + 1 < frontier_.size() &&
-        building_.nodes[static_cast<std::size_t>(frontier_[pos + 1])].parent ==
-            parent;
-    if (!pair) {
-      count_rows(pos++);
-      continue;
-    }
-    auto small = partition_.size(frontier_[pos + 1]) < partition_.size(node)
-                     ? pos + 1
-                     : pos;
-    auto large = 2 * pos + 1 - small;
-    count_rows(small);
-    const auto* whole =
-        node_counts_.data() +
-        static_cast<std::size_t>(before - counted_nodes_.begin()) * total;
-    const auto* part = counts.data() + small * total;
-    auto* rest = counts.data() + large * total;
-    for (std::size_t z = 0; z < total; ++z)
-      rest[z] = whole[z] - part[z];
-    pos += 2;
-  }
+  by_siblings(
+      counted_nodes_,
+      [&](std::size_t pos) { return partition_.size(frontier_[pos]); },
+      count_rows,
+      [&](std::size_t small, std::size_t large, std::size_t parent) {
+        const auto* whole = node_counts_.data() + parent * total;
+        const auto* part = counts.data() + small * total;
+        auto* rest = counts.data() + large * total;
+        for (std::size_t z = 0; z < total; ++z)
+          rest[z] = whole[z] - part[z];
+      });
   node_counts_ = std::move(counts);
   counted_nodes_ = frontier_;
 }
@@ -1201,34 +1211,19 @@ void client::sum_peer_buckets(party_id p, std::size_t slots) {
                    std::span(own_rows_).subspan(own_at_[pos], own_count(pos)),
                    enc_g_.data(), enc_h_.data());
   };
-  // The level before, of this tree (node ids restart with each tree).
+  // Parents only from the level before, of this tree (node ids restart
+  // with each tree).
   bool follows = kept.tree == tree_ && kept.depth + 1 == depth_;
-  for (std::size_t pos = 0; pos < frontier_.size();) {
-    auto node = frontier_[pos];
-    auto parent = building_.nodes[static_cast<std::size_t>(node)].parent;
-    auto before =
-        std::lower_bound(kept.nodes.begin(), kept.nodes.end(), parent);
-    bool pair =
-        follows && parent >= 0 && before != kept.nodes.end() &&
-        *before == parent && pos + 1 < frontier_.size() &&
-        building_.nodes[static_cast<std::size_t>(frontier_[pos + 1])].parent ==
-            parent;
-    if (!pair) {
-      sum_rows(pos++);
-      continue;
-    }
-    auto small = own_count(pos + 1) < own_count(pos) ? pos + 1 : pos;
-    auto large = 2 * pos + 1 - small;
-    sum_rows(small);
-    const auto* whole =
-        kept.sums.data() +
-        static_cast<std::size_t>(before - kept.nodes.begin()) * width;
-    const auto* part = sums.data() + small * width;
-    auto* rest = sums.data() + large * width;
-    for (std::size_t z = 0; z < width; ++z)
-      rest[z].v = whole[z].v - part[z].v;
-    pos += 2;
-  }
+  by_siblings(follows ? std::span<const std::int32_t>(kept.nodes)
+                      : std::span<const std::int32_t>(),
+              own_count, sum_rows,
+              [&](std::size_t small, std::size_t large, std::size_t parent) {
+                const auto* whole = kept.sums.data() + parent * width;
+                const auto* part = sums.data() + small * width;
+                auto* rest = sums.data() + large * width;
+                for (std::size_t z = 0; z < width; ++z)
+                  rest[z].v = whole[z].v - part[z].v;
+              });
   kept = {tree_, depth_, frontier_, std::move(sums)};
 }
 

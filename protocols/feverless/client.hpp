@@ -412,6 +412,14 @@ private:
   /// Adds up this client's part of source p's queries of the level (and
   /// lists their ids, if lists_ids()).
   status scan_batch(party_id p);
+  /// The frontier's nodes, two siblings at a time where it can (as
+  /// learners subtract histograms): direct(pos) computes a node from its
+  /// rows; for siblings at pos and pos + 1 whose parent is kept_nodes[at]
+  /// (the level before), direct(small) computes the one with fewer rows by
+  /// size(pos), and derive(small, large, at) the other from its parent's.
+  template <class Size, class Direct, class Derive>
+  void by_siblings(std::span<const std::int32_t> kept_nodes, Size size,
+                   Direct direct, Derive derive) const;
   /// peer_sums_[p] for this level: a node's sums from its rows, or, for the
   /// larger of two siblings, its parent's less the smaller's (exact mod
   /// 2^64), as count_buckets does with counts.
