@@ -1194,11 +1194,17 @@ client::status client::read_columns(party_id p) {
   return {};
 }
 
-void client::sum_peer_buckets(party_id p, std::size_t slots) {
+bool client::sum_peer_buckets(party_id p, std::size_t slots) {
   const auto& c = columns_[p];
   auto nf = c.features.size();
   auto width = nf * slots;
   auto& kept = peer_sums_[p];
+  // Kept only up to params::kept_sums_bytes: more (many features or
+  // buckets, deep levels) and scan_batch sums each node by itself.
+  if (frontier_.size() * width * sizeof(fixed_pair) > params_.kept_sums_bytes) {
+    kept = {}; // too big to keep: scan_batch sums each node by itself
+    return false;
+  }
   std::vector<fixed_pair> sums(frontier_.size() * width);
   auto own_count = [&](std::size_t pos) {
     return own_at_[pos + 1] - own_at_[pos];
@@ -1225,6 +1231,7 @@ void client::sum_peer_buckets(party_id p, std::size_t slots) {
                   rest[z].v = whole[z].v - part[z].v;
               });
   kept = {tree_, depth_, frontier_, std::move(sums)};
+  return true;
 }
 
 client::status client::scan_batch(party_id p) {
@@ -1241,9 +1248,9 @@ client::status client::scan_batch(party_id p) {
   std::vector<std::int32_t> query_of;
   std::vector<std::size_t> group_at;      // first query of each feature; + end
   std::vector<std::size_t> group_feature; // its place in c.features
-  std::vector<double_pair> node_double;   // G, H per bucket of a node
-  if (sums && fixed_sums())
-    sum_peer_buckets(p, slots);
+  std::vector<fixed_pair> node_fixed;     // G, H per bucket of a node
+  std::vector<double_pair> node_double;
+  bool tables = sums && fixed_sums() && sum_peer_buckets(p, slots);
   auto width = c.features.size() * slots;
   for (auto i = first_[p], hi = first_[p + 1]; i < hi;) {
     auto node = queries_[i].node;
@@ -1283,7 +1290,7 @@ client::status client::scan_batch(party_id p) {
     auto pos = static_cast<std::size_t>(
         std::lower_bound(frontier_.begin(), frontier_.end(), node) -
         frontier_.begin());
-    if (sums && fixed_sums()) {
+    if (tables) {
       // Each queried bucket from the node's table (sum_peer_buckets).
       const auto* table = peer_sums_[p].sums.data() + pos * width;
       for (std::size_t z = 0; z < groups * slots; ++z)
@@ -1293,21 +1300,29 @@ client::status client::scan_batch(party_id p) {
           part_fixed_[2 * q + 1] = s.v[1];
         }
     } else if (sums) {
-      // Plain mode (doubles, where a difference would not be exact): into
-      // every bucket of the node's queried features (a small table, no
-      // lookup per row), then each queried bucket to its query.
-      node_double.assign(groups * slots, double_pair{});
-      const auto* sum = node_double.data();
-      add_own_labels(node_double.data(), std::span(columns), slots,
-                     std::span(own_rows_).subspan(
-                         own_at_[pos], own_at_[pos + 1] - own_at_[pos]),
-                     own_gd_.data(), own_hd_.data());
-      // A bucket whose labels p all holds has no query.
-      for (std::size_t z = 0; z < groups * slots; ++z)
-        if (auto q = query_of[z]; q >= 0) {
-          part_double_[2 * q] = sum[z].v[0];
-          part_double_[2 * q + 1] = sum[z].v[1];
-        }
+      // Plain mode (doubles, where a difference would not be exact), or
+      // tables too big to keep: into every bucket of the node's queried
+      // features (a small table, no lookup per row), then each queried
+      // bucket to its query.
+      auto add = [&](auto& table, auto* part, const auto* g_of,
+                     const auto* h_of) {
+        table.assign(groups * slots,
+                     typename std::decay_t<decltype(table)>::value_type{});
+        add_own_labels(table.data(), std::span(columns), slots,
+                       std::span(own_rows_).subspan(
+                           own_at_[pos], own_at_[pos + 1] - own_at_[pos]),
+                       g_of, h_of);
+        // A bucket whose labels p all holds has no query (plain mode).
+        for (std::size_t z = 0; z < groups * slots; ++z)
+          if (auto q = query_of[z]; q >= 0) {
+            part[2 * q] = table[z].v[0];
+            part[2 * q + 1] = table[z].v[1];
+          }
+      };
+      if (fixed_sums())
+        add(node_fixed, part_fixed_.data(), enc_g_.data(), enc_h_.data());
+      else
+        add(node_double, part_double_.data(), own_gd_.data(), own_hd_.data());
     }
     if (lists) {
       // Bucket after bucket, each in row order (node rows ascend: the

@@ -422,8 +422,9 @@ private:
                    Direct direct, Derive derive) const;
   /// peer_sums_[p] for this level: a node's sums from its rows, or, for the
   /// larger of two siblings, its parent's less the smaller's (exact mod
-  /// 2^64), as count_buckets does with counts.
-  void sum_peer_buckets(party_id p, std::size_t slots);
+  /// 2^64), as count_buckets does with counts. False, keeping nothing, when
+  /// the level's tables would pass params::kept_sums_bytes.
+  bool sum_peer_buckets(party_id p, std::size_t slots);
   /// The session's first batch's buckets of every missing id (wire.hpp),
   /// after its queries.
   void announce_columns(query_batch& b) const;

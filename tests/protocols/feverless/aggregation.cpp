@@ -279,6 +279,38 @@ BOOST_AUTO_TEST_CASE(chain_units_past_the_first_window_read_the_next) {
   BOOST_TEST(late >= 1u);
 }
 
+BOOST_AUTO_TEST_CASE(kept_sums_change_how_not_what) {
+  // A receiver derives the larger sibling's label sums from its parent's
+  // (params::kept_sums_bytes). Keeping none, keeping them only at the
+  // shallow levels (a small bound) and keeping them all must give the
+  // same raw sums of every query, over trees (node ids restart with each
+  // tree), hence the same models: same seeds, same draws.
+  auto d = synthetic(400, 8, 41);
+  auto owner = balanced_owners(400, 4, 41);
+  auto run = [&](std::size_t bytes) {
+    auto p = hooked(3, 4, 41);
+    p.kept_sums_bytes = bytes;
+    return train_session(d, p, 4, owner, 41);
+  };
+  auto all = run(std::size_t{16} << 20);
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{4} << 10}) {
+    auto other = run(bytes);
+    std::size_t compared = 0;
+    for (int s = 0; s < 4; ++s) {
+      const auto& a = all.clients[s]->traces();
+      const auto& b = other.clients[s]->traces();
+      BOOST_TEST_REQUIRE(a.size() == b.size());
+      for (std::size_t j = 0; j < a.size(); ++j, ++compared) {
+        BOOST_TEST_REQUIRE(a[j].qid == b[j].qid);
+        BOOST_TEST_REQUIRE(a[j].raw_g == b[j].raw_g);
+        BOOST_TEST_REQUIRE(a[j].raw_h == b[j].raw_h);
+      }
+    }
+    BOOST_TEST(compared > 500u);
+    require_same_models(all, other, 0);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_coalition_of_n_minus_2_sees_uniform_masked_values) {
   // n = 4. For each query the coalition is {source, leader} (n - 2 = 2
   // clients, spec §12.1); the honest client A is the lower of the other
