@@ -1202,7 +1202,7 @@ bool client::sum_peer_buckets(party_id p, std::size_t slots) {
   // Kept only up to params::kept_sums_bytes: more (many features or
   // buckets, deep levels) and scan_batch sums each node by itself.
   if (frontier_.size() * width * sizeof(fixed_pair) > params_.kept_sums_bytes) {
-    kept = {}; // too big to keep: scan_batch sums each node by itself
+    kept = {};
     return false;
   }
   std::vector<fixed_pair> sums(frontier_.size() * width);
@@ -1860,10 +1860,10 @@ void client::send_offers(outbox& out) {
 }
 
 client::status client::finish_noise(outbox& out) {
-  // The paper's order (signed, per_batch): the volunteers' flags, tickets
-  // and blinded draws, checked, then grouped by unit.
+  // The paper's order (signed, per_batch): each candidate's flags, tickets
+  // and blinded draws for the units this client leads, checked in shape
+  // first, then unit by unit.
   const auto& led = round_led_[self_];
-  arrived_.clear(); // by volunteer, then unit
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -1892,15 +1892,24 @@ client::status client::finish_noise(outbox& out) {
     if (o.tickets.size() != volunteers || o.g.size() != values ||
         o.h.size() != values)
       return refuse_from(p, "noise", party(p) + "'s field lengths differ");
-    std::size_t v = 0, at = 0;
-    k = 0;
-    for (std::size_t j = 0; j < led.size(); ++j) {
-      auto& u = units_[led[j]];
-      if (u.source == p)
+  }
+  // Alg. 5 l.14–20, unit by unit: keep k volunteers, uniformly, and add
+  // their blinded draws; redo when none. Each candidate's next flag, ticket
+  // and values are at its cursors.
+  std::vector<std::size_t> flag_at(n_, 0), ticket_at(n_, 0), value_at(n_, 0);
+  std::vector<std::pair<party_id, std::size_t>> volunteers; // and values
+  std::vector<noise_notice> notices(n_);
+  my_redo_ = 0;
+  for (auto i : led) {
+    auto& u = units_[i];
+    volunteers.clear();
+    for (party_id p = 0; p < n_; ++p) {
+      if (p == self_ || p == u.source)
         continue;
-      if (!o.volunteer[k++])
+      const auto& o = as<noise_offers>(got_[p]);
+      if (!o.volunteer[flag_at[p]++])
         continue;
-      const auto& tk = o.tickets[v++];
+      const auto& tk = o.tickets[ticket_at[p]++];
       if (!crypto::check_ticket(creds_->keys[p],
                                 lottery_in(u, tag_noise, u.attempt), tk))
         return refuse_from(p, "noise",
@@ -1909,68 +1918,52 @@ client::status client::finish_noise(outbox& out) {
         return refuse_from(p, "noise",
                            party(p) + " volunteered with a ticket below "
                                       "the threshold");
-      arrived_.push_back({j, p, at, false});
-      at += u.count;
+      volunteers.emplace_back(p, value_at[p]);
+      value_at[p] += u.count;
     }
-  }
-  // Grouped by unit (a counting sort, stable: volunteers stay in order).
-  offers_at_.assign(led.size() + 1, 0);
-  for (const auto& of : arrived_)
-    ++offers_at_[of.led + 1];
-  for (std::size_t j = 0; j < led.size(); ++j)
-    offers_at_[j + 1] += offers_at_[j];
-  offers_.resize(arrived_.size());
-  picks_.assign(offers_at_.begin(), offers_at_.end() - 1); // next slots
-  for (const auto& of : arrived_)
-    offers_[picks_[of.led]++] = of;
-  // Alg. 5 l.14–20: keep k volunteers, uniformly; redo when none.
-  my_redo_ = 0;
-  for (std::size_t j = 0; j < led.size(); ++j) {
-    auto& u = units_[led[j]];
-    auto offers = std::span(offers_).subspan(offers_at_[j],
-                                             offers_at_[j + 1] - offers_at_[j]);
-    if (offers.empty()) {
+    if (volunteers.empty()) {
       if (u.attempt + 1 >= max_attempts)
         return refuse("noise", "no candidate volunteered in " +
                                    std::to_string(max_attempts) + " attempts");
       ++my_redo_;
       continue;
     }
-    picks_.resize(offers.size());
+    picks_.resize(volunteers.size());
     std::iota(picks_.begin(), picks_.end(), std::size_t{0});
     auto k = choose_volunteers();
+    std::vector<bool> selected(volunteers.size(), false);
     for (std::size_t x = 0; x < k; ++x) {
-      auto& of = offers[picks_[x]];
-      of.selected = true;
+      selected[picks_[x]] = true;
       // Ñ = sum of the selected blinded draws, per query: the leader never
       // sees a draw in the clear.
-      const auto& o = as<noise_offers>(got_[of.from]);
+      auto [from, at] = volunteers[picks_[x]];
+      const auto& o = as<noise_offers>(got_[from]);
       for (std::size_t q = 0; q < u.count; ++q) {
-        queries_[u.first + q].noise_g += o.g[of.at + q];
-        queries_[u.first + q].noise_h += o.h[of.at + q];
+        queries_[u.first + q].noise_g += o.g[at + q];
+        queries_[u.first + q].noise_h += o.h[at + q];
       }
     }
+    // [D] NOTIFY tells every volunteer, selected or not (spec §7.2).
+    for (std::size_t x = 0; x < volunteers.size(); ++x)
+      notices[volunteers[x].first].selected.push_back(selected[x] ? 1 : 0);
     u.pending = false;
     if (params_.test_hooks)
       for (auto q = u.first; q < u.first + u.count; ++q)
         selections_[queries_[q].qid] = {
-            u.attempt + 1, static_cast<std::uint32_t>(offers.size()),
+            u.attempt + 1, static_cast<std::uint32_t>(volunteers.size()),
             static_cast<std::uint32_t>(k)};
   }
-  // [D] NOTIFY tells every volunteer, selected or not (spec §7.2), and every
-  // client how many units are redone.
-  std::vector<noise_notice> notices(n_);
-  for (auto& nt : notices) {
+  // ... and every client how many units are redone.
+  for (party_id p = 0; p < n_; ++p) {
+    if (p == self_)
+      continue;
+    auto& nt = notices[p];
     nt.tree = tree_;
     nt.depth = depth_;
     nt.round = round_;
     nt.redo = my_redo_;
+    send(out, p, std::move(nt));
   }
-  for (const auto& of : offers_) // one per volunteer, by unit
-    notices[of.from].selected.push_back(of.selected ? 1 : 0);
-  for (party_id p = 0; p < n_; ++p)
-    if (p != self_)
-      send(out, p, std::move(notices[p]));
   phase_ = phase::notify;
   return {};
 }

@@ -280,16 +280,6 @@ private:
   };
   enum class predict_phase { none, asking, done };
 
-  /// An offer of noise to this client as a leader: the unit (its place in
-  /// round_led_[self_]), the volunteer and where the unit's per-query
-  /// values start in its noise_offers.
-  struct offer {
-    std::size_t led = 0;
-    party_id from = 0;
-    std::size_t at = 0;
-    bool selected = false;
-  };
-
   /// One query of the current level, as every client sees it.
   struct level_query {
     std::uint64_t qid = 0;
@@ -595,13 +585,9 @@ private:
   std::vector<double> part_double_;
   std::vector<std::size_t> round_units_;            // pending this round
   std::vector<std::vector<std::size_t>> round_led_; // ... by leader
-  // As a leader, the round's offers grouped by unit: those of its unit at
-  // round_led_[self_][j] are offers_[offers_at_[j] .. offers_at_[j + 1]),
-  // in the order of the volunteers; picks_, a unit's volunteers while the
-  // leader selects (offers' places, chain: client indices). (Members, so
-  // that a level allocates nothing once the first has sized them.)
-  std::vector<offer> offers_, arrived_;
-  std::vector<std::size_t> offers_at_, picks_;
+  // A unit's volunteers while its leader selects among them (their places,
+  // chain: client indices); a member, so a level allocates it once.
+  std::vector<std::size_t> picks_;
   std::uint32_t round_ = 0;
   std::uint32_t my_redo_ = 0;
   std::vector<std::uint32_t> redo_by_; // announced per client
