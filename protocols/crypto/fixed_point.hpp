@@ -12,7 +12,11 @@ namespace veil::protocols::crypto {
 /// as |sum| < 2^(63-F).
 class fixed_point {
 public:
-  explicit constexpr fixed_point(int frac_bits = 32) : frac_bits_(frac_bits) {}
+  /// 0 <= frac_bits <= 62.
+  explicit constexpr fixed_point(int frac_bits = 32)
+      : frac_bits_(frac_bits),
+        scale_(static_cast<double>(std::uint64_t{1} << frac_bits)),
+        unscale_(1 / scale_) {}
 
   int frac_bits() const { return frac_bits_; }
   /// The largest magnitude a value or a sum may reach: 2^(63-F).
@@ -21,11 +25,14 @@ public:
   std::optional<std::uint64_t> encode(double x) const {
     if (!std::isfinite(x) || std::fabs(x) >= bound())
       return std::nullopt;
-    return static_cast<std::uint64_t>(std::llround(std::ldexp(x, frac_bits_)));
+    // Times a power of two: exact, as ldexp, for every value that passes
+    // the bound (and far cheaper: decoding is per query and client).
+    return static_cast<std::uint64_t>(std::llround(x * scale_));
   }
   double decode(std::uint64_t v) const {
-    return std::ldexp(static_cast<double>(static_cast<std::int64_t>(v)),
-                      -frac_bits_);
+    // |v| >= 1 or 0, so the product is 0 or at least 2^-62: never
+    // subnormal, and exact like ldexp.
+    return static_cast<double>(static_cast<std::int64_t>(v)) * unscale_;
   }
   /// Whether `count` values of magnitude at most `max_abs`, plus `extra`,
   /// can be summed without wrapping: the overflow check done once at
@@ -36,6 +43,8 @@ public:
 
 private:
   int frac_bits_;
+  double scale_;   // 2^F
+  double unscale_; // 2^-F
 };
 
 } // namespace veil::protocols::crypto
