@@ -871,40 +871,61 @@ void client::begin_level(outbox& out) {
   std::vector<std::uint32_t> miss(total);
   std::vector<fixed_pair> own_fixed;
   std::vector<double_pair> own_double;
+  std::vector<std::uint32_t> owned;
   auto stride = bins_.features();
   bins_.visit([&](auto bins) {
     const auto* features = query_features_.data();
     count_buckets(bins, std::span<const std::size_t>(at));
+    // Row by row, every feature side by side (independent sums): the own
+    // part of each bucket's sums in row order, and how many of its labels
+    // are own, for the node at `pos`, into zeroed `sum` and `owned`.
+    auto add_own = [&](std::size_t pos, auto* sum, std::uint32_t* owned_at,
+                       const auto* g_of, const auto* h_of) {
+      using pair = std::remove_pointer_t<decltype(sum)>;
+      for (auto k : std::span(own_rows_.data() + own_at_[pos],
+                              own_at_[pos + 1] - own_at_[pos])) {
+        const auto* row = bins.data() + label_rows_[k] * stride;
+        typename pair::lanes gh = {g_of[k], h_of[k]};
+        for (std::size_t i = 0; i < nf; ++i) {
+          auto z = at[i] + row[features[i]];
+          ++owned_at[z];
+          sum[z].v += gh;
+        }
+      }
+    };
+    bool tables =
+        fixed_sums() &&
+        keep_sums(own_sums_, total, true,
+                  [&](std::size_t pos, fixed_pair* sum, std::uint32_t* o) {
+                    add_own(pos, sum, o, enc_g_.data(), enc_h_.data());
+                  });
     for (std::size_t pos = 0; pos < frontier_.size(); ++pos) {
       auto node = frontier_[pos];
       auto rows = partition_.rows_of(node);
-      auto own = std::span(own_rows_.data() + own_at_[pos],
-                           own_at_[pos + 1] - own_at_[pos]);
       auto count = std::span(node_counts_.data() + pos * total, total);
-      // Row by row, every feature side by side (independent sums): the
-      // own part of each bucket's sums in row order with its own labels
-      // per bucket (not missing ids unless hide_labels).
-      miss.assign(count.begin(), count.end());
-      auto add = [&](auto& sums, const auto* g_of, const auto* h_of) {
-        using pair = typename std::decay_t<decltype(sums)>::value_type;
-        sums.assign(total, pair{});
-        auto* sum = sums.data();
-        auto* missing = miss.data();
-        for (auto k : own) {
-          const auto* row = bins.data() + label_rows_[k] * stride;
-          typename pair::lanes gh = {g_of[k], h_of[k]};
-          for (std::size_t i = 0; i < nf; ++i) {
-            auto z = at[i] + row[features[i]];
-            if (!hide)
-              --missing[z];
-            sum[z].v += gh;
-          }
+      const fixed_pair* node_fixed = nullptr;
+      const std::uint32_t* node_owned = nullptr;
+      if (tables) {
+        node_fixed = own_sums_.sums.data() + pos * total;
+        node_owned = own_sums_.owned.data() + pos * total;
+      } else {
+        owned.assign(total, 0);
+        if (fixed_sums()) {
+          own_fixed.assign(total, fixed_pair{});
+          add_own(pos, own_fixed.data(), owned.data(), enc_g_.data(),
+                  enc_h_.data());
+          node_fixed = own_fixed.data();
+        } else {
+          own_double.assign(total, double_pair{});
+          add_own(pos, own_double.data(), owned.data(), own_gd_.data(),
+                  own_hd_.data());
         }
-      };
-      if (fixed_sums())
-        add(own_fixed, enc_g_.data(), enc_h_.data());
-      else
-        add(own_double, own_gd_.data(), own_hd_.data());
+        node_owned = owned.data();
+      }
+      // Missing ids: the bucket's rows whose labels are not own, or all
+      // of them with hide_labels.
+      for (std::size_t z = 0; z < total; ++z)
+        miss[z] = hide ? count[z] : count[z] - node_owned[z];
       for (std::size_t i = 0; i < nf; ++i) {
         auto f = features[i];
         auto nb = at[i + 1] - at[i];
@@ -927,8 +948,8 @@ void client::begin_level(outbox& out) {
         of.h.assign(nb, 0);
         for (std::size_t z = 0; z < nb; ++z)
           if (fixed_sums()) {
-            of.own_g[z] = own_fixed[at[i] + z].v[0];
-            of.own_h[z] = own_fixed[at[i] + z].v[1];
+            of.own_g[z] = node_fixed[at[i] + z].v[0];
+            of.own_h[z] = node_fixed[at[i] + z].v[1];
           } else {
             of.g[z] = own_double[at[i] + z].v[0];
             of.h[z] = own_double[at[i] + z].v[1];
@@ -1084,17 +1105,18 @@ client::status client::finish_query(outbox& out) {
       if (b.qids.empty())
         continue;
       crypto_generichash_update(&st, b.nonces.data(), 32);
-      for (auto id : b.qids) {
-        std::uint8_t head[8];
+      // The qids as uint64 LE, in one update rather than one per qid.
+      std::vector<std::uint8_t> qids(8 * b.qids.size());
+      for (std::size_t k = 0; k < b.qids.size(); ++k)
         for (int i = 0; i < 8; ++i)
-          head[i] = static_cast<std::uint8_t>(id >> (8 * i));
-        crypto_generichash_update(&st, head, sizeof head);
-      }
+          qids[8 * k + i] = static_cast<std::uint8_t>(b.qids[k] >> (8 * i));
+      crypto_generichash_update(&st, qids.data(), qids.size());
     }
     crypto_generichash_final(&st, level_digest_.data(), level_digest_.size());
   } else {
     for (auto& u : units_)
-      u.lottery = lottery_in(u, tag_lead, 0);
+      signed_[static_cast<std::size_t>(&u - units_.data())].lottery =
+          lottery_in(u, tag_lead, 0);
   }
   send_lead(out);
   phase_ = phase::lead;
@@ -1194,44 +1216,61 @@ client::status client::read_columns(party_id p) {
   return {};
 }
 
-bool client::sum_peer_buckets(party_id p, std::size_t slots) {
-  const auto& c = columns_[p];
-  auto nf = c.features.size();
-  auto width = nf * slots;
-  auto& kept = peer_sums_[p];
+template <class Direct>
+bool client::keep_sums(kept_sums& kept, std::size_t width, bool counted,
+                       Direct direct) {
   // Kept only up to params::kept_sums_bytes: more (many features or
-  // buckets, deep levels) and scan_batch sums each node by itself.
-  if (frontier_.size() * width * sizeof(fixed_pair) > params_.kept_sums_bytes) {
+  // buckets, deep levels) and the caller sums each node by itself.
+  auto bytes = sizeof(fixed_pair) + (counted ? sizeof(std::uint32_t) : 0);
+  if (frontier_.size() * width * bytes > params_.kept_sums_bytes) {
     kept = {};
     return false;
   }
   std::vector<fixed_pair> sums(frontier_.size() * width);
-  auto own_count = [&](std::size_t pos) {
-    return own_at_[pos + 1] - own_at_[pos];
-  };
+  std::vector<std::uint32_t> owned(counted ? sums.size() : 0);
+  // Parents only from the level before, of this tree (node ids restart
+  // with each tree), with tables of the same shape.
+  bool follows = kept.tree == tree_ && kept.depth + 1 == depth_ &&
+                 kept.sums.size() == kept.nodes.size() * width &&
+                 kept.owned.size() == (counted ? kept.sums.size() : 0);
+  by_siblings(
+      follows ? std::span<const std::int32_t>(kept.nodes)
+              : std::span<const std::int32_t>(),
+      [&](std::size_t pos) { return own_at_[pos + 1] - own_at_[pos]; },
+      [&](std::size_t pos) {
+        direct(pos, sums.data() + pos * width,
+               counted ? owned.data() + pos * width : nullptr);
+      },
+      [&](std::size_t small, std::size_t large, std::size_t parent) {
+        auto less = [&](const auto& whole_table, auto& table) {
+          const auto* whole = whole_table.data() + parent * width;
+          const auto* part = table.data() + small * width;
+          auto* rest = table.data() + large * width;
+          for (std::size_t z = 0; z < width; ++z)
+            rest[z] = whole[z] - part[z];
+        };
+        less(kept.sums, sums);
+        if (counted)
+          less(kept.owned, owned);
+      });
+  kept = {tree_, depth_, frontier_, std::move(sums), std::move(owned)};
+  return true;
+}
+
+bool client::sum_peer_buckets(party_id p, std::size_t slots) {
+  const auto& c = columns_[p];
+  auto nf = c.features.size();
   std::vector<const std::uint8_t*> column(nf); // by own label
   for (std::size_t f = 0; f < nf; ++f)
     column[f] = c.own[f].data();
-  auto sum_rows = [&](std::size_t pos) {
-    add_own_labels(sums.data() + pos * width, std::span(column), slots,
-                   std::span(own_rows_).subspan(own_at_[pos], own_count(pos)),
-                   enc_g_.data(), enc_h_.data());
-  };
-  // Parents only from the level before, of this tree (node ids restart
-  // with each tree).
-  bool follows = kept.tree == tree_ && kept.depth + 1 == depth_;
-  by_siblings(follows ? std::span<const std::int32_t>(kept.nodes)
-                      : std::span<const std::int32_t>(),
-              own_count, sum_rows,
-              [&](std::size_t small, std::size_t large, std::size_t parent) {
-                const auto* whole = kept.sums.data() + parent * width;
-                const auto* part = sums.data() + small * width;
-                auto* rest = sums.data() + large * width;
-                for (std::size_t z = 0; z < width; ++z)
-                  rest[z].v = whole[z].v - part[z].v;
-              });
-  kept = {tree_, depth_, frontier_, std::move(sums)};
-  return true;
+  return keep_sums(peer_sums_[p], nf * slots, false,
+                   [&](std::size_t pos, fixed_pair* sum, std::uint32_t*) {
+                     add_own_labels(
+                         sum, std::span(column), slots,
+                         std::span(own_rows_).subspan(
+                             own_at_[pos], own_at_[pos + 1] - own_at_[pos]),
+                         enc_g_.data(), enc_h_.data());
+                   });
 }
 
 client::status client::scan_batch(party_id p) {
@@ -1372,6 +1411,7 @@ void client::build_units() {
     }
   }
   unit_first_[n_] = units_.size();
+  signed_.assign(chained() ? 0 : units_.size(), {});
 }
 
 namespace {
@@ -1450,8 +1490,9 @@ std::vector<std::uint8_t> client::lottery_in(const election_unit& u,
                                              std::uint8_t tag,
                                              std::uint32_t attempt) const {
   // The ids are hashed once per unit (they can be long), not per ticket.
-  if (!u.lottery.empty() && layout_works()) {
-    auto in = u.lottery;
+  const auto& lottery = signed_of(u).lottery;
+  if (!lottery.empty() && layout_works()) {
+    auto in = lottery;
     patch_lottery(in, tag, attempt);
     return in;
   }
@@ -1537,7 +1578,7 @@ void client::send_lead(outbox& out) {
   for (const auto& u : units_)
     if (u.source != self_)
       my_lead_.tickets.push_back(
-          crypto::draw_ticket(creds_->identity, u.lottery));
+          crypto::draw_ticket(creds_->identity, signed_of(u).lottery));
   broadcast(out, my_lead_);
 }
 
@@ -1602,7 +1643,8 @@ client::status client::finish_lead(outbox& out) {
       // Client c's tickets skip its own units, which all precede unit i
       // when c < source and all follow it otherwise.
       const auto& t = v[c < u.source ? i - count(c) : i];
-      if (c != self_ && !crypto::check_ticket(creds_->keys[c], u.lottery, t))
+      if (c != self_ &&
+          !crypto::check_ticket(creds_->keys[c], signed_of(u).lottery, t))
         return refuse_from(c, "lead",
                            party(c) + "'s lottery ticket does not verify");
       if (best < 0 || crypto::score_greater(t.value, *best_score)) {
@@ -1734,7 +1776,7 @@ client::status client::begin_round(outbox& out) {
       continue;
     auto tk = crypto::draw_ticket(creds_->identity,
                                   lottery_in(u, tag_thresh, u.attempt));
-    u.threshold = tk.value;
+    signed_of(u).threshold = tk.value;
     t.tickets.push_back(tk);
     t.qids.push_back(u.id);
     t.attempts.push_back(u.attempt);
@@ -1808,7 +1850,7 @@ client::status client::finish_thresh(outbox& out) {
                                 t.tickets[j]))
         return refuse_from(p, "thresh",
                            party(p) + "'s threshold ticket does not verify");
-      u->threshold = t.tickets[j].value;
+      signed_of(*u).threshold = t.tickets[j].value;
       u->pending = true;
     }
   }
@@ -1834,7 +1876,7 @@ void client::send_offers(outbox& out) {
       continue;
     auto tk = crypto::draw_ticket(creds_->identity,
                                   lottery_in(u, tag_noise, u.attempt));
-    bool volunteers = crypto::score_greater(tk.value, u.threshold);
+    bool volunteers = crypto::score_greater(tk.value, signed_of(u).threshold);
     auto& o = offers[u.leader];
     o.volunteer.push_back(volunteers ? 1 : 0);
     if (!volunteers)
@@ -1914,7 +1956,7 @@ client::status client::finish_noise(outbox& out) {
                                 lottery_in(u, tag_noise, u.attempt), tk))
         return refuse_from(p, "noise",
                            party(p) + "'s volunteer ticket does not verify");
-      if (!crypto::score_greater(tk.value, u.threshold))
+      if (!crypto::score_greater(tk.value, signed_of(u).threshold))
         return refuse_from(p, "noise",
                            party(p) + " volunteered with a ticket below "
                                       "the threshold");
@@ -2104,9 +2146,11 @@ void client::send_masked(outbox& out) {
     level_masks();
   std::vector<masked_sums> msgs(masks() ? n_ : 0);
   std::vector<encrypted_sums> encs(ahe() ? n_ : 0);
-  for (auto& m : msgs) {
-    m.tree = tree_;
-    m.depth = depth_;
+  for (party_id p = 0; p < static_cast<party_id>(msgs.size()); ++p) {
+    msgs[p].tree = tree_;
+    msgs[p].depth = depth_;
+    msgs[p].g.reserve(first_[p + 1] - first_[p]);
+    msgs[p].h.reserve(first_[p + 1] - first_[p]);
   }
   // ahe: each source's G, H values in its query order, packed below.
   std::vector<std::vector<std::uint64_t>> plain(encs.size());

@@ -61,6 +61,7 @@ template <class T>
 struct lane_pair {
   typedef T lanes __attribute__((vector_size(2 * sizeof(T))));
   lanes v;
+  friend lane_pair operator-(lane_pair a, lane_pair b) { return {a.v - b.v}; }
 };
 using double_pair = lane_pair<double>;
 using fixed_pair = lane_pair<std::uint64_t>;
@@ -301,12 +302,10 @@ private:
   struct election_unit {
     std::uint64_t id = 0; // qid of its first query
     party_id source = 0;
-    std::size_t first = 0, count = 0;  // queries_[first, first + count)
-    std::vector<std::uint8_t> lottery; // its LEAD lottery input
+    std::size_t first = 0, count = 0; // queries_[first, first + count)
     party_id leader = -1;
     std::uint32_t attempt = 0;
     bool pending = false; // waits for noise in the current round
-    crypto::score threshold{};
     // This client as a candidate.
     bool volunteered = false;
     bool selected = false;
@@ -410,10 +409,17 @@ private:
   template <class Size, class Direct, class Derive>
   void by_siblings(std::span<const std::int32_t> kept_nodes, Size size,
                    Direct direct, Derive derive) const;
-  /// peer_sums_[p] for this level: a node's sums from its rows, or, for the
-  /// larger of two siblings, its parent's less the smaller's (exact mod
+  struct kept_sums;
+  /// `kept` for this level, `width` sums (and with `counted`, own label
+  /// counts) per frontier node: direct(pos, sums, counts or null) adds up
+  /// a node from its own rows into zeroed tables; the larger of two
+  /// siblings is its parent's less the smaller's (exact: integers mod
   /// 2^64), as count_buckets does with counts. False, keeping nothing, when
   /// the level's tables would pass params::kept_sums_bytes.
+  template <class Direct>
+  bool keep_sums(kept_sums& kept, std::size_t width, bool counted,
+                 Direct direct);
+  /// peer_sums_[p] for this level (keep_sums).
   bool sum_peer_buckets(party_id p, std::size_t slots);
   /// The session's first batch's buckets of every missing id (wire.hpp),
   /// after its queries.
@@ -561,19 +567,36 @@ private:
     std::vector<std::vector<std::uint8_t>> buckets;
   };
   std::vector<source_columns> columns_;
-  /// Fixed point, per source: the sums of this client's labels in each
-  /// bucket of each of the source's features (its columns' order) at each
-  /// node of a level's frontier, kept for the next level's siblings.
-  struct peer_sums {
+  /// Fixed point: the sums of this client's labels in each bucket of some
+  /// features at each node of a level's frontier, kept for the next
+  /// level's siblings (keep_sums).
+  struct kept_sums {
     std::int32_t tree = -1, depth = -1;
-    std::vector<std::int32_t> nodes; // that level's frontier
-    std::vector<fixed_pair> sums;    // node, feature, bucket
+    std::vector<std::int32_t> nodes;  // that level's frontier
+    std::vector<fixed_pair> sums;     // node, feature, bucket
+    std::vector<std::uint32_t> owned; // own labels there (own_sums_ only)
   };
-  std::vector<peer_sums> peer_sums_;
+  /// Per source: over the source's features (its columns' order).
+  std::vector<kept_sums> peer_sums_;
+  /// As a source: over query_features_, bucket layout of begin_level.
+  kept_sums own_sums_;
   std::vector<level_query> queries_;    // canonical order (ascending qid)
   std::vector<std::size_t> first_;      // first query of each client; n + 1
   std::vector<election_unit> units_;    // canonical order (ascending id)
   std::vector<std::size_t> unit_first_; // first unit of each client; n + 1
+  /// Signed tickets (signed, per_batch): what a unit's lottery needs, kept
+  /// apart so that the chain's units stay small.
+  struct signed_lottery {
+    std::vector<std::uint8_t> lottery; // its LEAD lottery input
+    crypto::score threshold{};         // the round's threshold
+  };
+  std::vector<signed_lottery> signed_; // by unit; empty with chain
+  signed_lottery& signed_of(const election_unit& u) {
+    return signed_[static_cast<std::size_t>(&u - units_.data())];
+  }
+  const signed_lottery& signed_of(const election_unit& u) const {
+    return signed_[static_cast<std::size_t>(&u - units_.data())];
+  }
   std::vector<own_feature> own_features_;
   std::vector<std::vector<std::uint32_t>> own_bucket_rows_; // test hooks
   std::vector<std::uint64_t> own_g_, own_h_;   // own contribution to own qs

@@ -202,8 +202,9 @@ struct params {
   /// client computes, not what: outside the params digest, any value gives
   /// the same model.
   int paillier_threads = 0;
-  /// Bytes a client may keep per peer source for a level's sums of its
-  /// labels per bucket, to get a node's sums as its parent's less its
+  /// Bytes a client may keep per peer source, and for its own queried
+  /// features, for a level's sums of its labels per bucket (and, for its
+  /// own, their counts), to get a node's sums as its parent's less its
   /// sibling's (0: every node summed from its rows, as before). How, not
   /// what: outside the digest, any value gives the same sums.
   std::size_t kept_sums_bytes = std::size_t{16} << 20;

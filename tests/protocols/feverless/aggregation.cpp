@@ -280,11 +280,12 @@ BOOST_AUTO_TEST_CASE(chain_units_past_the_first_window_read_the_next) {
 }
 
 BOOST_AUTO_TEST_CASE(kept_sums_change_how_not_what) {
-  // A receiver derives the larger sibling's label sums from its parent's
-  // (params::kept_sums_bytes). Keeping none, keeping them only at the
-  // shallow levels (a small bound) and keeping them all must give the
-  // same raw sums of every query, over trees (node ids restart with each
-  // tree), hence the same models: same seeds, same draws.
+  // A receiver derives the larger sibling's label sums from its parent's,
+  // and a source its own sums and own-label counts (hence the missing ids'
+  // counts) likewise (params::kept_sums_bytes). Keeping none, keeping them
+  // only at the shallow levels (a small bound) and keeping them all must
+  // give the same raw sums of every query, over trees (node ids restart
+  // with each tree), hence the same models: same seeds, same draws.
   auto d = synthetic(400, 8, 41);
   auto owner = balanced_owners(400, 4, 41);
   auto run = [&](std::size_t bytes) {
