@@ -1615,29 +1615,38 @@ client::status client::finish_lead(outbox& out) {
                          party(p) + " sent the wrong number of tickets");
     }
   }
-  // Chain: every client's LEAD tickets, one per unit, from its reveal.
-  std::vector<std::vector<std::uint64_t>> chain_lead(chained() ? n_ : 0);
+  // The source never runs; ties go to the lowest index [D] (§7.3 l.7).
   if (chained()) {
-    for (party_id c = 0; c < n_; ++c)
-      chain_lead[c] =
+    // Every client's LEAD tickets, one per unit, from its reveal: client by
+    // client, over the units of the other sources.
+    std::vector<std::uint64_t> best_ticket(units_.size(), 0);
+    std::vector<party_id> best(units_.size(), -1);
+    for (party_id c = 0; c < n_; ++c) {
+      auto lead =
           level_stream(level_public_[c], tag_lead, 0).first(units_.size());
+      for (party_id p = 0; p < n_; ++p) {
+        if (p == c)
+          continue;
+        for (auto i = unit_first_[p]; i < unit_first_[p + 1]; ++i)
+          if (best[i] < 0 || lead[i] > best_ticket[i]) {
+            best[i] = c;
+            best_ticket[i] = lead[i];
+          }
+      }
+    }
+    for (std::size_t i = 0; i < units_.size(); ++i) {
+      units_[i].leader = best[i];
+      units_[i].attempt = 0;
+      units_[i].pending = true;
+    }
   }
-  for (std::size_t i = 0; i < units_.size(); ++i) {
+  for (std::size_t i = 0; i < units_.size() && !chained(); ++i) {
     auto& u = units_[i];
     party_id best = -1;
     const crypto::score* best_score = nullptr;
-    std::uint64_t best_ticket = 0;
-    // The source never runs; ties go to the lowest index [D] (§7.3 l.7).
     for (party_id c = 0; c < n_; ++c) {
       if (c == u.source)
         continue;
-      if (chained()) {
-        if (best < 0 || chain_lead[c][i] > best_ticket) {
-          best = c;
-          best_ticket = chain_lead[c][i];
-        }
-        continue;
-      }
       const auto& v =
           c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
       // Client c's tickets skip its own units, which all precede unit i

@@ -9,7 +9,12 @@
 // error of Δ_g σ with it.
 #include "tests/protocols/feverless/harness.hpp"
 
+#include <sodium.h>
+
+#include "protocols/crypto/hash_chain.hpp"
+
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -204,6 +209,108 @@ BOOST_AUTO_TEST_CASE(chain_leaders_get_no_noise_values) {
         BOOST_TEST_REQUIRE(drawers == 1u);
       }
   }
+}
+
+BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
+  // Recomputes the chain election from what goes over the wire, as
+  // docs/feverless-election.md defines it: D_k = BLAKE2b-256 over each
+  // source's (nonce, qids as uint64 LE) in source order; unit i's LEAD
+  // ticket (tag 1) is word i of the stream under a client's public
+  // element; its leader the highest among the clients other than its
+  // source (ties: lowest index); the volunteers those whose NOISE ticket
+  // (tag 3, noise element) beats the leader's THRESH ticket (tag 2) at the
+  // first attempt with any. Every trace's leader and every selection's
+  // attempt and volunteer count must match.
+  auto d = synthetic(300, 8, 17);
+  auto f =
+      make_federation(d, hooked(2, 3, 17), 4, balanced_owners(300, 4, 17), 17);
+  using level = std::pair<int, int>;
+  std::map<level, std::map<int, query_batch>> batches;
+  std::map<level, std::map<int, lead_tickets>> leads;
+  run_training(f, 17, [&](int from, int, message& m) {
+    if (auto* b = std::get_if<query_batch>(&m))
+      batches[{b->tree, b->depth}].emplace(from, *b);
+    if (auto* l = std::get_if<lead_tickets>(&m))
+      leads[{l->tree, l->depth}].emplace(from, *l);
+  });
+  std::map<std::uint64_t, int> leader_of;
+  std::map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> chosen;
+  std::size_t units_seen = 0;
+  for (const auto& [lv, by_client] : leads) {
+    BOOST_TEST_REQUIRE(by_client.size() == 4u);
+    auto& bs = batches[lv];
+    std::array<std::uint8_t, 32> digest{};
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, nullptr, 0, digest.size());
+    std::vector<std::pair<std::uint64_t, int>> units; // qid, source
+    for (int src = 0; src < 4; ++src) {
+      const auto& b = bs.at(src);
+      if (b.qids.empty())
+        continue;
+      crypto_generichash_update(&st, b.nonces.data(), 32);
+      for (auto q : b.qids) {
+        std::uint8_t le[8];
+        for (int i = 0; i < 8; ++i)
+          le[i] = static_cast<std::uint8_t>(q >> (8 * i));
+        crypto_generichash_update(&st, le, 8);
+        units.emplace_back(q, src);
+      }
+    }
+    crypto_generichash_final(&st, digest.data(), digest.size());
+    auto key = [&](const std::array<std::uint8_t, 32>& x) {
+      protocols::crypto::key32 k;
+      std::memcpy(k.data(), x.data(), x.size());
+      return k;
+    };
+    std::vector<std::vector<std::uint64_t>> lead(4);
+    for (int c = 0; c < 4; ++c)
+      lead[c] = protocols::crypto::ticket_stream(key(by_client.at(c).reveal),
+                                                 {1, 0, digest})
+                    .first(units.size());
+    auto window = [&](const std::array<std::uint8_t, 32>& x, std::uint8_t tag,
+                      std::uint32_t a, std::size_t i) {
+      return protocols::crypto::window_tickets(
+                 key(x), {tag, a - a % 16, digest}, units.size())
+          .at(i, a % 16);
+    };
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      auto [qid, src] = units[i];
+      int best = -1;
+      for (int c = 0; c < 4; ++c)
+        if (c != src && (best < 0 || lead[c][i] > lead[best][i]))
+          best = c;
+      leader_of[qid] = best;
+      for (std::uint32_t a = 0;; ++a) {
+        auto threshold = window(by_client.at(best).reveal, 2, a, i);
+        std::uint32_t volunteers = 0;
+        for (int c = 0; c < 4; ++c)
+          volunteers +=
+              c != src && c != best &&
+              window(by_client.at(c).noise_reveal, 3, a, i) > threshold;
+        if (volunteers > 0) {
+          chosen[qid] = {a + 1, volunteers};
+          break;
+        }
+      }
+      ++units_seen;
+    }
+  }
+  BOOST_TEST(units_seen > 300u);
+  std::size_t traced = 0, selected = 0;
+  for (int s = 0; s < 4; ++s) {
+    for (const auto& t : f.clients[s]->traces()) {
+      BOOST_TEST_REQUIRE(t.leader == leader_of.at(t.qid));
+      ++traced;
+    }
+    for (const auto& [qid, sel] : f.clients[s]->selections()) {
+      BOOST_TEST_REQUIRE(leader_of.at(qid) == s);
+      BOOST_TEST_REQUIRE(sel.attempts == chosen.at(qid).first);
+      BOOST_TEST_REQUIRE(sel.volunteers == chosen.at(qid).second);
+      ++selected;
+    }
+  }
+  BOOST_TEST(traced == units_seen);
+  BOOST_TEST(selected == units_seen);
 }
 
 BOOST_AUTO_TEST_CASE(portion_mode_keeps_the_ceiling_of_k_hat_times_p) {
