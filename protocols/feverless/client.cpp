@@ -855,8 +855,8 @@ void client::begin_level(outbox& out) {
       kept += k >= 0 ? 1 : 0;
     }
   }
+  // Not shrunk to `kept`: the next level's resize would zero the rest.
   own_at_[frontier_.size()] = kept;
-  own_rows_.resize(kept);
   // Each feature's buckets at `at[i]` .. `at[i + 1]` of the flat
   // per-node sums (its bins plus the missing values' slot, bins_'s
   // bins(f)).

@@ -551,7 +551,7 @@ private:
   std::vector<std::size_t> ids_at_;      // per query: where its ids start
   /// This client's labels (label_rows_ indices) at the frontier nodes,
   /// node after node, in row order: frontier position k's at own_at_[k] ..
-  /// own_at_[k + 1).
+  /// own_at_[k + 1); the rest, up to the row count, is scratch.
   std::vector<std::uint32_t> own_rows_;
   std::vector<std::size_t> own_at_;
   std::vector<std::uint32_t> own_id_counts_; // per own query of the level
