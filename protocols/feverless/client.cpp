@@ -1115,8 +1115,7 @@ client::status client::finish_query(outbox& out) {
     crypto_generichash_final(&st, level_digest_.data(), level_digest_.size());
   } else {
     for (auto& u : units_)
-      signed_[static_cast<std::size_t>(&u - units_.data())].lottery =
-          lottery_in(u, tag_lead, 0);
+      signed_of(u).lottery = lottery_in(u, tag_lead, 0);
   }
   send_lead(out);
   phase_ = phase::lead;
