@@ -1617,11 +1617,11 @@ client::status client::finish_lead(outbox& out) {
     }
   }
   // The source never runs; ties go to the lowest index [D] (§7.3 l.7).
+  // Units start without a leader (build_units).
   if (chained()) {
     // Every client's LEAD tickets, one per unit, from its reveal: client by
     // client, over the units of the other sources.
-    std::vector<std::uint64_t> best_ticket(units_.size(), 0);
-    std::vector<party_id> best(units_.size(), -1);
+    std::vector<std::uint64_t> best(units_.size(), 0);
     for (party_id c = 0; c < n_; ++c) {
       auto lead =
           level_stream(level_public_[c], tag_lead, 0).first(units_.size());
@@ -1629,40 +1629,36 @@ client::status client::finish_lead(outbox& out) {
         if (p == c)
           continue;
         for (auto i = unit_first_[p]; i < unit_first_[p + 1]; ++i)
-          if (best[i] < 0 || lead[i] > best_ticket[i]) {
-            best[i] = c;
-            best_ticket[i] = lead[i];
+          if (units_[i].leader < 0 || lead[i] > best[i]) {
+            units_[i].leader = c;
+            best[i] = lead[i];
           }
       }
     }
+  } else {
     for (std::size_t i = 0; i < units_.size(); ++i) {
-      units_[i].leader = best[i];
-      units_[i].attempt = 0;
-      units_[i].pending = true;
-    }
-  }
-  for (std::size_t i = 0; i < units_.size() && !chained(); ++i) {
-    auto& u = units_[i];
-    party_id best = -1;
-    const crypto::score* best_score = nullptr;
-    for (party_id c = 0; c < n_; ++c) {
-      if (c == u.source)
-        continue;
-      const auto& v =
-          c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
-      // Client c's tickets skip its own units, which all precede unit i
-      // when c < source and all follow it otherwise.
-      const auto& t = v[c < u.source ? i - count(c) : i];
-      if (c != self_ &&
-          !crypto::check_ticket(creds_->keys[c], signed_of(u).lottery, t))
-        return refuse_from(c, "lead",
-                           party(c) + "'s lottery ticket does not verify");
-      if (best < 0 || crypto::score_greater(t.value, *best_score)) {
-        best = c;
-        best_score = &t.value;
+      auto& u = units_[i];
+      const crypto::score* best = nullptr;
+      for (party_id c = 0; c < n_; ++c) {
+        if (c == u.source)
+          continue;
+        const auto& v =
+            c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
+        // Client c's tickets skip its own units, which all precede unit i
+        // when c < source and all follow it otherwise.
+        const auto& t = v[c < u.source ? i - count(c) : i];
+        if (c != self_ &&
+            !crypto::check_ticket(creds_->keys[c], signed_of(u).lottery, t))
+          return refuse_from(c, "lead",
+                             party(c) + "'s lottery ticket does not verify");
+        if (u.leader < 0 || crypto::score_greater(t.value, *best)) {
+          u.leader = c;
+          best = &t.value;
+        }
       }
     }
-    u.leader = best;
+  }
+  for (auto& u : units_) {
     u.attempt = 0;
     u.pending = true;
   }
@@ -1950,6 +1946,7 @@ client::status client::finish_noise(outbox& out) {
   // and values are at its cursors.
   std::vector<std::size_t> flag_at(n_, 0), ticket_at(n_, 0), value_at(n_, 0);
   std::vector<std::pair<party_id, std::size_t>> volunteers; // and values
+  std::vector<bool> selected; // by volunteer, per unit
   std::vector<noise_notice> notices(n_);
   my_redo_ = 0;
   for (auto i : led) {
@@ -1983,7 +1980,7 @@ client::status client::finish_noise(outbox& out) {
     picks_.resize(volunteers.size());
     std::iota(picks_.begin(), picks_.end(), std::size_t{0});
     auto k = choose_volunteers();
-    std::vector<bool> selected(volunteers.size(), false);
+    selected.assign(volunteers.size(), false);
     for (std::size_t x = 0; x < k; ++x) {
       selected[picks_[x]] = true;
       // Ñ = sum of the selected blinded draws, per query: the leader never
