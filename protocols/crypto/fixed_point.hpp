@@ -16,11 +16,12 @@ public:
   explicit constexpr fixed_point(int frac_bits = 32)
       : frac_bits_(frac_bits),
         scale_(static_cast<double>(std::uint64_t{1} << frac_bits)),
-        unscale_(1 / scale_) {}
+        unscale_(1 / scale_),
+        bound_(static_cast<double>(std::uint64_t{1} << (63 - frac_bits))) {}
 
   int frac_bits() const { return frac_bits_; }
   /// The largest magnitude a value or a sum may reach: 2^(63-F).
-  double bound() const { return std::ldexp(1.0, 63 - frac_bits_); }
+  double bound() const { return bound_; }
   /// Encodes x; empty when |x| is at or beyond bound() or not finite.
   std::optional<std::uint64_t> encode(double x) const {
     if (!std::isfinite(x) || std::fabs(x) >= bound())
@@ -45,6 +46,7 @@ private:
   int frac_bits_;
   double scale_;   // 2^F
   double unscale_; // 2^-F
+  double bound_;   // 2^(63-F), kept: encode() asks for it per value
 };
 
 } // namespace veil::protocols::crypto
