@@ -97,10 +97,12 @@ ticket_stream::ticket_stream(const key32& element, const round_input& in,
                              std::size_t tickets)
     : tickets_(tickets) {
   ensure_sodium();
-  unsigned char msg[1 + 4 + 32];
+  unsigned char msg[1 + 4 + 32 + 4];
   msg[0] = in.tag;
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 4; ++i) {
     msg[1 + i] = static_cast<unsigned char>(in.attempt >> (8 * i));
+    msg[37 + i] = static_cast<unsigned char>(in.leader >> (8 * i));
+  }
   std::memcpy(msg + 5, in.digest.data(), 32);
   // The domain key and the element key the hash (libsodium takes at most
   // 64 key bytes).

@@ -68,17 +68,22 @@ private:
   key32 at_;
 };
 
+/// `round_input::leader` of a round whose tickets are not a leader's.
+inline constexpr std::uint32_t no_leader = 0xFFFFFFFF;
+
 /// The domain of a round's tickets: its tag (what the lottery elects), the
-/// attempt, and a digest of the round's inputs.
+/// attempt, a digest of the round's inputs, and the leader whose units the
+/// stream is for (no_leader when it is for every unit of the round).
 struct round_input {
   std::uint8_t tag = 0;
   std::uint32_t attempt = 0;
   std::array<std::uint8_t, 32> digest{};
+  std::uint32_t leader = no_leader;
 };
 
 /// A party's tickets of one round from its revealed element: the 64-bit
 /// words (little-endian) of the ChaCha20 stream keyed by BLAKE2b-256 of
-/// (tag, attempt, digest) under the element. Ticket i is election unit
+/// (tag, attempt, digest, leader) under the element. Ticket i is election unit
 /// i's; every party computes every other party's the same way. 64 bits
 /// decide a lottery among 256 parties with a tie (lowest index wins) once
 /// in about 2^50 units.

@@ -1699,15 +1699,16 @@ std::size_t client::choose_volunteers() {
 std::uint16_t client::chain_ticket(
     std::vector<std::optional<crypto::window_tickets>>& windows,
     const crypto::key32& x, std::uint8_t tag, std::uint32_t attempt,
-    std::size_t unit) const {
+    std::size_t rank, std::size_t led) const {
   auto w = attempt / chain_window;
   if (windows.size() <= w)
     windows.resize(w + 1);
   if (!windows[w])
-    windows[w].emplace(
-        x, crypto::round_input{tag, w * chain_window, level_digest_},
-        units_.size());
-  return windows[w]->at(unit, attempt % chain_window);
+    windows[w].emplace(x,
+                       crypto::round_input{tag, w * chain_window, level_digest_,
+                                           static_cast<std::uint32_t>(self_)},
+                       led);
+  return windows[w]->at(rank, attempt % chain_window);
 }
 
 client::status client::select_volunteers(outbox& out) {
@@ -1726,20 +1727,23 @@ client::status client::select_volunteers(outbox& out) {
     nt.tree = tree_;
     nt.depth = depth_;
   }
-  for (auto i : round_led_[self_]) {
-    auto& u = units_[i];
+  // A leader's THRESH and NOISE streams cover only the units it leads,
+  // by rank: a third of the words that streams over all units took.
+  const auto& led = round_led_[self_];
+  for (std::size_t rank = 0; rank < led.size(); ++rank) {
+    auto& u = units_[led[rank]];
     auto& volunteers = picks_; // by client index
     volunteers.clear();
     for (std::uint32_t a = 0; volunteers.empty(); ++a) {
       if (a == max_attempts)
         return refuse("noise", "no candidate volunteered in " +
                                    std::to_string(max_attempts) + " attempts");
-      auto threshold =
-          chain_ticket(thresholds, level_public_[self_], tag_thresh, a, i);
+      auto threshold = chain_ticket(thresholds, level_public_[self_],
+                                    tag_thresh, a, rank, led.size());
       for (party_id c = 0; c < n_; ++c)
         if (c != u.source && c != self_ &&
-            chain_ticket(noise[c], level_noise_[c], tag_noise, a, i) >
-                threshold)
+            chain_ticket(noise[c], level_noise_[c], tag_noise, a, rank,
+                         led.size()) > threshold)
           volunteers.push_back(static_cast<std::size_t>(c));
       u.attempt = a;
     }

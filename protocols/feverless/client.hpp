@@ -436,13 +436,14 @@ private:
   /// ceil(k̂ p) in portion mode), moved to picks_'s front, uniformly at
   /// random (this client's CSPRNG).
   std::size_t choose_volunteers();
-  /// Chain: ticket of election unit `unit` at `attempt` from element x, in
-  /// the stream of the attempt's window of chain_window (made at the first
-  /// read, kept in `windows`).
+  /// Chain: the ticket at `attempt` of the unit this client leads with
+  /// rank `rank` among the `led` units it leads, from element x, in the
+  /// stream of the attempt's window of chain_window for this leader (made
+  /// at the first read, kept in `windows`).
   std::uint16_t
   chain_ticket(std::vector<std::optional<crypto::window_tickets>>& windows,
                const crypto::key32& x, std::uint8_t tag, std::uint32_t attempt,
-               std::size_t unit) const;
+               std::size_t rank, std::size_t led) const;
   /// Chain, as a leader after LEAD: each unit's volunteers from the
   /// candidates' noise reveals, the selection, and NOTIFY.
   status select_volunteers(outbox& out);

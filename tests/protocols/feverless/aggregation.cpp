@@ -219,8 +219,9 @@ BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
   // element; its leader the highest among the clients other than its
   // source (ties: lowest index); the volunteers those whose NOISE ticket
   // (tag 3, noise element) beats the leader's THRESH ticket (tag 2) at the
-  // first attempt with any. Every trace's leader and every selection's
-  // attempt and volunteer count must match.
+  // first attempt with any, both read at the unit's rank among its
+  // leader's units in streams for that leader. Every trace's leader and
+  // every selection's attempt and volunteer count must match.
   auto d = synthetic(300, 8, 17);
   auto f =
       make_federation(d, hooked(2, 3, 17), 4, balanced_owners(300, 4, 17), 17);
@@ -268,25 +269,36 @@ BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
                                                  {1, 0, digest})
                     .first(units.size());
     auto window = [&](const std::array<std::uint8_t, 32>& x, std::uint8_t tag,
-                      std::uint32_t a, std::size_t i) {
+                      std::uint32_t a, int leader, std::size_t rank,
+                      std::size_t led) {
       return protocols::crypto::window_tickets(
-                 key(x), {tag, a - a % 16, digest}, units.size())
-          .at(i, a % 16);
+                 key(x),
+                 {tag, a - a % 16, digest, static_cast<std::uint32_t>(leader)},
+                 led)
+          .at(rank, a % 16);
     };
+    std::vector<int> leaders(units.size());
+    std::vector<std::size_t> rank(units.size()), led(4, 0);
     for (std::size_t i = 0; i < units.size(); ++i) {
-      auto [qid, src] = units[i];
       int best = -1;
       for (int c = 0; c < 4; ++c)
-        if (c != src && (best < 0 || lead[c][i] > lead[best][i]))
+        if (c != units[i].second && (best < 0 || lead[c][i] > lead[best][i]))
           best = c;
+      leaders[i] = best;
+      rank[i] = led[best]++;
+    }
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      auto [qid, src] = units[i];
+      int best = leaders[i];
       leader_of[qid] = best;
       for (std::uint32_t a = 0;; ++a) {
-        auto threshold = window(by_client.at(best).reveal, 2, a, i);
+        auto threshold =
+            window(by_client.at(best).reveal, 2, a, best, rank[i], led[best]);
         std::uint32_t volunteers = 0;
         for (int c = 0; c < 4; ++c)
-          volunteers +=
-              c != src && c != best &&
-              window(by_client.at(c).noise_reveal, 3, a, i) > threshold;
+          volunteers += c != src && c != best &&
+                        window(by_client.at(c).noise_reveal, 3, a, best,
+                               rank[i], led[best]) > threshold;
         if (volunteers > 0) {
           chosen[qid] = {a + 1, volunteers};
           break;
