@@ -146,9 +146,10 @@ std::vector<std::uint64_t> ticket_stream::first(std::size_t count) const {
 
 window_tickets::window_tickets(const key32& element, const round_input& in,
                                std::size_t units)
-    : units_(units), words_(element, in, units * (attempts / 4)) {}
+    : units_(units), words_(element, in, units * (attempts / 4)),
+      first_(words_.first(units)) {}
 
-std::uint16_t window_tickets::at(std::size_t unit, std::uint32_t d) {
+std::uint16_t window_tickets::later(std::size_t unit, std::uint32_t d) {
   if (unit >= units_ || d >= attempts)
     throw std::out_of_range("attempt " + std::to_string(d) + " of unit " +
                             std::to_string(unit) + " in a window of " +

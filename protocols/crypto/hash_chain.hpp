@@ -121,14 +121,22 @@ private:
 class window_tickets {
 public:
   static constexpr std::uint32_t attempts = 16;
+  /// Computes the words of the window's first four attempts, which every
+  /// unit reads, in one stream call; later ones at their first read.
   window_tickets(const key32& element, const round_input& in,
                  std::size_t units);
   /// Unit `unit`'s ticket at attempt `d` of the window (d < attempts).
-  std::uint16_t at(std::size_t unit, std::uint32_t d);
+  std::uint16_t at(std::size_t unit, std::uint32_t d) {
+    if (d < 4 && unit < units_)
+      return static_cast<std::uint16_t>(first_[unit] >> (16 * d));
+    return later(unit, d);
+  }
 
 private:
+  std::uint16_t later(std::size_t unit, std::uint32_t d);
   std::size_t units_;
   ticket_stream words_;
+  std::vector<std::uint64_t> first_; ///< words 0 .. units - 1
 };
 
 /// A 64-bit ticket as a lottery score (its big-endian bytes first, zeros
