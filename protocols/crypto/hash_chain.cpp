@@ -136,9 +136,13 @@ std::uint64_t ticket_stream::at(std::size_t i) {
   return cache_[i];
 }
 
-std::vector<std::uint64_t> ticket_stream::first(std::size_t count) const {
-  std::vector<std::uint64_t> out(count);
-  expand(key_, out);
+std::vector<std::uint64_t> ticket_stream::range(std::size_t from,
+                                                std::size_t count) const {
+  // From the 64-byte block that holds ticket `from`, 8 tickets a block.
+  auto skip = from % 8;
+  std::vector<std::uint64_t> out(skip + count);
+  expand(key_, out, from / 8);
+  out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(skip));
   for (auto& t : out)
     t = le64(t);
   return out;

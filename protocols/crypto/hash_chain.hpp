@@ -100,7 +100,11 @@ public:
   /// tickets in any order, and again, costs each chunk once.
   std::uint64_t at(std::size_t i);
   /// Tickets 0 .. count - 1, in one stream call.
-  std::vector<std::uint64_t> first(std::size_t count) const;
+  std::vector<std::uint64_t> first(std::size_t count) const {
+    return range(0, count);
+  }
+  /// Tickets from .. from + count - 1, in one stream call.
+  std::vector<std::uint64_t> range(std::size_t from, std::size_t count) const;
 
 private:
   static constexpr std::size_t chunk = 64;

@@ -1620,18 +1620,20 @@ client::status client::finish_lead(outbox& out) {
   // Units start without a leader (build_units).
   if (chained()) {
     // Every client's LEAD tickets, one per unit, from its reveal: client by
-    // client, over the units of the other sources.
+    // client, over the units of the other sources (the units before and
+    // after its own, whose words are not computed).
     std::vector<std::uint64_t> best(units_.size(), 0);
     for (party_id c = 0; c < n_; ++c) {
-      auto lead =
-          level_stream(level_public_[c], tag_lead, 0).first(units_.size());
-      for (party_id p = 0; p < n_; ++p) {
-        if (p == c)
+      auto stream = level_stream(level_public_[c], tag_lead, 0);
+      for (auto [from, to] : {std::pair{std::size_t{0}, unit_first_[c]},
+                              std::pair{unit_first_[c + 1], units_.size()}}) {
+        if (from == to)
           continue;
-        for (auto i = unit_first_[p]; i < unit_first_[p + 1]; ++i)
-          if (units_[i].leader < 0 || lead[i] > best[i]) {
+        auto lead = stream.range(from, to - from);
+        for (auto i = from; i < to; ++i)
+          if (units_[i].leader < 0 || lead[i - from] > best[i]) {
             units_[i].leader = c;
-            best[i] = lead[i];
+            best[i] = lead[i - from];
           }
       }
     }

@@ -114,6 +114,14 @@ BOOST_AUTO_TEST_CASE(a_party_cannot_change_its_tickets_after_committing) {
   auto longer = chain_tickets(committed.element(1), in, 300);
   BOOST_TEST(
       (std::vector<std::uint64_t>(longer.begin(), longer.begin() + 8) == a));
+  // A range from any ticket, inside a block or at its start, is the same
+  // slice of the stream.
+  for (std::size_t from : {0u, 1u, 7u, 8u, 9u, 63u, 100u, 250u}) {
+    auto r = ticket_stream(committed.element(1), in).range(from, 50);
+    BOOST_TEST((r == std::vector<std::uint64_t>(longer.begin() + from,
+                                                longer.begin() + from + 50)),
+               "range from " << from);
+  }
   // One ticket at a time, in any order, gives the same tickets.
   ticket_stream one_by_one(committed.element(1), in, 300);
   for (std::size_t i : {299u, 0u, 1u, 63u, 64u, 65u, 127u, 128u, 150u, 7u})
