@@ -834,6 +834,7 @@ void client::begin_level(outbox& out) {
   // (wire.hpp), and a qid names the rest.
   bool hide = params_.hide_labels;
   own_features_.clear();
+  own_buckets_.clear();
   own_bucket_rows_.clear();
   own_id_counts_.clear();
   query_batch b;
@@ -941,20 +942,24 @@ void client::begin_level(outbox& out) {
         of.node_pos = pos;
         of.feature = f;
         of.missing_slot = has_missing_[static_cast<std::size_t>(f)];
-        of.count.assign(count.begin() + first, count.begin() + last);
-        of.own_g.assign(nb, 0);
-        of.own_h.assign(nb, 0);
-        of.g.assign(nb, 0);
-        of.h.assign(nb, 0);
+        auto& ob = own_buckets_;
+        of.at = ob.count.size();
+        of.buckets = nb;
+        ob.count.insert(ob.count.end(), count.begin() + first,
+                        count.begin() + last);
+        ob.own_g.resize(of.at + nb, 0);
+        ob.own_h.resize(of.at + nb, 0);
+        ob.g.resize(of.at + nb, 0);
+        ob.h.resize(of.at + nb, 0);
         for (std::size_t z = 0; z < nb; ++z)
           if (fixed_sums()) {
-            of.own_g[z] = node_fixed[at[i] + z].v[0];
-            of.own_h[z] = node_fixed[at[i] + z].v[1];
+            ob.own_g[of.at + z] = node_fixed[at[i] + z].v[0];
+            ob.own_h[of.at + z] = node_fixed[at[i] + z].v[1];
           } else {
-            of.g[z] = own_double[at[i] + z].v[0];
-            of.h[z] = own_double[at[i] + z].v[1];
+            ob.g[of.at + z] = own_double[at[i] + z].v[0];
+            ob.h[of.at + z] = own_double[at[i] + z].v[1];
           }
-        of.query.assign(nb, -1);
+        ob.query.resize(of.at + nb, -1);
         for (std::size_t z = 0; z < nb; ++z) {
           // [D] Every non-empty bucket is queried when the sums carry
           // noise: one whose labels the source all holds (empty mIDs) is
@@ -965,7 +970,7 @@ void client::begin_level(outbox& out) {
           // label away). Plain mode releases exact sums anyway and skips
           // it.
           auto missing = miss[at[i] + z];
-          if (of.count[z] == 0 || (missing == 0 && !fixed_sums()))
+          if (ob.count[of.at + z] == 0 || (missing == 0 && !fixed_sums()))
             continue;
           if (params_.test_hooks) {
             std::vector<std::uint32_t> bucket;
@@ -979,7 +984,7 @@ void client::begin_level(outbox& out) {
                                static_cast<std::uint32_t>(node),
                                static_cast<std::uint32_t>(f),
                                static_cast<std::uint32_t>(z)});
-          of.query[z] = static_cast<std::int32_t>(b.qids.size());
+          ob.query[of.at + z] = static_cast<std::int32_t>(b.qids.size());
           b.qids.push_back(qid.value()); // fits: checked in params / ctor
           own_id_counts_.push_back(missing);
           if (elects() && !batch_nonce()) {
@@ -992,7 +997,7 @@ void client::begin_level(outbox& out) {
             }
           }
         }
-        own_features_.push_back(std::move(of));
+        own_features_.push_back(of);
       }
     }
   });
@@ -2431,30 +2436,35 @@ client::status client::finish_masked(outbox& out) {
   best_.assign(nodes, {});
   totals_.assign(nodes, {});
   has_totals_.assign(nodes, 0);
-  for (auto& of : own_features_) {
-    for (std::size_t z = 0; z < of.query.size(); ++z) {
-      auto k = static_cast<std::size_t>(of.query[z]);
+  auto& ob = own_buckets_;
+  for (const auto& of : own_features_) {
+    auto g = std::span(ob.g).subspan(of.at, of.buckets);
+    auto h = std::span(ob.h).subspan(of.at, of.buckets);
+    auto query = std::span(ob.query).subspan(of.at, of.buckets);
+    for (std::size_t z = 0; z < of.buckets; ++z) {
+      auto k = static_cast<std::size_t>(query[z]);
       if (fixed_sums()) {
         // One decoding of the whole noisy integer sum (own rows included):
         // what the gains and weights see is a function of it alone. (A
         // bucket without a query is empty: 0.)
-        of.g[z] = fp_.decode(of.own_g[z] +
-                             (of.query[z] >= 0 ? rg[k] + source_g[k] : 0));
-        of.h[z] = fp_.decode(of.own_h[z] + (of.query[z] >= 0 ? rh[k] : 0));
-      } else if (of.query[z] >= 0) {
-        of.g[z] += dg[k];
-        of.h[z] += dh[k];
+        g[z] = fp_.decode(ob.own_g[of.at + z] +
+                          (query[z] >= 0 ? rg[k] + source_g[k] : 0));
+        h[z] = fp_.decode(ob.own_h[of.at + z] + (query[z] >= 0 ? rh[k] : 0));
+      } else if (query[z] >= 0) {
+        g[z] += dg[k];
+        h[z] += dh[k];
       }
     }
     auto s = best_bucket_split(
-        of.feature, {of.g, of.h, of.count, of.missing_slot}, params_.lambda,
-        params_.gamma, params_.max_delta_step);
+        of.feature,
+        {g, h, std::span(ob.count).subspan(of.at, of.buckets), of.missing_slot},
+        params_.lambda, params_.gamma, params_.max_delta_step);
     auto pos = of.node_pos;
     if (!has_totals_[pos]) {
       has_totals_[pos] = 1;
-      for (std::size_t z = 0; z < of.g.size(); ++z) {
-        totals_[pos].g += of.g[z];
-        totals_[pos].h += of.h[z];
+      for (std::size_t z = 0; z < of.buckets; ++z) {
+        totals_[pos].g += g[z];
+        totals_[pos].h += h[z];
       }
     }
     if (s.valid() && (!best_[pos].valid() || s.gain > best_[pos].gain)) {

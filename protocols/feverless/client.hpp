@@ -311,16 +311,32 @@ private:
     bool selected = false;
   };
 
-  /// The buckets of one own feature at one frontier node.
+  /// The buckets of one own feature at one frontier node: buckets
+  /// `at` .. `at + buckets - 1` of the level's bucket_columns.
   struct own_feature {
     std::size_t node_pos = 0;
     std::int32_t feature = 0;
+    std::size_t at = 0, buckets = 0;
+    bool missing_slot = false; // last bucket: missing values
+  };
+
+  /// The buckets of every own feature of a level, one after another (a
+  /// level has thousands of (node, feature) pairs: six vectors each were
+  /// most of a run's allocations). Kept across levels for their capacity.
+  struct bucket_columns {
     std::vector<std::uint32_t> count;
     std::vector<double> g, h; // plain: exact own part, then + decoded;
                               // otherwise the decoded whole sum
     std::vector<std::uint64_t> own_g, own_h; // fixed point: own part
     std::vector<std::int32_t> query;         // own query index, or -1
-    bool missing_slot = false;               // last bucket: missing values
+    void clear() {
+      count.clear();
+      g.clear();
+      h.clear();
+      own_g.clear();
+      own_h.clear();
+      query.clear();
+    }
   };
 
   /// What the gains decided for a frontier node.
@@ -599,6 +615,7 @@ private:
     return signed_[static_cast<std::size_t>(&u - units_.data())];
   }
   std::vector<own_feature> own_features_;
+  bucket_columns own_buckets_; // own_features_'s buckets
   std::vector<std::vector<std::uint32_t>> own_bucket_rows_; // test hooks
   std::vector<std::uint64_t> own_g_, own_h_;   // own contribution to own qs
   std::vector<std::uint64_t> mask_g_, mask_h_; // per query of the level
