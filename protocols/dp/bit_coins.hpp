@@ -82,7 +82,7 @@ private:
     if (num == 0)
       return false;
     // Room for 2^k num and W den + den in 128 bits (den < 2^116 in every
-    // caller; the rest take the same steps with a wider scaled numerator).
+    // caller; a wider one goes a bit at a time).
     if (static_cast<uint128>(den) >> (128 - chunk_bits) != 0)
       return below_wide(num, den);
     uint128 r = num; // p's expansion after the chunks compared: r / den
