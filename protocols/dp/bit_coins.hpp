@@ -58,9 +58,6 @@ public:
   bool bernoulli_u128(uint128 num, uint128 den) {
     if constexpr (requires { g_.bernoulli_u128(num, den); })
       return g_.bernoulli_u128(num, den);
-    else if (num < den && den <= std::numeric_limits<std::uint64_t>::max())
-      return below(static_cast<std::uint64_t>(num),
-                   static_cast<std::uint64_t>(den));
     else
       return below(num, den);
   }
@@ -75,25 +72,23 @@ private:
   static constexpr unsigned chunk_bits = 8;
 
   /// U < num / den for a uniform U, from U's bits, chunk by chunk.
-  template <class Word>
-  bool below(Word num, Word den) {
+  bool below(uint128 num, uint128 den) {
     if (num >= den)
       return true;
     if (num == 0)
       return false;
     // Room for 2^k num and W den + den in 128 bits (den < 2^116 in every
     // caller; a wider one goes a bit at a time).
-    if (static_cast<uint128>(den) >> (128 - chunk_bits) != 0)
+    if (den >> (128 - chunk_bits) != 0)
       return below_wide(num, den);
     uint128 r = num; // p's expansion after the chunks compared: r / den
-    const uint128 d = den;
     while (true) {
       const uint128 w = next_chunk();
       const uint128 scaled = r << chunk_bits;
-      const uint128 low = w * d; // W / 2^k against p = scaled / (2^k den)
+      const uint128 low = w * den; // W / 2^k against p = scaled / (2^k den)
       if (low >= scaled)
         return false; // U >= W / 2^k >= p
-      if (low + d <= scaled)
+      if (low + den <= scaled)
         return true; // U < (W + 1) / 2^k <= p
       r = scaled - low;
     }

@@ -2438,27 +2438,28 @@ client::status client::finish_masked(outbox& out) {
   has_totals_.assign(nodes, 0);
   auto& ob = own_buckets_;
   for (const auto& of : own_features_) {
-    auto g = std::span(ob.g).subspan(of.at, of.buckets);
-    auto h = std::span(ob.h).subspan(of.at, of.buckets);
-    auto query = std::span(ob.query).subspan(of.at, of.buckets);
+    auto part = [&](auto& column) {
+      return std::span(column).subspan(of.at, of.buckets);
+    };
+    auto g = part(ob.g), h = part(ob.h);
+    auto own_g = part(ob.own_g), own_h = part(ob.own_h);
+    auto query = part(ob.query);
     for (std::size_t z = 0; z < of.buckets; ++z) {
       auto k = static_cast<std::size_t>(query[z]);
       if (fixed_sums()) {
         // One decoding of the whole noisy integer sum (own rows included):
         // what the gains and weights see is a function of it alone. (A
         // bucket without a query is empty: 0.)
-        g[z] = fp_.decode(ob.own_g[of.at + z] +
-                          (query[z] >= 0 ? rg[k] + source_g[k] : 0));
-        h[z] = fp_.decode(ob.own_h[of.at + z] + (query[z] >= 0 ? rh[k] : 0));
+        g[z] = fp_.decode(own_g[z] + (query[z] >= 0 ? rg[k] + source_g[k] : 0));
+        h[z] = fp_.decode(own_h[z] + (query[z] >= 0 ? rh[k] : 0));
       } else if (query[z] >= 0) {
         g[z] += dg[k];
         h[z] += dh[k];
       }
     }
     auto s = best_bucket_split(
-        of.feature,
-        {g, h, std::span(ob.count).subspan(of.at, of.buckets), of.missing_slot},
-        params_.lambda, params_.gamma, params_.max_delta_step);
+        of.feature, {g, h, part(ob.count), of.missing_slot}, params_.lambda,
+        params_.gamma, params_.max_delta_step);
     auto pos = of.node_pos;
     if (!has_totals_[pos]) {
       has_totals_[pos] = 1;
