@@ -67,30 +67,40 @@ bool bernoulli(Engine& g, std::uint64_t num, std::uint64_t den) {
   }
 }
 
+template <class Engine>
+bool bernoulli_exp(Engine& g, std::uint64_t num, std::uint64_t den);
+
+/// bernoulli_exp's algorithm itself, whatever members the engine has (an
+/// engine's own bernoulli_exp member may call it): CKS Alg. 1, its coins
+/// from bernoulli() and its exp(-1) coins from bernoulli_exp(g, 1, 1).
+template <class Engine>
+bool bernoulli_exp_by_coins(Engine& g, std::uint64_t num, std::uint64_t den) {
+  if (den == 0)
+    throw std::invalid_argument("bernoulli_exp: zero denominator");
+  if (num <= den) {
+    // gamma in [0, 1]: K is the first k with Bernoulli(gamma / k) = 0;
+    // P(K odd) = exp(-gamma).
+    std::uint64_t k = 1;
+    while (bernoulli(g, num, den * k))
+      ++k;
+    return k % 2 == 1;
+  }
+  for (std::uint64_t i = num / den; i > 0; --i)
+    if (!bernoulli_exp(g, 1, 1))
+      return false;
+  return bernoulli_exp_by_coins(g, num % den, den);
+}
+
 /// 1 with probability exp(-num / den), exactly (CKS Alg. 1). num / den may
 /// be any non-negative rational; the expected number of uniform draws is
 /// O(1 + num / den). Requires den * (num / den + 2) < 2^64 for the loop
 /// denominators; callers keep num and den below 2^32.
 template <class Engine>
 bool bernoulli_exp(Engine& g, std::uint64_t num, std::uint64_t den) {
-  if constexpr (requires { g.bernoulli_exp(num, den); }) {
+  if constexpr (requires { g.bernoulli_exp(num, den); })
     return g.bernoulli_exp(num, den);
-  } else {
-    if (den == 0)
-      throw std::invalid_argument("bernoulli_exp: zero denominator");
-    if (num <= den) {
-      // gamma in [0, 1]: K is the first k with Bernoulli(gamma / k) = 0;
-      // P(K odd) = exp(-gamma).
-      std::uint64_t k = 1;
-      while (bernoulli(g, num, den * k))
-        ++k;
-      return k % 2 == 1;
-    }
-    for (std::uint64_t i = num / den; i > 0; --i)
-      if (!bernoulli_exp(g, 1, 1))
-        return false;
-    return bernoulli_exp(g, num % den, den);
-  }
+  else
+    return bernoulli_exp_by_coins(g, num, den);
 }
 
 } // namespace veil::protocols::dp

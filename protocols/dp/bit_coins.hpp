@@ -19,9 +19,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 
 #include "protocols/crypto/random.hpp"
 #include "protocols/dp/bernoulli.hpp"
+#include "protocols/dp/inverse_e.hpp"
 
 namespace veil::protocols::dp {
 
@@ -62,6 +64,27 @@ public:
       return below(num, den);
   }
 
+  /// 1 with probability exp(-num / den) (den >= 1): bernoulli_exp's
+  /// algorithm, except that each of its Bernoulli(exp(-1)) coins compares U
+  /// with 1/e's digits (below_inverse_e). Where the wrapped engine decides
+  /// coins itself, its coins decide as before.
+  bool bernoulli_exp(std::uint64_t num, std::uint64_t den) {
+    if constexpr (requires { g_.bernoulli_exp(num, den); }) {
+      return g_.bernoulli_exp(num, den);
+    } else if constexpr (requires { g_.bernoulli(num, den); }) {
+      return bernoulli_exp_by_coins(*this, num, den);
+    } else {
+      if (den == 0)
+        throw std::invalid_argument("bernoulli_exp: zero denominator");
+      if (num < den)
+        return bernoulli_exp_by_coins(*this, num, den);
+      for (auto i = num / den; i > 0; --i)
+        if (!below_inverse_e())
+          return false;
+      return bernoulli_exp_by_coins(*this, num % den, den);
+    }
+  }
+
   /// Bits taken from the engine so far (tests: which coins a prefix of
   /// bits decided).
   std::uint64_t bits_drawn() const { return 64 * words_ - left_; }
@@ -92,6 +115,22 @@ private:
         return true; // U < (W + 1) / 2^k <= p
       r = scaled - low;
     }
+  }
+
+  /// U < 1/e: U's chunks against 1/e's digits, the first that differs
+  /// deciding (a chunk per coin but once in 2^8; CKS's loop of
+  /// Bernoulli(1/k) coins takes e coins on average).
+  bool below_inverse_e() {
+    static_assert(chunk_bits == 8, "1/e's digits are bytes");
+    for (const unsigned digit : inverse_e_digits)
+      if (const unsigned w = next_chunk(); w != digit)
+        return w < digit;
+    return inverse_e_tail_below([this] {
+      std::uint64_t word = 0;
+      for (unsigned i = 0; i < 64 / chunk_bits; ++i)
+        word = (word << chunk_bits) | next_chunk();
+      return word;
+    });
   }
 
   /// The same a bit at a time, for denominators too wide for a chunk's

@@ -5,11 +5,15 @@
 // a draw.
 #include <boost/test/unit_test.hpp>
 
+#include <array>
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "protocols/crypto/random.hpp"
 #include "protocols/dp/bit_coins.hpp"
 #include "protocols/dp/discrete_gaussian.hpp"
+#include "protocols/dp/inverse_e.hpp"
 #include "tests/protocols/dp/support.hpp"
 
 namespace vdp = veil::protocols::dp;
@@ -26,6 +30,20 @@ struct prefix_engine : vcrypto::word_engine {
   int words = 0;
   result_type operator()() { return words++ == 0 ? first : 0; }
 };
+
+/// Its words, in order, then zeros.
+struct words_engine : vcrypto::word_engine {
+  std::vector<std::uint64_t> words;
+  std::size_t at = 0;
+  result_type operator()() { return at < words.size() ? words[at++] : 0; }
+};
+
+/// floor(2^512 / e), 8 words: the exact fraction sum_{k < 200} (-1)^k / k!
+/// in Python (fractions.Fraction), whose error is far below 2^-512.
+constexpr std::array<std::uint64_t, 8> inverse_e_512 = {
+    0x5e2d58d8b3bcdf1a, 0xbadec7829054f90d, 0xda9805aab56c7733,
+    0x3024b9d0a507daed, 0xb16400bf472b4215, 0xb8245b669d90d27a,
+    0x5aea5550968dc392, 0x29f03c6276dcaa58};
 
 /// Tallies of a coin over every prefix of `bits` bits: decided true,
 /// decided false, and not decided within the prefix.
@@ -113,10 +131,93 @@ BOOST_AUTO_TEST_CASE(a_coin_is_exact_on_every_prefix_of_bits) {
   BOOST_TEST(coins.bits_drawn() == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(inverse_e_digits_are_those_of_1_over_e) {
+  // Against digits computed apart (inverse_e_512) and, for the first 63,
+  // against the C library's expl(-1).
+  for (std::size_t n : {1u, 2u, 3u, 8u}) {
+    std::vector<std::uint64_t> x(n);
+    vdp::inverse_e_fixed(x);
+    // Within 2 of floor(2^(64 n) / e): the same words above the last, the
+    // last within 2 (the first n words of 1/e's 8 continue above 2).
+    for (std::size_t i = 0; i + 1 < n; ++i)
+      BOOST_TEST(x[i] == inverse_e_512[i], "word " << i << " of " << n);
+    const auto last = inverse_e_512[n - 1];
+    BOOST_TEST((x[n - 1] + 2 >= last && x[n - 1] <= last + 2),
+               "last word of " << n);
+  }
+  for (int i = 0; i < 16; ++i)
+    BOOST_TEST(
+        vdp::inverse_e_digits[i] ==
+        static_cast<std::uint8_t>(inverse_e_512[i / 8] >> (56 - 8 * (i % 8))));
+  const auto libm = static_cast<std::uint64_t>(std::ldexp(std::exp(-1.0L), 63));
+  BOOST_TEST(libm - (inverse_e_512[0] >> 1) + 2 <= 4u); // within 2 units
+}
+
+BOOST_AUTO_TEST_CASE(an_exp_minus_one_coin_is_exact_on_every_prefix_of_bits) {
+  // U < 1/e: floor(2^16 / e) = 0x5e2d prefixes below, 1/e's own open.
+  constexpr int bits = 16;
+  auto t = over_prefixes(bits, [](auto& g) { return g.bernoulli_exp(1, 1); });
+  BOOST_TEST(t.yes == 0x5e2du);
+  BOOST_TEST(t.open == 1u);
+  BOOST_TEST(t.no == (std::uint64_t{1} << bits) - 0x5e2d - 1);
+  // A gamma of 2 tosses the coin twice, a byte each, 1/e's bytes being
+  // 0x5e, 0x2d: a yes needs both bytes below 0x5e; a third byte decides
+  // after a byte below 0x5e and one equal to it, or after 0x5e and a byte
+  // up to 0x2d.
+  auto two = over_prefixes(bits, [](auto& g) { return g.bernoulli_exp(2, 1); });
+  BOOST_TEST(two.yes == 0x5eu * 0x5eu);
+  BOOST_TEST(two.open == 0x5eu + 0x2du + 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_u_that_matches_128_digits_of_1_over_e_goes_on) {
+  // The 2^-128 case, fed the digits: U is compared with 1/e's further
+  // words, 4 words first, then 8 when U still matches them.
+  struct after {
+    std::vector<std::uint64_t> words;
+    bool below;
+    const char* what;
+  };
+  const auto& e = inverse_e_512;
+  for (const auto& c : {
+           after{{e[0], e[1], e[2] - 1}, true, "word 3 below"},
+           after{{e[0], e[1], e[2] + 1}, false, "word 3 above"},
+           after{{e[0], e[1], e[2], e[3], e[4], e[5], 0, 0},
+                 true,
+                 "6 words match, then zeros: below"},
+           after{{e[0], e[1], e[2], e[3], e[4], e[5], ~0ull, ~0ull},
+                 false,
+                 "6 words match, then ones: above"},
+       }) {
+    words_engine g;
+    g.words = c.words;
+    vdp::bit_coins<words_engine> coins(g);
+    BOOST_TEST(coins.bernoulli_exp(1, 1) == c.below, c.what);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(exp_coins_match_their_frequencies) {
+  // exp(-x) for x = 1 (one 1/e coin), 5/2 (two and a CKS coin) and 1/3
+  // (CKS's alone), 400,000 tosses each from the seeded engine: within 4.5
+  // standard errors (a false alarm about once in 10^5 per case).
+  vcrypto::seeded_random g(vt::dp_seed + 31);
+  vdp::bit_coins<vcrypto::seeded_random> coins(g);
+  constexpr std::uint64_t tosses = 400000;
+  for (auto [num, den] :
+       {std::pair<std::uint64_t, std::uint64_t>{1, 1}, {5, 2}, {1, 3}}) {
+    std::uint64_t yes = 0;
+    for (std::uint64_t i = 0; i < tosses; ++i)
+      yes += coins.bernoulli_exp(num, den) ? 1 : 0;
+    const double p = std::exp(-static_cast<double>(num) / den);
+    const double se = std::sqrt(p * (1 - p) / tosses);
+    BOOST_TEST(std::abs(static_cast<double>(yes) / tosses - p) < 4.5 * se,
+               num << "/" << den << ": " << yes);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_discrete_gaussian_draw_spends_a_few_words) {
   // Before bit_coins, a draw at FEVERLESS's scale spent about 13 words (a
   // word per coin); now about 2 passes' uniform words and a byte per coin
-  // (3.7 words a draw).
+  // (3.5 words a draw since the exp(-1) coins compare with 1/e's digits).
   struct counting : vcrypto::word_engine {
     vcrypto::seeded_random g{vt::dp_seed};
     std::uint64_t words = 0;
