@@ -136,12 +136,6 @@ crypto::key32 draw_key(random_engine& rng) {
   return k;
 }
 
-/// The injected engine as the std-style generator the dp samplers take.
-struct engine_ref : crypto::word_engine {
-  random_engine& engine;
-  result_type operator()() { return engine(); }
-};
-
 /// Adds each of this client's labels k in `own` into its bucket of every
 /// feature f: sum[f * slots + column[f][k]] += (g_of[k], h_of[k]), row by
 /// row, every feature side by side (independent sums, each in row order).
@@ -409,6 +403,16 @@ client::status client::finish_announce(outbox& out) {
                        "the noise does not fit the fixed-point range; lower "
                        "frac_bits or raise epsilon");
     }
+    // The draws come from a reserve that the host may fill ahead of need
+    // (noise_reserve.hpp), each lane keyed from this client's CSPRNG.
+    std::vector<crypto::key32> take_keys, fill_keys;
+    for (int lane = 0; lane < 2; ++lane) {
+      take_keys.push_back(draw_key(rng_));
+      fill_keys.push_back(draw_key(rng_));
+    }
+    reserve_ = std::make_shared<dp::noise_reserve>(
+        std::vector{*gauss_g_, *gauss_h_}, take_keys, fill_keys,
+        noise_reserve_capacity);
     noise_bound_g_ = std::ldexp(static_cast<double>(gauss_g_->max_abs()),
                                 -params_.frac_bits);
     noise_bound_h_ = std::ldexp(static_cast<double>(gauss_h_->max_abs()),
@@ -1087,8 +1091,8 @@ client::status client::finish_query(outbox& out) {
     for (auto& q : queries_) {
       if (units_[q.unit].leader != self_)
         continue;
-      q.noise_g = draw_noise(gauss_g_);
-      q.noise_h = draw_noise(gauss_h_);
+      q.noise_g = draw_noise(noise_lane::g);
+      q.noise_h = draw_noise(noise_lane::h);
       if (params_.test_hooks) {
         noise_draws_[q.qid] = {q.noise_g, q.noise_h};
         selections_[q.qid] = {1, 0, 1};
@@ -1531,15 +1535,14 @@ std::vector<std::uint8_t> client::lottery_in(const election_unit& u,
                                std::span<const std::uint8_t, 32>(nonce, 32));
 }
 
-std::uint64_t
-client::draw_noise(const std::optional<dp::discrete_gaussian>& d) {
+std::uint64_t client::draw_noise(noise_lane lane) {
   // Spec §15.3: noise from the (injected) CSPRNG, an integer number of
   // 2^-F as two's complement; the setup checked that any draw fits. No
-  // sampler: noise is off.
-  if (!d)
+  // reserve: noise is off.
+  if (!reserve_)
     return 0;
-  engine_ref g{{}, rng_};
-  return static_cast<std::uint64_t>((*d)(g));
+  return static_cast<std::uint64_t>(
+      reserve_->take(static_cast<std::size_t>(lane)));
 }
 
 // ---------------------------------------------------------------------------
@@ -1903,8 +1906,8 @@ void client::send_offers(outbox& out) {
     // [P] Volunteers draw before they know whether they are selected.
     for (auto j = u.first; j < u.first + u.count; ++j) {
       auto& q = queries_[j];
-      q.n_g = draw_noise(gauss_g_);
-      q.n_h = draw_noise(gauss_h_);
+      q.n_g = draw_noise(noise_lane::g);
+      q.n_h = draw_noise(noise_lane::h);
       std::uint64_t r_g = rng_(), r_h = rng_();
       o.g.push_back(q.n_g + r_g);
       o.h.push_back(q.n_h + r_h);
@@ -2070,8 +2073,8 @@ client::status client::finish_notify(outbox& out) {
           // client's own masked reply, not through the leader: the source
           // still sees only the total, and the leader sees no value of the
           // noise step (docs/feverless-election.md).
-          q.n_g = draw_noise(gauss_g_);
-          q.n_h = draw_noise(gauss_h_);
+          q.n_g = draw_noise(noise_lane::g);
+          q.n_h = draw_noise(noise_lane::h);
           q.selected_g = q.n_g;
           q.selected_h = q.n_h;
         }
@@ -2260,7 +2263,8 @@ void client::send_plain(outbox& out) {
       // fixed point (the integer sum plus an integer noise, sent as the
       // double it decodes to: a function of the noisy integer only).
       auto i = static_cast<std::size_t>(&q - queries_.data());
-      std::uint64_t ig = draw_noise(gauss_g_), ih = draw_noise(gauss_h_);
+      std::uint64_t ig = draw_noise(noise_lane::g),
+                    ih = draw_noise(noise_lane::h);
       ig += part_fixed_[2 * i];
       ih += part_fixed_[2 * i + 1];
       g = fp_.decode(ig);
@@ -2418,7 +2422,7 @@ client::status client::finish_masked(outbox& out) {
   std::vector<std::uint64_t> source_g(mine, 0);
   if (params_.source_noise)
     for (auto& x : source_g)
-      x = draw_noise(gauss_g_);
+      x = draw_noise(noise_lane::g);
   if (params_.test_hooks && fixed_sums())
     for (std::size_t k = 0; k < mine; ++k) {
       const auto& q = queries_[first_[self_] + k];

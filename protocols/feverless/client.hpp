@@ -26,6 +26,7 @@
 #include "protocols/crypto/key_agreement.hpp"
 #include "protocols/crypto/lottery.hpp"
 #include "protocols/dp/discrete_gaussian.hpp"
+#include "protocols/dp/noise_reserve.hpp"
 #include "protocols/feverless/accountant.hpp"
 #include "protocols/feverless/bucket_split.hpp"
 #include "protocols/feverless/params.hpp"
@@ -185,6 +186,11 @@ public:
   const std::vector<std::uint32_t>& record_queries() const {
     return accountant_.record_queries();
   }
+  /// Where this client's noise draws come from, once the setup fixed the
+  /// noise (null before, and without noise): a host may fill it in time it
+  /// would idle (dp::noise_reserve::fill_one), off the queries' path; the
+  /// draws are the same either way.
+  std::shared_ptr<dp::noise_reserve> noise_reserve() const { return reserve_; }
   /// Non-empty when the stated guarantee is doubtful or absent, e.g. the
   /// classical calibration with epsilon >= 1, plain mode, or noise off.
   const std::string& warning() const { return calib_.warning; }
@@ -481,8 +487,12 @@ private:
   void level_masks();
   status finish_encrypted(std::vector<std::uint64_t>& sg,
                           std::vector<std::uint64_t>& sh);
-  /// One draw of `d` (0 without a sampler: noise off).
-  std::uint64_t draw_noise(const std::optional<dp::discrete_gaussian>& d);
+  /// The reserve's lanes: noise on G sums and on H sums.
+  enum class noise_lane : std::size_t { g = 0, h = 1 };
+  /// Draws a lane's reserve holds at most.
+  static constexpr std::size_t noise_reserve_capacity = 4096;
+  /// One draw of the lane's noise (0 without noise).
+  std::uint64_t draw_noise(noise_lane lane);
   std::int32_t add_node(std::int32_t parent, double weight);
   /// Whether a (noisy) sum over `ids` missing ids with up to `draws` noise
   /// draws is possible: |G| <= ids + noise, -noise <= H <= ids/4 + noise.
@@ -527,6 +537,7 @@ private:
   /// The noise of a G and of an H sum, in units of 2^-F (noisy() only),
   /// and the most one draw can add, in value units.
   std::optional<dp::discrete_gaussian> gauss_g_, gauss_h_;
+  std::shared_ptr<dp::noise_reserve> reserve_; // their draws
   double noise_bound_g_ = 0, noise_bound_h_ = 0;
   privacy_accountant accountant_;
   std::vector<std::uint8_t> own_census_; // this client's census bytes

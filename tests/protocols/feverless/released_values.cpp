@@ -169,8 +169,15 @@ void check_leaf(const setting& s, int draws) {
                      << "): weight sd " << sample_sd(w) << ", predicted "
                      << predicted << "; the drawers' error sd " << sd_undone);
   BOOST_TEST(std::fabs(sample_sd(w) / predicted - 1) <= tol + 1e-2);
+  // Every run releases a new value. The others' noise on G differs in each
+  // (a resolution of 2^-F: a repeat once in some 10^6 of these tests), and
+  // so does the weight, up to its float storage: two weights of this law
+  // share a float (an ulp of about 1e-7) with probability ulp / (2
+  // sqrt(pi) sd), some 0.02 repeats over 300 runs; 3 or more, about 1e-6.
+  std::set<double> distinct_noise(ng.begin(), ng.end());
+  BOOST_TEST(distinct_noise.size() == ng.size());
   std::set<double> distinct(w.begin(), w.end());
-  BOOST_TEST(distinct.size() == w.size());
+  BOOST_TEST(distinct.size() + 2 >= w.size());
   if (s.source_noise) {
     // The drawers are left with the source's draw: N(0, sigma^2).
     BOOST_TEST(std::fabs(sd_undone / sigma - 1) <= tol);

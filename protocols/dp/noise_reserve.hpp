@@ -1,0 +1,88 @@
+#pragma once
+
+// Noise drawn ahead of need. A draw of a noise mechanism depends on nothing
+// it will hide, so it can be made before the query it goes into, in time
+// its party would otherwise idle: a host runs fill_one() on a thread of the
+// lowest priority (actors/feverless_client.cpp), and the protocol take()s
+// draws when it adds noise. Exact draws cost some 150 ns each and sit on
+// the critical path of every FEVERLESS query otherwise.
+//
+// Each lane keeps the draws made ahead in a ring that one filler thread
+// writes and the protocol's thread reads, without a lock: a lock held
+// through a draw by a thread of the lowest priority stalled the protocol
+// whenever the scheduler preempted the filler. A take() that finds the
+// ring empty draws at once from an engine of its own. Both engines are
+// ChaCha20 keyed from the party's CSPRNG and every draw has the sampler's
+// law, so which engine a draw came from changes nothing; without a filler
+// every draw comes from the taker's engine, as reproducible as its key.
+// Draws wait in memory as a pending query's noise does, and are wiped when
+// taken.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <vector>
+
+#include "protocols/crypto/random.hpp"
+#include "protocols/crypto/sodium.hpp" // key32
+#include "protocols/dp/discrete_gaussian.hpp"
+
+namespace veil::protocols::dp {
+
+class noise_reserve {
+public:
+  /// Lane i draws from samplers[i]: take() with an engine keyed by
+  /// take_keys[i], fill_one() with one keyed by fill_keys[i] (secret: from
+  /// the party's CSPRNG), and holds up to `capacity` draws made ahead.
+  /// Throws std::invalid_argument unless there are a key of each kind per
+  /// sampler and capacity is a power of 2, at least 2.
+  noise_reserve(const std::vector<discrete_gaussian>& samplers,
+                const std::vector<crypto::key32>& take_keys,
+                const std::vector<crypto::key32>& fill_keys,
+                std::size_t capacity);
+  ~noise_reserve();
+  noise_reserve(const noise_reserve&) = delete;
+  noise_reserve& operator=(const noise_reserve&) = delete;
+
+  /// The lane's oldest draw made ahead, or a fresh one when it holds none.
+  /// One thread takes (the protocol's).
+  std::int64_t take(std::size_t lane);
+
+  /// One draw into the lane that holds fewest, if any holds fewer than the
+  /// capacity; false when all are full. One thread fills.
+  bool fill_one();
+
+  /// For the filling thread: blocks while every lane holds more than half
+  /// its capacity, until `stop`.
+  void wait_for_room(std::stop_token stop);
+
+  /// Draws a lane holds (tests).
+  std::size_t held(std::size_t lane) const;
+
+private:
+  struct lane {
+    lane(const discrete_gaussian& s, const crypto::key32& take_key,
+         const crypto::key32& fill_key, std::size_t capacity);
+    discrete_gaussian sampler;
+    crypto::seeded_random take_engine, fill_engine;
+    std::unique_ptr<std::int64_t[]> ring;
+    std::atomic<std::size_t> head{0}; // next to take (the taker's)
+    std::atomic<std::size_t> tail{0}; // next to fill (the filler's)
+  };
+  bool has_room() const;
+  std::size_t capacity_;
+  std::vector<std::unique_ptr<lane>> lanes_;
+  // The filler sleeps on room_ (under mutex_, which no draw holds) with
+  // filler_asleep_ set; a take that leaves a lane at most half full then
+  // wakes it. The flag and the heads are sequentially consistent, so a take
+  // sees the flag or the filler sees the take's head (no lost wake-up).
+  std::mutex mutex_;
+  std::condition_variable_any room_;
+  std::atomic<bool> filler_asleep_{false};
+};
+
+} // namespace veil::protocols::dp
