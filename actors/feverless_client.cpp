@@ -5,9 +5,6 @@
 #include <limits>
 #include <memory>
 #include <numeric>
-#include <pthread.h>
-#include <sched.h>
-#include <thread>
 #include <tuple>
 #include <variant>
 
@@ -20,6 +17,7 @@
 #include "actors/errors.hpp"
 #include "actors/live_session_impl.hpp"
 #include "actors/local_system.hpp"
+#include "actors/noise_filler.hpp"
 #include "actors/role_host.hpp"
 #include "actors/support.hpp"
 #include "learners/boost/early_stopping.hpp"
@@ -56,9 +54,7 @@ struct client_state : data_party_state<feverless_client_spec> {
   /// was reported to the coordinator.
   bool pause_reported = false;
   bool staged_sent = false; ///< see add_staged
-  /// Fills the role's noise reserve while training (start_noise_filler);
-  /// stopped and joined when the state goes.
-  std::jthread noise_filler;
+  noise_filler filler;      ///< fills the role's noise reserve while training
 
   bool has_role() const { return role != nullptr; }
 };
@@ -107,33 +103,6 @@ caf::result<fvl::eval_labels> on_labels(client_actor* self) {
       out.labels.push_back(y[i]);
     }
   return out;
-}
-
-/// Once the role's noise is fixed, a thread of the lowest priority
-/// (SCHED_IDLE: it runs when a core would otherwise idle) draws its noise
-/// ahead of need, so that queries take draws instead of making them
-/// (dp::noise_reserve: the same draws either way). It stops with training.
-void tend_noise_filler(client_state& st) {
-  if (st.role->training_done()) {
-    st.noise_filler.request_stop();
-    return;
-  }
-  if (st.noise_filler.joinable())
-    return;
-  auto reserve = st.role->noise_reserve();
-  if (!reserve)
-    return;
-  st.noise_filler = std::jthread([reserve](std::stop_token stop) {
-    // Where SCHED_IDLE is refused, the thread stays at normal priority:
-    // still correct, only competing for the cores.
-    sched_param lowest{};
-    pthread_setschedparam(pthread_self(), SCHED_IDLE, &lowest);
-    while (!stop.stop_requested()) {
-      while (!stop.stop_requested() && reserve->fill_one()) {
-      }
-      reserve->wait_for_room(stop);
-    }
-  });
 }
 
 /// A FEVERLESS client on the shared role host (actors/role_host.hpp).
@@ -249,7 +218,10 @@ struct client_hooks {
   /// Reports finished work to the coordinator.
   static void after_step(client_actor* self) {
     auto& st = self->state;
-    tend_noise_filler(st);
+    if (st.role->training_done())
+      st.filler.stop();
+    else
+      st.filler.start(st.role->noise_reserve()); // once the noise is fixed
     if (st.role->between_trees() && !st.pause_reported) {
       // Round by round: the coordinator evaluates, then says next or stop
       // (it reports the progress, with the round's metrics).
