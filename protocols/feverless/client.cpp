@@ -1536,9 +1536,9 @@ std::vector<std::uint8_t> client::lottery_in(const election_unit& u,
 }
 
 std::uint64_t client::draw_noise(noise_lane lane) {
-  // Spec §15.3: noise from the (injected) CSPRNG, an integer number of
-  // 2^-F as two's complement; the setup checked that any draw fits. No
-  // reserve: noise is off.
+  // Spec §15.3: noise from ChaCha20 keyed by the (injected) CSPRNG, an
+  // integer number of 2^-F as two's complement; the setup checked that any
+  // draw fits. No reserve: noise is off.
   if (!reserve_)
     return 0;
   return static_cast<std::uint64_t>(
