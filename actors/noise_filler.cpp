@@ -13,11 +13,7 @@ void noise_filler::start(
   thread_ = std::jthread([reserve = std::move(reserve)](std::stop_token stop) {
     sched_param lowest{};
     pthread_setschedparam(pthread_self(), SCHED_IDLE, &lowest);
-    while (!stop.stop_requested()) {
-      while (!stop.stop_requested() && reserve->fill_one()) {
-      }
-      reserve->wait_for_room(stop);
-    }
+    reserve->fill(stop);
   });
 }
 

@@ -19,7 +19,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <stdexcept>
 
 #include "protocols/crypto/random.hpp"
 #include "protocols/dp/bernoulli.hpp"
@@ -65,24 +64,18 @@ public:
   }
 
   /// 1 with probability exp(-num / den) (den >= 1): bernoulli_exp's
-  /// algorithm, except that each of its Bernoulli(exp(-1)) coins compares U
-  /// with 1/e's digits (below_inverse_e). Where the wrapped engine decides
-  /// coins itself, its coins decide as before.
+  /// algorithm, whose Bernoulli(exp(-1)) coins come back here and compare
+  /// U with 1/e's digits (below_inverse_e). Where the wrapped engine
+  /// decides coins itself, its coins decide as before.
   bool bernoulli_exp(std::uint64_t num, std::uint64_t den) {
-    if constexpr (requires { g_.bernoulli_exp(num, den); }) {
+    if constexpr (requires { g_.bernoulli_exp(num, den); })
       return g_.bernoulli_exp(num, den);
-    } else if constexpr (requires { g_.bernoulli(num, den); }) {
+    else if constexpr (requires { g_.bernoulli(num, den); })
       return bernoulli_exp_by_coins(*this, num, den);
-    } else {
-      if (den == 0)
-        throw std::invalid_argument("bernoulli_exp: zero denominator");
-      if (num < den)
-        return bernoulli_exp_by_coins(*this, num, den);
-      for (auto i = num / den; i > 0; --i)
-        if (!below_inverse_e())
-          return false;
-      return bernoulli_exp_by_coins(*this, num % den, den);
-    }
+    else if (num == den && den != 0)
+      return below_inverse_e();
+    else
+      return bernoulli_exp_by_coins(*this, num, den);
   }
 
   /// Bits taken from the engine so far (tests: which coins a prefix of

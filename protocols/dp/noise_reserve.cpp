@@ -81,6 +81,14 @@ bool noise_reserve::has_room() const {
   return false;
 }
 
+void noise_reserve::fill(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    while (!stop.stop_requested() && fill_one()) {
+    }
+    wait_for_room(stop);
+  }
+}
+
 void noise_reserve::wait_for_room(std::stop_token stop) {
   std::unique_lock lock(mutex_);
   filler_asleep_.store(true, std::memory_order_seq_cst);

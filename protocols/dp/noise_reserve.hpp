@@ -2,7 +2,7 @@
 
 // Noise drawn ahead of need. A draw of a noise mechanism depends on nothing
 // it will hide, so it can be made before the query it goes into, in time
-// its party would otherwise idle: a host runs fill_one() on a thread of the
+// its party would otherwise idle: a host runs fill() on a thread of the
 // lowest priority (actors/noise_filler.hpp), and the protocol take()s draws
 // when it adds noise. An exact discrete Gaussian draw costs some 130 ns,
 // otherwise on the critical path of every noised FEVERLESS query.
@@ -56,9 +56,9 @@ public:
   /// capacity; false when all are full. One thread fills.
   bool fill_one();
 
-  /// For the filling thread: blocks while every lane holds more than half
-  /// its capacity, until `stop`.
-  void wait_for_room(std::stop_token stop);
+  /// The filling thread's loop, until `stop`: fill_one() while a lane has
+  /// room, then sleep while every lane holds more than half its capacity.
+  void fill(std::stop_token stop);
 
   /// Draws a lane holds (tests).
   std::size_t held(std::size_t lane) const;
@@ -74,6 +74,7 @@ private:
     std::atomic<std::size_t> tail{0}; // next to fill (the filler's)
   };
   bool has_room() const;
+  void wait_for_room(std::stop_token stop);
   std::size_t capacity_;
   std::vector<std::unique_ptr<lane>> lanes_;
   // The filler sleeps on room_ (under mutex_, which no draw holds) with

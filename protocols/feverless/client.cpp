@@ -387,6 +387,8 @@ client::status client::finish_announce(outbox& out) {
     // to doubles does not give it exactly). Its variance is rounded up to
     // the sampler's grid (more noise, never less), and it is truncated at
     // 40 standard deviations, which moves no probability above 1e-300.
+    // One sampler per noise_lane: G, then H.
+    std::vector<dp::discrete_gaussian> samplers;
     try {
       // One ulp up: the product may round down, the noise must not.
       auto scale = [&](double sensitivity) {
@@ -394,28 +396,18 @@ client::status client::finish_announce(outbox& out) {
             std::ldexp(sensitivity * calib_.sigma, params_.frac_bits),
             std::numeric_limits<double>::infinity());
       };
-      gauss_g_.emplace(
+      samplers.push_back(
           dp::discrete_gaussian::at_least(scale(params_.sensitivity_g)));
-      gauss_h_.emplace(
+      samplers.push_back(
           dp::discrete_gaussian::at_least(scale(params_.sensitivity_h)));
     } catch (const std::invalid_argument&) {
       return bad_input("key_announce",
                        "the noise does not fit the fixed-point range; lower "
                        "frac_bits or raise epsilon");
     }
-    // The draws come from a reserve that the host may fill ahead of need
-    // (noise_reserve.hpp), each lane keyed from this client's CSPRNG.
-    std::vector<crypto::key32> take_keys, fill_keys;
-    for (int lane = 0; lane < 2; ++lane) {
-      take_keys.push_back(draw_key(rng_));
-      fill_keys.push_back(draw_key(rng_));
-    }
-    reserve_ = std::make_shared<dp::noise_reserve>(
-        std::vector{*gauss_g_, *gauss_h_}, take_keys, fill_keys,
-        noise_reserve_capacity);
-    noise_bound_g_ = std::ldexp(static_cast<double>(gauss_g_->max_abs()),
+    noise_bound_g_ = std::ldexp(static_cast<double>(samplers[0].max_abs()),
                                 -params_.frac_bits);
-    noise_bound_h_ = std::ldexp(static_cast<double>(gauss_h_->max_abs()),
+    noise_bound_h_ = std::ldexp(static_cast<double>(samplers[1].max_abs()),
                                 -params_.frac_bits);
     // Spec §4.4: max_query_size * max|g| + noise_bound < 2^(63-F); at most
     // n noise draws enter a sum (k <= n - 2 volunteers, the n = 2 leader,
@@ -435,6 +427,15 @@ client::status client::finish_announce(outbox& out) {
                        "exactly at frac_bits = " +
                            std::to_string(params_.frac_bits) +
                            "; lower frac_bits or raise epsilon");
+    // The draws come from a reserve that the host may fill ahead of need
+    // (noise_reserve.hpp), each lane keyed from this client's CSPRNG.
+    std::vector<crypto::key32> take_keys, fill_keys;
+    for (std::size_t lane = 0; lane < samplers.size(); ++lane) {
+      take_keys.push_back(draw_key(rng_));
+      fill_keys.push_back(draw_key(rng_));
+    }
+    reserve_ = std::make_shared<dp::noise_reserve>(
+        samplers, take_keys, fill_keys, noise_reserve_capacity);
   }
   accountant_.configure(params_, calib_, bound, data_.rows());
   send_census(out);

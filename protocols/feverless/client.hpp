@@ -188,7 +188,7 @@ public:
   }
   /// Where this client's noise draws come from, once the setup fixed the
   /// noise (null before, and without noise): a host may fill it in time it
-  /// would idle (dp::noise_reserve::fill_one), off the queries' path; the
+  /// would idle (dp::noise_reserve::fill), off the queries' path; the
   /// draws are the same either way.
   std::shared_ptr<dp::noise_reserve> noise_reserve() const { return reserve_; }
   /// Non-empty when the stated guarantee is doubtful or absent, e.g. the
@@ -534,10 +534,9 @@ private:
   std::optional<paillier::private_key> paillier_key_;
   std::vector<std::optional<paillier::public_key>> paillier_peers_;
   noise_calibration calib_;
-  /// The noise of a G and of an H sum, in units of 2^-F (noisy() only),
-  /// and the most one draw can add, in value units.
-  std::optional<dp::discrete_gaussian> gauss_g_, gauss_h_;
-  std::shared_ptr<dp::noise_reserve> reserve_; // their draws
+  /// The noise of G and of H sums, in units of 2^-F, by noise_lane
+  /// (noisy() only), and the most one draw can add, in value units.
+  std::shared_ptr<dp::noise_reserve> reserve_;
   double noise_bound_g_ = 0, noise_bound_h_ = 0;
   privacy_accountant accountant_;
   std::vector<std::uint8_t> own_census_; // this client's census bytes

@@ -89,13 +89,7 @@ BOOST_AUTO_TEST_CASE(a_filler_thread_loses_and_repeats_nothing) {
   auto r = make(64);
   std::vector<std::int64_t> got;
   {
-    std::jthread filler([&r](std::stop_token stop) {
-      while (!stop.stop_requested()) {
-        while (!stop.stop_requested() && r.fill_one()) {
-        }
-        r.wait_for_room(stop);
-      }
-    });
+    std::jthread filler([&r](std::stop_token stop) { r.fill(stop); });
     for (std::size_t i = 0; i < takes; ++i)
       got.push_back(r.take(0));
     // No wake-up was lost: the filler sleeps only while every lane holds
