@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <variant>
 
@@ -214,6 +215,12 @@ struct client_hooks {
                          fv::message& m) {
     // The role keeps what it is handed (query batches are megabytes).
     return self->state.role->on_message(from, std::move(m));
+  }
+  /// The sums a client computes after its LEAD is out (has_deferred_work).
+  static auto resume(client_actor* self) {
+    auto& role = *self->state.role;
+    return role.has_deferred_work() ? std::optional{role.resume()}
+                                    : std::nullopt;
   }
   /// Reports finished work to the coordinator.
   static void after_step(client_actor* self) {

@@ -24,6 +24,9 @@
 //   static void train(actor*);
 //   static void predict(actor*);
 //   static auto on_message(actor*, std::int32_t from, message&);
+//   static std::optional<...> resume(actor*); // optional: what on_message's
+//                                         // role does once its answer is
+//                                         // out, as on_message's outcome
 //   static void after_step(actor*);       // reports finished work
 //   static caf::result<std::uint64_t> save_part(actor*, part_request&);
 //   static caf::result<std::uint64_t> restore_part(actor*, part_request&);
@@ -102,6 +105,13 @@ void host_wire(host_actor<Hooks>* self, T& x) {
       // party keeps a tree's gradients without copying them).
       [self](std::int32_t from, typename Hooks::message& m) {
         return Hooks::on_message(self, from, m);
+      },
+      [self] {
+        if constexpr (requires { Hooks::resume(self); })
+          return Hooks::resume(self);
+        else
+          return std::optional<decltype(Hooks::on_message(
+              self, 0, std::declval<typename Hooks::message&>()))>{};
       },
       Hooks::after_step);
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -742,12 +743,16 @@ void begin_work(Actor* self, bool peer_state::*busy, Start start, After after) {
 /// a peer sent it, counts its bytes, notes when the peer was heard and
 /// what it sent, ends the actor on a reported Failure, hands it to the
 /// role with `handle(from, m)` (an outcome of an outbox), routes the
-/// answer and calls `after(self)`. The silence clock restarts when the
+/// answer, routes what each `resume()` then gives (an optional outcome: the
+/// role's work that waits until its answer is on its way) until it gives
+/// none, and calls `after(self)`. The silence clock restarts when the
 /// handler returns: the party's own work is not a peer's silence. A message the
 /// role refuses goes back to its sender as a Failure and ends the actor, naming
 /// the sender and the step.
-template <class Failure, class Actor, class Message, class Handle, class After>
-void handle_wire(Actor* self, Message m, Handle handle, After after) {
+template <class Failure, class Actor, class Message, class Handle, class Resume,
+          class After>
+void handle_wire(Actor* self, Message m, Handle handle, Resume resume,
+                 After after) {
   using protocols::session::errc;
   auto& st = self->state;
   busy_clock working{st.busy_seconds};
@@ -786,7 +791,20 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
     return;
   }
   auto out = handle(from, m);
-  st.last_heard = now_of(self);
+  for (;;) {
+    st.last_heard = now_of(self);
+    if (!out)
+      break;
+    st.step = what;
+    route(self, std::move(*out));
+    if (has_quit(self))
+      return;
+    // The work the message brought that waits until its answer is out.
+    auto more = resume();
+    if (!more)
+      break;
+    out = std::move(*more);
+  }
   if (!out) {
     const auto& e = out.error();
     if (e.bad_input) {
@@ -807,13 +825,18 @@ void handle_wire(Actor* self, Message m, Handle handle, After after) {
                                  ": " + e.reason));
     return;
   }
-  st.step = what;
-  route(self, std::move(*out));
-  if (has_quit(self))
-    return;
   after(self);
   if (!has_quit(self))
     keep_watch(self);
+}
+
+/// handle_wire for a role that never defers work.
+template <class Failure, class Actor, class Message, class Handle, class After>
+void handle_wire(Actor* self, Message m, Handle handle, After after) {
+  using answer = decltype(handle(0, std::declval<Message&>()));
+  handle_wire<Failure>(
+      self, std::move(m), handle, [] { return std::optional<answer>{}; },
+      after);
 }
 
 /// Whom a stalled party waits for: the neighbours never heard from (the

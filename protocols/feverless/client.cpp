@@ -609,6 +609,11 @@ outcome<outbox> client::advance() {
   outbox out;
   while (phase_ != phase::idle && phase_ != phase::trained &&
          phase_ != phase::between_trees) {
+    if (parts_pending_)
+      if (auto err = compute_parts())
+        return *err;
+    if (masks_pending_)
+      level_masks();
     bool complete = true;
     for (party_id p = 0; p < n_; ++p) {
       if (p == self_ || got_[p])
@@ -632,6 +637,8 @@ outcome<outbox> client::advance() {
       g.reset();
     if (err)
       return *err;
+    if (has_deferred_work())
+      break; // out goes first
   }
   if (phase_ == phase::trained)
     for (party_id p = 0; p < n_; ++p)
@@ -1054,29 +1061,18 @@ client::status client::finish_query(outbox& out) {
     }
   }
   first_[n_] = queries_.size();
-  // This client's part of every other source's sums (plain mode's double
-  // sums in row order, as lists of ids gave them); the missing ids listed
-  // where a lottery hashes them (signed) or test hooks show them.
-  if (tree_ == 0 && depth_ == 0)
-    for (party_id p = 0; p < n_; ++p)
-      if (auto err = read_columns(p))
-        return err;
-  if (fixed_sums())
-    part_fixed_.assign(2 * queries_.size(), 0);
-  else
-    part_double_.assign(2 * queries_.size(), 0.0);
-  level_ids_.clear();
-  ids_at_.assign(queries_.size(), 0);
-  for (party_id p = 0; p < n_; ++p)
-    if (auto err = scan_batch(p))
-      return err;
-  for (std::size_t k = 0; k < own_id_counts_.size(); ++k)
-    queries_[first_[self_] + k].id_count = own_id_counts_[k];
-  if (lists_ids())
-    for (std::size_t k = 0; k < queries_.size(); ++k)
-      queries_[k].ids = {level_ids_.data() + ids_at_[k], queries_[k].id_count};
-  accountant_.count_queries(queries_.size());
-  accountant_.answered(queries_.size() - (first_[self_ + 1] - first_[self_]));
+  if (elects() && chained() && n_ > 2 && !queries_.empty()) {
+    // The level's reveals depend on no sum: they go out now, and this
+    // client's parts are computed while the peers' LEADs travel.
+    build_units();
+    digest_level();
+    send_lead(out);
+    phase_ = phase::lead;
+    parts_pending_ = true;
+    return {};
+  }
+  if (auto err = compute_parts())
+    return err;
   if (!elects()) {
     send_plain(out);
     phase_ = phase::masked;
@@ -1103,33 +1099,63 @@ client::status client::finish_query(outbox& out) {
     phase_ = phase::masked;
     return {};
   }
-  if (chained()) {
-    // Every round's tickets of this level bind each source's nonce r and
-    // each unit's qid. The qid fixes the ids (the buckets of the session's
-    // first batch and the public splits, wire.hpp); a secret committed
-    // element and a fresh r suffice (docs/feverless-election.md).
-    crypto_generichash_state st;
-    crypto_generichash_init(&st, nullptr, 0, level_digest_.size());
-    for (party_id p = 0; p < n_; ++p) {
-      const auto& b = batches_[p];
-      if (b.qids.empty())
-        continue;
-      crypto_generichash_update(&st, b.nonces.data(), 32);
-      // The qids as uint64 LE, in one update rather than one per qid.
-      std::vector<std::uint8_t> qids(8 * b.qids.size());
-      for (std::size_t k = 0; k < b.qids.size(); ++k)
-        for (int i = 0; i < 8; ++i)
-          qids[8 * k + i] = static_cast<std::uint8_t>(b.qids[k] >> (8 * i));
-      crypto_generichash_update(&st, qids.data(), qids.size());
-    }
-    crypto_generichash_final(&st, level_digest_.data(), level_digest_.size());
-  } else {
-    for (auto& u : units_)
-      signed_of(u).lottery = lottery_in(u, tag_lead, 0);
-  }
+  // signed and per_batch (chain's LEAD went out above): the tickets
+  // hash the missing ids, so they follow the parts.
+  for (auto& u : units_)
+    signed_of(u).lottery = lottery_in(u, tag_lead, 0);
   send_lead(out);
   phase_ = phase::lead;
   return {};
+}
+
+client::status client::compute_parts() {
+  parts_pending_ = false;
+  // This client's part of every other source's sums (plain mode's double
+  // sums in row order, as lists of ids gave them); the missing ids listed
+  // where a lottery hashes them (signed) or test hooks show them.
+  if (tree_ == 0 && depth_ == 0)
+    for (party_id p = 0; p < n_; ++p)
+      if (auto err = read_columns(p))
+        return err;
+  if (fixed_sums())
+    part_fixed_.assign(2 * queries_.size(), 0);
+  else
+    part_double_.assign(2 * queries_.size(), 0.0);
+  level_ids_.clear();
+  ids_at_.assign(queries_.size(), 0);
+  for (party_id p = 0; p < n_; ++p)
+    if (auto err = scan_batch(p))
+      return err;
+  for (std::size_t k = 0; k < own_id_counts_.size(); ++k)
+    queries_[first_[self_] + k].id_count = own_id_counts_[k];
+  if (lists_ids())
+    for (std::size_t k = 0; k < queries_.size(); ++k)
+      queries_[k].ids = {level_ids_.data() + ids_at_[k], queries_[k].id_count};
+  accountant_.count_queries(queries_.size());
+  accountant_.answered(queries_.size() - (first_[self_ + 1] - first_[self_]));
+  return {};
+}
+
+void client::digest_level() {
+  // Every round's tickets of this level bind each source's nonce r and
+  // each unit's qid. The qid fixes the ids (the buckets of the session's
+  // first batch and the public splits, wire.hpp); a secret committed
+  // element and a fresh r suffice (docs/feverless-election.md).
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, level_digest_.size());
+  for (party_id p = 0; p < n_; ++p) {
+    const auto& b = batches_[p];
+    if (b.qids.empty())
+      continue;
+    crypto_generichash_update(&st, b.nonces.data(), 32);
+    // The qids as uint64 LE, in one update rather than one per qid.
+    std::vector<std::uint8_t> qids(8 * b.qids.size());
+    for (std::size_t k = 0; k < b.qids.size(); ++k)
+      for (int i = 0; i < 8; ++i)
+        qids[8 * k + i] = static_cast<std::uint8_t>(b.qids[k] >> (8 * i));
+    crypto_generichash_update(&st, qids.data(), qids.size());
+  }
+  crypto_generichash_final(&st, level_digest_.data(), level_digest_.size());
 }
 
 client::status client::check_batch(party_id p) const {
@@ -1779,6 +1805,8 @@ client::status client::select_volunteers(outbox& out) {
     if (p != self_)
       send(out, p, std::move(notices[p]));
   phase_ = phase::notify;
+  // The masks depend on no notice: computed while the peers' travel.
+  masks_pending_ = masks();
   return {};
 }
 
@@ -2125,6 +2153,8 @@ std::uint64_t client::mask(std::uint64_t qid, const char (&ctx)[9]) const {
 }
 
 void client::level_masks() {
+  masks_pending_ = false;
+  masks_ready_ = true;
   mask_g_.assign(queries_.size(), 0);
   mask_h_.assign(queries_.size(), 0);
   if (!vector_masks()) {
@@ -2164,8 +2194,9 @@ void client::level_masks() {
 void client::send_masked(outbox& out) {
   // feverless: masks (below); ahe: the same values without masks, Paillier-
   // encrypted under the source's key (spec §10.5).
-  if (masks())
+  if (masks() && !masks_ready_)
     level_masks();
+  masks_ready_ = false;
   std::vector<masked_sums> msgs(masks() ? n_ : 0);
   std::vector<encrypted_sums> encs(ahe() ? n_ : 0);
   for (party_id p = 0; p < static_cast<party_id>(msgs.size()); ++p) {

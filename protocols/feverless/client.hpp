@@ -152,6 +152,16 @@ public:
 
   bool training_done() const { return phase_ == phase::trained; }
 
+  /// Work a message brought that waits until the answer is on its way.
+  /// With the chain election a client's LEAD goes out as soon as the
+  /// level's batches are in, before it computes its part of every sum, and
+  /// its NOTIFY before it computes its masks, so the peers' messages travel
+  /// while it computes. A host sends the outbox, then calls resume() while
+  /// this holds; without that, the next message does the work first. The
+  /// messages and the model are the same either way.
+  bool has_deferred_work() const { return parts_pending_ || masks_pending_; }
+  outcome<outbox> resume() { return advance(); }
+
   /// Round-by-round training (a session that evaluates every round): after
   /// each tree, the last one included, the client waits between trees
   /// (messages for the next tree queue) until next_tree() or
@@ -415,6 +425,8 @@ private:
   template <class Bins>
   void count_buckets(Bins bins, std::span<const std::size_t> at);
   status finish_query(outbox& out);
+  status compute_parts();
+  void digest_level();
   /// The level, qids and field lengths of source p's batch.
   status check_batch(party_id p) const;
   /// Reads source p's buckets of its missing ids from the session's first
@@ -544,6 +556,11 @@ private:
   // Lockstep delivery: per peer, messages not yet consumed (FIFO per pair)
   // and the message of the current phase.
   phase phase_ = phase::idle;
+  // Deferred work (has_deferred_work()): finish_query's sums, the level's
+  // masks; masks_ready_ once computed ahead of send_masked.
+  bool parts_pending_ = false;
+  bool masks_pending_ = false;
+  bool masks_ready_ = false;
   std::vector<std::deque<message>> inbox_;
   std::vector<std::optional<message>> got_;
 

@@ -143,25 +143,43 @@ inline federation make_federation(const dataset& train, const params& p,
   return f;
 }
 
-/// Wires the clients of f into a pump (with an optional interceptor).
-inline void wire(fvl_pump& pump, federation& f, const interceptor& tamper) {
+/// Called with each answer a client gives, before any deferred work.
+using answer_probe = std::function<void(const client&, const outbox&)>;
+
+/// Wires the clients of f into a pump (with an optional interceptor). With
+/// `resume`, a client's deferred work runs as an actor host runs it: once
+/// its answer is out (here: its messages join that answer); without, the
+/// next message runs it first.
+inline void wire(fvl_pump& pump, federation& f, const interceptor& tamper,
+                 bool resume = false, answer_probe probe = {}) {
   for (std::size_t c = 0; c < f.clients.size(); ++c)
-    pump.add(static_cast<int>(c), [&f, c, tamper](int from, const message& m) {
-      f.sent[static_cast<std::size_t>(from)][message_name(m)] +=
-          messages::wire_bytes(m);
-      if (!tamper)
-        return f.clients[c]->on_message(from, m);
-      auto copy = m;
-      tamper(from, static_cast<int>(c), copy);
-      return f.clients[c]->on_message(from, copy);
-    });
+    pump.add(static_cast<int>(c),
+             [&f, c, tamper, resume, probe](int from, const message& m) {
+               f.sent[static_cast<std::size_t>(from)][message_name(m)] +=
+                   messages::wire_bytes(m);
+               auto& to = *f.clients[c];
+               auto copy = m;
+               if (tamper)
+                 tamper(from, static_cast<int>(c), copy);
+               auto out = to.on_message(from, std::move(copy));
+               if (out && probe)
+                 probe(to, *out);
+               while (out && resume && to.has_deferred_work()) {
+                 auto more = to.resume();
+                 if (!more)
+                   return more;
+                 out->insert(out->end(), more->begin(), more->end());
+               }
+               return out;
+             });
 }
 
 /// Trains every client; throws std::runtime_error when a client refuses.
 inline void run_training(federation& f, std::uint64_t pump_seed,
-                         const interceptor& tamper = {}) {
+                         const interceptor& tamper = {}, bool resume = false,
+                         answer_probe probe = {}) {
   fvl_pump pump(pump_seed);
-  wire(pump, f, tamper);
+  wire(pump, f, tamper, resume, std::move(probe));
   for (std::size_t c = 0; c < f.clients.size(); ++c) {
     auto out = f.clients[c]->start();
     if (!out)
