@@ -216,7 +216,8 @@ struct client_hooks {
     // The role keeps what it is handed (query batches are megabytes).
     return self->state.role->on_message(from, std::move(m));
   }
-  /// The sums a client computes after its LEAD is out (has_deferred_work).
+  /// What the client computes once its LEAD or NOTIFY is out (its parts of
+  /// the sums, its masks: has_deferred_work).
   static auto resume(client_actor* self) {
     auto& role = *self->state.role;
     return role.has_deferred_work() ? std::optional{role.resume()}

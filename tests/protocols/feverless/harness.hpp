@@ -143,7 +143,8 @@ inline federation make_federation(const dataset& train, const params& p,
   return f;
 }
 
-/// Called with each answer a client gives, before any deferred work.
+/// Called with each answer a client gives, and with what each resume()
+/// then gives, before the deferred work it leaves.
 using answer_probe = std::function<void(const client&, const outbox&)>;
 
 /// Wires the clients of f into a pump (with an optional interceptor). With
@@ -166,6 +167,8 @@ inline void wire(fvl_pump& pump, federation& f, const interceptor& tamper,
                  probe(to, *out);
                while (out && resume && to.has_deferred_work()) {
                  auto more = to.resume();
+                 if (more && probe)
+                   probe(to, *more);
                  if (!more)
                    return more;
                  out->insert(out->end(), more->begin(), more->end());
