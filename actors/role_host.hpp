@@ -96,24 +96,23 @@ struct no_part_hooks {
   }
 };
 
-/// Hands one wire message to the role and routes what it answers.
+/// Hands one wire message to the role and routes what it answers (and,
+/// with the hooks' resume, what its deferred work then gives).
 template <class Hooks, class T>
 void host_wire(host_actor<Hooks>* self, T& x) {
-  handle_wire<typename Hooks::failure>(
-      self, typename Hooks::message{std::move(x)},
-      // Non-const: a role may take a message's contents (plain's passive
-      // party keeps a tree's gradients without copying them).
-      [self](std::int32_t from, typename Hooks::message& m) {
-        return Hooks::on_message(self, from, m);
-      },
-      [self] {
-        if constexpr (requires { Hooks::resume(self); })
-          return Hooks::resume(self);
-        else
-          return std::optional<decltype(Hooks::on_message(
-              self, 0, std::declval<typename Hooks::message&>()))>{};
-      },
-      Hooks::after_step);
+  typename Hooks::message m{std::move(x)};
+  // Non-const: a role may take a message's contents (plain's passive party
+  // keeps a tree's gradients without copying them).
+  auto handle = [self](std::int32_t from, typename Hooks::message& m) {
+    return Hooks::on_message(self, from, m);
+  };
+  if constexpr (requires { Hooks::resume(self); })
+    handle_wire<typename Hooks::failure>(
+        self, std::move(m), handle, [self] { return Hooks::resume(self); },
+        Hooks::after_step);
+  else
+    handle_wire<typename Hooks::failure>(self, std::move(m), handle,
+                                         Hooks::after_step);
 }
 
 /// One handler per alternative of the protocol's wire variant.

@@ -70,12 +70,10 @@ public:
   bool bernoulli_exp(std::uint64_t num, std::uint64_t den) {
     if constexpr (requires { g_.bernoulli_exp(num, den); })
       return g_.bernoulli_exp(num, den);
-    else if constexpr (requires { g_.bernoulli(num, den); })
-      return bernoulli_exp_by_coins(*this, num, den);
-    else if (num == den && den != 0)
-      return below_inverse_e();
-    else
-      return bernoulli_exp_by_coins(*this, num, den);
+    if constexpr (!requires { g_.bernoulli(num, den); })
+      if (num == den && den != 0)
+        return below_inverse_e();
+    return bernoulli_exp_by_coins(*this, num, den);
   }
 
   /// Bits taken from the engine so far (tests: which coins a prefix of

@@ -612,7 +612,7 @@ outcome<outbox> client::advance() {
     if (parts_pending_)
       if (auto err = compute_parts())
         return *err;
-    if (masks_pending_)
+    if (masks_ == masks_state::due)
       level_masks();
     bool complete = true;
     for (party_id p = 0; p < n_; ++p) {
@@ -1806,7 +1806,8 @@ client::status client::select_volunteers(outbox& out) {
       send(out, p, std::move(notices[p]));
   phase_ = phase::notify;
   // The masks depend on no notice: computed while the peers' travel.
-  masks_pending_ = masks();
+  if (masks())
+    masks_ = masks_state::due;
   return {};
 }
 
@@ -2153,8 +2154,7 @@ std::uint64_t client::mask(std::uint64_t qid, const char (&ctx)[9]) const {
 }
 
 void client::level_masks() {
-  masks_pending_ = false;
-  masks_ready_ = true;
+  masks_ = masks_state::ready;
   mask_g_.assign(queries_.size(), 0);
   mask_h_.assign(queries_.size(), 0);
   if (!vector_masks()) {
@@ -2194,9 +2194,9 @@ void client::level_masks() {
 void client::send_masked(outbox& out) {
   // feverless: masks (below); ahe: the same values without masks, Paillier-
   // encrypted under the source's key (spec §10.5).
-  if (masks() && !masks_ready_)
+  if (masks() && masks_ != masks_state::ready)
     level_masks();
-  masks_ready_ = false;
+  masks_ = masks_state::none;
   std::vector<masked_sums> msgs(masks() ? n_ : 0);
   std::vector<encrypted_sums> encs(ahe() ? n_ : 0);
   for (party_id p = 0; p < static_cast<party_id>(msgs.size()); ++p) {

@@ -159,7 +159,9 @@ public:
   /// while it computes. A host sends the outbox, then calls resume() while
   /// this holds; without that, the next message does the work first. The
   /// messages and the model are the same either way.
-  bool has_deferred_work() const { return parts_pending_ || masks_pending_; }
+  bool has_deferred_work() const {
+    return parts_pending_ || masks_ == masks_state::due;
+  }
   outcome<outbox> resume() { return advance(); }
 
   /// Round-by-round training (a session that evaluates every round): after
@@ -556,11 +558,11 @@ private:
   // Lockstep delivery: per peer, messages not yet consumed (FIFO per pair)
   // and the message of the current phase.
   phase phase_ = phase::idle;
-  // Deferred work (has_deferred_work()): finish_query's sums, the level's
-  // masks; masks_ready_ once computed ahead of send_masked.
+  // Deferred work (has_deferred_work()): finish_query's sums; the level's
+  // masks, due once NOTIFY is out and ready until send_masked uses them.
+  enum class masks_state { none, due, ready };
   bool parts_pending_ = false;
-  bool masks_pending_ = false;
-  bool masks_ready_ = false;
+  masks_state masks_ = masks_state::none;
   std::vector<std::deque<message>> inbox_;
   std::vector<std::optional<message>> got_;
 
