@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -85,8 +86,11 @@ const T& as(const std::optional<message>& m) {
   return std::get<T>(*m);
 }
 
-/// Uniform in [0, n), n > 0, without modulo bias.
+/// Uniform in [0, n), n > 0, without modulo bias; no draw for n = 1 (a
+/// unit with one volunteer, two thirds of them with 4 clients).
 std::uint64_t uniform_below(random_engine& rng, std::uint64_t n) {
+  if (n == 1)
+    return 0;
   std::uint64_t t = (0 - n) % n;
   while (true) {
     auto x = rng();
@@ -1148,12 +1152,19 @@ void client::digest_level() {
     if (b.qids.empty())
       continue;
     crypto_generichash_update(&st, b.nonces.data(), 32);
-    // The qids as uint64 LE, in one update rather than one per qid.
-    std::vector<std::uint8_t> qids(8 * b.qids.size());
-    for (std::size_t k = 0; k < b.qids.size(); ++k)
-      for (int i = 0; i < 8; ++i)
-        qids[8 * k + i] = static_cast<std::uint8_t>(b.qids[k] >> (8 * i));
-    crypto_generichash_update(&st, qids.data(), qids.size());
+    // The qids as uint64 LE, in one update rather than one per qid; on a
+    // little-endian host that is their memory as it is.
+    if constexpr (std::endian::native == std::endian::little) {
+      crypto_generichash_update(
+          &st, reinterpret_cast<const unsigned char*>(b.qids.data()),
+          8 * b.qids.size());
+    } else {
+      std::vector<std::uint8_t> qids(8 * b.qids.size());
+      for (std::size_t k = 0; k < b.qids.size(); ++k)
+        for (int i = 0; i < 8; ++i)
+          qids[8 * k + i] = static_cast<std::uint8_t>(b.qids[k] >> (8 * i));
+      crypto_generichash_update(&st, qids.data(), qids.size());
+    }
   }
   crypto_generichash_final(&st, level_digest_.data(), level_digest_.size());
 }
@@ -2138,11 +2149,17 @@ client::status client::finish_notify(outbox& out) {
 // ---------------------------------------------------------------------------
 // Masked replies (Alg. 5 l.22–37, spec §7.5) and the baselines (§10.5)
 
-std::uint64_t client::mask(std::uint64_t qid, const char (&ctx)[9]) const {
+std::uint64_t client::mask(std::uint64_t qid, const char (&ctx)[9],
+                           party_id source) const {
   // crypto::pairwise_mask for one word, without its per-call buffer: for
-  // every peer c', +PRG(KDF(S_{c,c'}, qid, ctx)) if c > c', else minus it.
+  // every peer c' but the source, +PRG(KDF(S_{c,c'}, qid, ctx)) if c > c',
+  // else minus it.
   std::uint64_t acc = 0;
+  if (source == self_)
+    return acc;
   for (std::size_t k = 0; k < peer_ids_.size(); ++k) {
+    if (peer_ids_[k] == static_cast<std::uint32_t>(source))
+      continue;
     std::uint64_t w = 0;
     crypto::expand(crypto::derive_key(seeds_[k], qid, ctx), {&w, 1});
     if (static_cast<std::uint32_t>(self_) > peer_ids_[k])
@@ -2160,8 +2177,8 @@ void client::level_masks() {
   if (!vector_masks()) {
     // The paper's masks, one KDF and stream per (peer, query, salt).
     for (std::size_t i = 0; i < queries_.size(); ++i) {
-      mask_g_[i] = mask(queries_[i].qid, ctx_g);
-      mask_h_[i] = mask(queries_[i].qid, ctx_h);
+      mask_g_[i] = mask(queries_[i].qid, ctx_g, queries_[i].source);
+      mask_h_[i] = mask(queries_[i].qid, ctx_h, queries_[i].source);
     }
     return;
   }
@@ -2173,11 +2190,13 @@ void client::level_masks() {
   std::vector<std::uint64_t> stream;
   for (party_id source = 0; source < n_; ++source) {
     auto first = first_[source], count = first_[source + 1] - first;
-    if (count == 0)
+    if (count == 0 || source == self_)
       continue;
     auto id = queries_[first].qid;
     stream.resize(count);
     for (std::size_t k = 0; k < peer_ids_.size(); ++k) {
+      if (peer_ids_[k] == static_cast<std::uint32_t>(source))
+        continue;
       bool plus = static_cast<std::uint32_t>(self_) > peer_ids_[k];
       for (int salt = 0; salt < 2; ++salt) {
         crypto::expand(
@@ -2219,8 +2238,11 @@ void client::send_masked(outbox& out) {
       h = part_fixed_[2 * i + 1];
     }
     if (masks()) {
-      // Every client masks, the source and the leader included (§7.5 [P]):
-      // the pairwise terms cancel only in the sum over all n clients.
+      // [D] The clients other than the source mask, the leader included,
+      // pairwise among themselves, so the terms cancel in their sum. The
+      // paper (§7.5 [P]) also pairs each with the source, which holds the
+      // seeds of those terms and strips them: they hide nothing from it,
+      // and the replies go to it alone (docs/feverless-election.md).
       g += mask_g_[i];
       h += mask_h_[i];
     }

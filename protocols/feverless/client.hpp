@@ -495,9 +495,13 @@ private:
   std::vector<std::uint8_t> lottery_in(const election_unit& u, std::uint8_t tag,
                                        std::uint32_t attempt) const;
   void build_units();
-  /// sum over peers of ±PRG(KDF(S, qid, ctx)): this client's mask word.
-  std::uint64_t mask(std::uint64_t qid, const char (&ctx)[9]) const;
-  /// This client's masks for every query of the level (mask_g_, mask_h_).
+  /// sum over the peers other than `source` of ±PRG(KDF(S, qid, ctx)):
+  /// this client's mask word for a query of `source` (0 at the source).
+  std::uint64_t mask(std::uint64_t qid, const char (&ctx)[9],
+                     party_id source) const;
+  /// This client's masks for every query of the level (mask_g_, mask_h_):
+  /// pairwise among the clients other than the query's source, which
+  /// knows its own terms and so strips them anyway.
   void level_masks();
   status finish_encrypted(std::vector<std::uint64_t>& sg,
                           std::vector<std::uint64_t>& sh);
