@@ -293,6 +293,32 @@ BOOST_AUTO_TEST_CASE(deferred_work_changes_nothing) {
   BOOST_TEST(values[0] == values[1]);
 }
 
+BOOST_AUTO_TEST_CASE(test_hooks_change_nothing) {
+  // Without test hooks a client does not compute the leaders of its own
+  // units (it neither leads them nor is their candidate; only its traces
+  // name them). With the noise on, the same draws and the same model, bit
+  // for bit, with hooks and without, for 3 to 5 clients.
+  for (std::size_t n : {3u, 4u, 5u}) {
+    auto d = synthetic(200, 6, 72 + n);
+    auto owner = random_owners(200, n, 72 + n);
+    params p = base(mode::feverless, 2, 3);
+    BOOST_TEST_REQUIRE((p.election == election_scope::chain));
+    BOOST_TEST_REQUIRE(p.noise);
+    std::vector<float> values[2];
+    for (int hooks = 0; hooks < 2; ++hooks) {
+      p.test_hooks = hooks == 1;
+      auto f = make_federation(d, p, n, owner, 72 + n);
+      run_training(f, 3);
+      for (const auto& t : f.clients[1]->model().trees)
+        for (const auto& nd : t.nodes)
+          values[hooks].push_back(nd.is_leaf() ? nd.value : nd.owner);
+      if (hooks == 1)
+        BOOST_TEST(!f.clients[1]->noise_draws().empty());
+    }
+    BOOST_TEST(values[0] == values[1]);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(plain_equals_centralized_on_synthetic_data) {
   for (std::size_t n : {1u, 2u, 3u, 5u})
     plain_equals_centralized(synthetic(1500, 10, 50 + n), n, 4, 4, 50 + n);
