@@ -152,7 +152,8 @@ typename Inspector::result_type inspect(Inspector& f, query_batch& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, lead_tickets& x) {
   return f(caf::meta::type_name("veil::protocols::feverless::lead_tickets"),
-           x.tree, x.depth, raw(x.tickets), raw(x.reveal), raw(x.noise_reveal));
+           x.tree, x.depth, raw(x.tickets), raw(x.reveal), raw(x.noise_reveal),
+           raw(x.selections));
 }
 
 template <class Inspector>

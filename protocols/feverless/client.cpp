@@ -1073,6 +1073,8 @@ client::status client::finish_query(outbox& out) {
     send_lead(out);
     phase_ = phase::lead;
     parts_pending_ = true;
+    if (hinted() && masks())
+      masks_ = masks_state::due; // no NOTIFY to compute them behind
     return {};
   }
   if (auto err = compute_parts())
@@ -1623,7 +1625,17 @@ void client::send_lead(outbox& out) {
     level_noise_[self_] = noise_chain_->element(chain_index());
     std::memcpy(my_lead_.reveal.data(), level_public_[self_].data(), 32);
     std::memcpy(my_lead_.noise_reveal.data(), level_noise_[self_].data(), 32);
-    broadcast(out, my_lead_);
+    if (!hinted()) {
+      broadcast(out, my_lead_);
+      return;
+    }
+    auto flags = draw_selections();
+    for (party_id p = 0; p < n_; ++p)
+      if (p != self_) {
+        auto m = my_lead_;
+        m.selections = protocols::pack_bits(flags[p]);
+        send(out, p, std::move(m));
+      }
     return;
   }
   my_lead_.tickets.reserve(units_.size());
@@ -1662,6 +1674,18 @@ client::status client::finish_lead(outbox& out) {
         return refuse_from(p, "lead",
                            party(p) + "'s noise reveal does not match its "
                                       "hash-chain commitment");
+      // hinted(): a flag per unit of the sources other than p and this
+      // client, and per nonempty set of the unit's other candidates.
+      std::size_t flags = 0;
+      if (hinted())
+        flags = (units_.size() - count(p) - count(self_)) *
+                ((std::size_t{1} << (n_ - 3)) - 1);
+      if (t.selections.size() != packed_size(flags))
+        return refuse_from(p, "lead",
+                           party(p) + " sent " +
+                               std::to_string(t.selections.size()) +
+                               " bytes of selections, not " +
+                               std::to_string(packed_size(flags)));
     } else if (t.tickets.size() != units_.size() - count(p)) {
       return refuse_from(p, "lead",
                          party(p) + " sent the wrong number of tickets");
@@ -1671,17 +1695,14 @@ client::status client::finish_lead(outbox& out) {
   // Units start without a leader (build_units).
   if (chained()) {
     // Every client's LEAD tickets, one per unit, from its reveal: client by
-    // client, over the units of the other sources (its own units' words
-    // are not computed). Nor are those of this client's own units without
-    // test hooks: it neither leads them nor is their candidate, so their
-    // leaders matter only to its traces (a quarter fewer words with 4
-    // clients; gather_round skips units without a leader).
+    // client, over the units of the other sources (the units before and
+    // after its own, whose words are not computed).
     std::vector<std::uint64_t> best(units_.size(), 0);
     for (party_id c = 0; c < n_; ++c) {
       auto stream = level_stream(level_public_[c], tag_lead, 0);
-      for (party_id p = 0; p < n_; ++p) {
-        auto from = unit_first_[p], to = unit_first_[p + 1];
-        if (p == c || (p == self_ && !params_.test_hooks) || from == to)
+      for (auto [from, to] : {std::pair{std::size_t{0}, unit_first_[c]},
+                              std::pair{unit_first_[c + 1], units_.size()}}) {
+        if (from == to)
           continue;
         auto lead = stream.range(from, to - from);
         for (auto i = from; i < to; ++i)
@@ -1720,6 +1741,8 @@ client::status client::finish_lead(outbox& out) {
   }
   round_ = 0;
   round_units_.clear();
+  if (hinted())
+    return select_by_hints(out);
   if (chained())
     return select_volunteers(out);
   return begin_round(out);
@@ -1731,40 +1754,63 @@ void client::gather_round() {
   for (auto& led : round_led_)
     led.clear();
   for (std::size_t i = 0; i < units_.size(); ++i)
-    if (units_[i].pending && units_[i].leader >= 0) {
+    if (units_[i].pending) {
       round_units_.push_back(i);
       round_led_[units_[i].leader].push_back(i);
     }
 }
 
+std::size_t client::kept_count(std::size_t kh) const {
+  if (params_.selection != noise_selection::portion)
+    return 1;
+  // [A] k = ceil(k̂ p) (spec §7.4, §17 #5); the 1e-9 keeps 3 * (1/3) from
+  // rounding up to 2.
+  auto k = static_cast<std::size_t>(
+      std::ceil(static_cast<double>(kh) * params_.portion - 1e-9));
+  return std::clamp<std::size_t>(k, 1, kh);
+}
+
 std::size_t client::choose_volunteers() {
   auto kh = picks_.size();
-  std::size_t k = 1;
-  if (params_.selection == noise_selection::portion) {
-    // [A] k = ceil(k̂ p) (spec §7.4, §17 #5); the 1e-9 keeps 3 * (1/3)
-    // from rounding up to 2.
-    k = static_cast<std::size_t>(
-        std::ceil(static_cast<double>(kh) * params_.portion - 1e-9));
-    k = std::clamp<std::size_t>(k, 1, kh);
-  }
+  auto k = kept_count(kh);
   for (std::size_t x = 0; x < k; ++x)
     std::swap(picks_[x], picks_[x + uniform_below(rng_, kh - x)]);
   return k;
 }
 
-std::uint16_t client::chain_ticket(
-    std::vector<std::optional<crypto::window_tickets>>& windows,
-    const crypto::key32& x, std::uint8_t tag, std::uint32_t attempt,
-    std::size_t rank, std::size_t led) const {
-  auto w = attempt / chain_window;
-  if (windows.size() <= w)
-    windows.resize(w + 1);
-  if (!windows[w])
-    windows[w].emplace(x,
-                       crypto::round_input{tag, w * chain_window, level_digest_,
-                                           static_cast<std::uint32_t>(self_)},
-                       led);
-  return windows[w]->at(rank, attempt % chain_window);
+std::uint16_t client::chain_ticket(windows& w, const crypto::key32& x,
+                                   std::uint8_t tag, std::uint32_t attempt,
+                                   party_id leader, std::size_t rank,
+                                   std::size_t led) const {
+  auto at = attempt / chain_window;
+  if (w.size() <= at)
+    w.resize(at + 1);
+  if (!w[at])
+    w[at].emplace(x,
+                  crypto::round_input{tag, at * chain_window, level_digest_,
+                                      static_cast<std::uint32_t>(leader)},
+                  led);
+  return w[at]->at(rank, attempt % chain_window);
+}
+
+bool client::find_volunteers(election_unit& u, party_id leader,
+                             std::size_t rank, std::size_t led,
+                             windows& thresholds, std::vector<windows>& noise) {
+  auto& volunteers = picks_;
+  volunteers.clear();
+  for (std::uint32_t a = 0; volunteers.empty(); ++a) {
+    if (a == max_attempts)
+      return false;
+    auto threshold = chain_ticket(thresholds, level_public_[leader], tag_thresh,
+                                  a, leader, rank, led);
+    for (party_id c = 0; c < n_; ++c)
+      if (c != u.source && c != leader &&
+          chain_ticket(noise[c], level_noise_[c], tag_noise, a, leader, rank,
+                       led) > threshold)
+        volunteers.push_back(static_cast<std::size_t>(c));
+    u.attempt = a;
+  }
+  return true;
 }
 
 client::status client::select_volunteers(outbox& out) {
@@ -1776,8 +1822,8 @@ client::status client::select_volunteers(outbox& out) {
   // selects among them as the paper does, and NOTIFY tells every
   // candidate; the selected ones draw then (finish_notify).
   gather_round();
-  std::vector<std::optional<crypto::window_tickets>> thresholds;
-  std::vector<std::vector<std::optional<crypto::window_tickets>>> noise(n_);
+  windows thresholds;
+  std::vector<windows> noise(n_);
   std::vector<noise_notice> notices(n_);
   for (auto& nt : notices) {
     nt.tree = tree_;
@@ -1788,21 +1834,9 @@ client::status client::select_volunteers(outbox& out) {
   const auto& led = round_led_[self_];
   for (std::size_t rank = 0; rank < led.size(); ++rank) {
     auto& u = units_[led[rank]];
-    auto& volunteers = picks_; // by client index
-    volunteers.clear();
-    for (std::uint32_t a = 0; volunteers.empty(); ++a) {
-      if (a == max_attempts)
-        return refuse("noise", "no candidate volunteered in " +
-                                   std::to_string(max_attempts) + " attempts");
-      auto threshold = chain_ticket(thresholds, level_public_[self_],
-                                    tag_thresh, a, rank, led.size());
-      for (party_id c = 0; c < n_; ++c)
-        if (c != u.source && c != self_ &&
-            chain_ticket(noise[c], level_noise_[c], tag_noise, a, rank,
-                         led.size()) > threshold)
-          volunteers.push_back(static_cast<std::size_t>(c));
-      u.attempt = a;
-    }
+    if (!find_volunteers(u, self_, rank, led.size(), thresholds, noise))
+      return no_volunteer();
+    const auto& volunteers = picks_; // by client index
     auto kh = volunteers.size();
     auto k = choose_volunteers();
     for (party_id c = 0; c < n_; ++c)
@@ -1813,11 +1847,7 @@ client::status client::select_volunteers(outbox& out) {
                 ? 1
                 : 0);
     u.pending = false;
-    if (params_.test_hooks)
-      for (auto q = u.first; q < u.first + u.count; ++q)
-        selections_[queries_[q].qid] = {u.attempt + 1,
-                                        static_cast<std::uint32_t>(kh),
-                                        static_cast<std::uint32_t>(k)};
+    record_selection(u, kh, k);
   }
   my_redo_ = 0;
   for (party_id p = 0; p < n_; ++p)
@@ -1827,6 +1857,157 @@ client::status client::select_volunteers(outbox& out) {
   // The masks depend on no notice: computed while the peers' travel.
   if (masks())
     masks_ = masks_state::due;
+  return {};
+}
+
+client::status client::no_volunteer() const {
+  return refuse("noise", "no candidate volunteered in " +
+                             std::to_string(max_attempts) + " attempts");
+}
+
+void client::record_selection(const election_unit& u, std::size_t kh,
+                              std::size_t k) {
+  if (params_.test_hooks)
+    for (auto q = u.first; q < u.first + u.count; ++q)
+      selections_[queries_[q].qid] = {u.attempt + 1,
+                                      static_cast<std::uint32_t>(kh),
+                                      static_cast<std::uint32_t>(k)};
+}
+
+namespace {
+
+/// Volunteer set `others` (a mask over the m - 1 candidates other than
+/// candidate j, in ascending order) with candidate j added: a mask over
+/// all m candidates.
+std::uint32_t with_candidate(std::uint32_t others, std::uint32_t j) {
+  auto low = others & ((1u << j) - 1);
+  return ((others >> j) << (j + 1)) | (1u << j) | low;
+}
+
+} // namespace
+
+std::vector<std::vector<std::uint8_t>> client::draw_selections() {
+  // [D] For each unit this client may lead (every unit of another source)
+  // it draws, before anyone knows the leaders, the paper's selection (Alg.
+  // 5 l.15: k of the volunteers, uniformly, with its CSPRNG) of every set
+  // of two or more of the unit's m = n - 2 candidates, each set
+  // independently; a lone volunteer is always selected. Candidate j gets,
+  // per set of the others, whether it is selected in that set with it.
+  // Only the bit of the set that volunteers is ever read, by the one
+  // candidate it concerns, and the other sets' draws are independent of it:
+  // what a candidate learns is the NOTIFY flag the leader would have sent.
+  std::vector<std::vector<std::uint8_t>> flags(n_);
+  auto m = static_cast<std::uint32_t>(n_ - 2);
+  std::vector<std::uint32_t> chosen(std::size_t{1} << m); // per set: a mask
+  std::vector<party_id> cand(m);
+  for (const auto& u : units_) {
+    if (u.source == self_)
+      continue;
+    std::uint32_t j = 0;
+    for (party_id c = 0; c < n_; ++c)
+      if (c != u.source && c != self_)
+        cand[j++] = c;
+    for (std::uint32_t set = 1; set < chosen.size(); ++set) {
+      if (std::popcount(set) < 2)
+        continue;
+      picks_.clear();
+      for (std::uint32_t i = 0; i < m; ++i)
+        if (set >> i & 1)
+          picks_.push_back(i);
+      auto k = choose_volunteers();
+      chosen[set] = 0;
+      for (std::size_t x = 0; x < k; ++x)
+        chosen[set] |= 1u << picks_[x];
+    }
+    for (j = 0; j < m; ++j) {
+      auto& to = flags[cand[j]];
+      for (std::uint32_t others = 1; others < (1u << (m - 1)); ++others)
+        to.push_back(chosen[with_candidate(others, j)] >> j & 1);
+    }
+  }
+  return flags;
+}
+
+client::status client::select_by_hints(outbox& out) {
+  // [D] hinted() (docs/feverless-election.md, "Selections with LEAD"): as a
+  // candidate, this client finds each unit's volunteers as its leader
+  // would (find_volunteers), and if it is one of several, reads its
+  // selection for that set from the leader's LEAD; a lone volunteer is
+  // selected. The selected ones draw, and MASKED follows with no NOTIFY.
+  // Ranks in each leader's stream, and each unit's place in the leader's
+  // selections (units of sources other than the leader and this client).
+  std::vector<std::size_t> led(n_, 0), rank(n_, 0), place(n_, 0);
+  for (const auto& u : units_)
+    ++led[u.leader];
+  std::vector<windows> thresholds(n_);
+  std::vector<std::vector<windows>> noise(n_); // per leader, per client
+  for (auto& by_client : noise)
+    by_client.resize(n_);
+  std::vector<std::vector<std::uint8_t>> flags(n_);
+  auto m = static_cast<std::uint32_t>(n_ - 2);
+  auto sets = (std::size_t{1} << (m - 1)) - 1; // per unit, in a selections
+  for (party_id p = 0; p < n_; ++p)
+    if (p != self_) {
+      const auto& bits = as<lead_tickets>(got_[p]).selections;
+      flags[p] = unpack_bits(bits, 0, 8 * bits.size());
+    }
+  for (auto& u : units_) {
+    auto l = u.leader;
+    auto r = rank[l]++;
+    u.pending = false;
+    if (u.source == self_)
+      continue; // neither candidate nor leader, and in no selections
+    // The unit's place in l's selections: the units before it of sources
+    // other than l and this client.
+    auto at = place[l];
+    for (party_id p = 0; p < n_; ++p)
+      if (p != u.source && p != self_)
+        ++place[p];
+    if (l == self_ && !params_.test_hooks)
+      continue;
+    if (!find_volunteers(u, l, r, led[l], thresholds[l], noise[l]))
+      return no_volunteer();
+    const auto& volunteers = picks_;
+    auto kh = volunteers.size();
+    if (l == self_) {
+      // Its own units: who is selected is the candidates' to know; the
+      // test hooks keep how many, as NOTIFY's leader does.
+      record_selection(u, kh, kept_count(kh));
+      continue;
+    }
+    auto mine = std::find(volunteers.begin(), volunteers.end(),
+                          static_cast<std::size_t>(self_));
+    if (mine == volunteers.end())
+      continue;
+    bool selected = kh == 1;
+    if (!selected) {
+      // The other volunteers as a mask over the candidates but this one.
+      std::uint32_t others = 0, i = 0;
+      for (party_id c = 0; c < n_; ++c) {
+        if (c == u.source || c == l || c == self_)
+          continue;
+        if (std::find(volunteers.begin(), volunteers.end(),
+                      static_cast<std::size_t>(c)) != volunteers.end())
+          others |= 1u << i;
+        ++i;
+      }
+      selected = flags[l][at * sets + others - 1] != 0;
+    }
+    if (!selected)
+      continue;
+    u.selected = true;
+    for (auto j = u.first; j < u.first + u.count; ++j) {
+      auto& q = queries_[j];
+      q.n_g = draw_noise(noise_lane::g);
+      q.n_h = draw_noise(noise_lane::h);
+      q.selected_g = q.n_g;
+      q.selected_h = q.n_h;
+      if (params_.test_hooks)
+        noise_draws_[q.qid] = {q.n_g, q.n_h};
+    }
+  }
+  send_masked(out);
+  phase_ = phase::masked;
   return {};
 }
 

@@ -113,6 +113,11 @@ using split_table =
 /// gradients and leave trees nobody can evaluate (docs/session.md).
 class client {
 public:
+  /// The chain election sends its selections with LEAD, and has no NOTIFY,
+  /// up to this many clients (2^(n-3) - 1 bits per unit and receiver: 7 at
+  /// 6 clients).
+  static constexpr party_id max_hinted_clients = 6;
+
   /// @param p        session parameters (identical on every client)
   /// @param self     this client's index in [0, parties)
   /// @param parties  n, the number of clients, in [1, 256]
@@ -390,6 +395,12 @@ private:
   }
   /// Hash-chain tickets (election_scope::chain) instead of signed ones.
   bool chained() const { return params_.election == election_scope::chain; }
+  /// Chain with few clients: each client's LEAD carries its selections
+  /// for every volunteer set a receiver may join (wire.hpp, lead_tickets),
+  /// so the candidates work out their selection and the level has no
+  /// NOTIFY phase. 2^(n-3) - 1 bits per unit and receiver, so only up to
+  /// max_hinted_clients.
+  bool hinted() const { return chained() && n_ <= max_hinted_clients; }
   /// One mask stream per (peer, source batch, salt), not per query: every
   /// election but the paper's signed one (level_masks).
   bool vector_masks() const {
@@ -468,21 +479,42 @@ private:
   void gather_round();
   /// As a candidate: its NOISE offers for the round's pending units.
   void send_offers(outbox& out);
-  /// Alg. 5 l.15: how many of the picks_.size() volunteers to keep (1, or
-  /// ceil(k̂ p) in portion mode), moved to picks_'s front, uniformly at
-  /// random (this client's CSPRNG).
+  /// Alg. 5 l.15: how many of k̂ volunteers to keep (1, or ceil(k̂ p) in
+  /// portion mode).
+  std::size_t kept_count(std::size_t kh) const;
+  /// That many of the picks_.size() volunteers, moved to picks_'s front,
+  /// uniformly at random (this client's CSPRNG).
   std::size_t choose_volunteers();
-  /// Chain: the ticket at `attempt` of the unit this client leads with
-  /// rank `rank` among the `led` units it leads, from element x, in the
-  /// stream of the attempt's window of chain_window for this leader (made
-  /// at the first read, kept in `windows`).
-  std::uint16_t
-  chain_ticket(std::vector<std::optional<crypto::window_tickets>>& windows,
-               const crypto::key32& x, std::uint8_t tag, std::uint32_t attempt,
-               std::size_t rank, std::size_t led) const;
+  using windows = std::vector<std::optional<crypto::window_tickets>>;
+  /// Chain: the ticket at `attempt` of the unit `leader` leads with rank
+  /// `rank` among the `led` units it leads, from element x, in the stream
+  /// of the attempt's window of chain_window for that leader (made at the
+  /// first read, kept in `w`).
+  std::uint16_t chain_ticket(windows& w, const crypto::key32& x,
+                             std::uint8_t tag, std::uint32_t attempt,
+                             party_id leader, std::size_t rank,
+                             std::size_t led) const;
+  /// Chain: the volunteers of unit u, which `leader` leads with rank `rank`
+  /// among its `led` units, into picks_ (client indices, ascending): the
+  /// candidates whose NOISE ticket beats the leader's THRESH ticket at the
+  /// first attempt where any does, which goes into u.attempt. False if
+  /// none did in max_attempts. `thresholds` and `noise` (per client) keep
+  /// the leader's streams.
+  bool find_volunteers(election_unit& u, party_id leader, std::size_t rank,
+                       std::size_t led, windows& thresholds,
+                       std::vector<windows>& noise);
   /// Chain, as a leader after LEAD: each unit's volunteers from the
   /// candidates' noise reveals, the selection, and NOTIFY.
   status select_volunteers(outbox& out);
+  status no_volunteer() const;
+  /// Test hooks: the attempts, k̂ and k of a unit this client leads.
+  void record_selection(const election_unit& u, std::size_t kh, std::size_t k);
+  /// hinted(): this client's selections for the volunteer sets of every
+  /// unit it may lead, as each receiver's flags (wire.hpp, lead_tickets).
+  std::vector<std::vector<std::uint8_t>> draw_selections();
+  /// hinted(), after LEAD: as a candidate, whether it is selected in each
+  /// unit, from the leader's selections; the draws; MASKED.
+  status select_by_hints(outbox& out);
   status finish_noise(outbox& out);
   status finish_notify(outbox& out);
   void send_masked(outbox& out);
@@ -563,7 +595,8 @@ private:
   // and the message of the current phase.
   phase phase_ = phase::idle;
   // Deferred work (has_deferred_work()): finish_query's sums; the level's
-  // masks, due once NOTIFY is out and ready until send_masked uses them.
+  // masks, due once NOTIFY (hinted(): LEAD) is out and ready until
+  // send_masked uses them.
   enum class masks_state { none, due, ready };
   bool parts_pending_ = false;
   masks_state masks_ = masks_state::none;

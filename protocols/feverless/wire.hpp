@@ -18,7 +18,9 @@
 //
 // Per level the phases are (n = number of clients):
 //   feverless, n >= 3: query, lead, (thresh, noise, notify)+, masked, gain,
-//                      decision
+//                      decision (chain: query, lead, notify, masked, ...;
+//                      chain with n <= client::max_hinted_clients: query,
+//                      lead, masked, ..., the selections coming with LEAD)
 //   feverless, n = 2:  query, masked, gain, decision   (spec §7.4, n = 2;
 //                      also any level without queries, as all can see)
 //   ahe:               as feverless, with encrypted in place of masked
@@ -130,12 +132,24 @@ struct query_batch {
 /// LEAD and THRESH tickets of the level, and its noise-chain element
 /// (`noise_reveal`), from which a leader computes the sender's NOISE
 /// tickets: the chain election has no THRESH or NOISE message.
+///
+/// Chain election with at most client::max_hinted_clients clients: LEAD
+/// goes to each receiver c with its own `selections`, and the level has no
+/// NOTIFY. For every election unit u of the level whose source is neither
+/// the sender nor c (canonical order), and for every nonempty set S of the
+/// other candidates (the clients other than u's source, the sender and c;
+/// S as a bit mask over them in ascending order, masks 1, 2, 3, ...), one
+/// bit, LSB first: whether c is selected if the sender leads u and c and S
+/// are its volunteers. The sender draws the selection of every such
+/// volunteer set once per unit, before anyone knows who leads
+/// (docs/feverless-election.md).
 struct lead_tickets {
   std::int32_t tree = 0;
   std::int32_t depth = 0;
   std::vector<crypto::lottery_ticket> tickets;
   std::array<std::uint8_t, 32> reveal{};
   std::array<std::uint8_t, 32> noise_reveal{};
+  std::vector<std::uint8_t> selections;
 };
 
 /// THRESH (§7.2 row 4, Alg. 5 l.2–6), leader -> all: for the election

@@ -81,9 +81,14 @@ BOOST_AUTO_TEST_CASE(every_wire_struct_round_trips) {
   BOOST_TEST(qb2.held == qb.held);
   BOOST_TEST(qb2.buckets == qb.buckets);
 
-  fv::lead_tickets lt{
-      1, 2, {ticket(3), ticket(40)}, bytes_from<32>(11), bytes_from<32>(12)};
+  fv::lead_tickets lt{1,
+                      2,
+                      {ticket(3), ticket(40)},
+                      bytes_from<32>(11),
+                      bytes_from<32>(12),
+                      {0x5a, 0x01}};
   auto lt2 = round_trip(lt);
+  BOOST_TEST(lt2.selections == lt.selections);
   BOOST_TEST(lt2.reveal == lt.reveal);
   BOOST_TEST(lt2.noise_reveal == lt.noise_reveal);
   BOOST_REQUIRE_EQUAL(lt2.tickets.size(), 2u);

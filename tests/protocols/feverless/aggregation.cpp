@@ -325,6 +325,74 @@ BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
   BOOST_TEST(selected == units_seen);
 }
 
+BOOST_AUTO_TEST_CASE(selections_with_lead_are_uniform_among_the_volunteers) {
+  // Up to max_hinted_clients a candidate reads its selection from its
+  // leader's LEAD. When every candidate volunteers (k̂ = n - 2), the one
+  // selected (k = 1) is uniform among them: the drawer's position among
+  // the candidates, chi-square with n - 3 degrees of freedom; exactly one
+  // draws (here and in check_aggregates), and the level has no NOTIFY.
+  for (int n : {4, 5}) {
+    auto seed = static_cast<std::uint64_t>(40 + n);
+    auto d = synthetic(600, 2 * static_cast<std::size_t>(n), seed);
+    auto f = make_federation(d, hooked(1, 4, seed), n,
+                             balanced_owners(600, n, seed), seed);
+    std::size_t notices = 0;
+    run_training(f, seed, [&](int, int, message& m) {
+      notices += std::holds_alternative<noise_notice>(m);
+    });
+    BOOST_TEST(notices == 0u);
+    auto draws = check_aggregates(f);
+    std::vector<double> position(static_cast<std::size_t>(n - 2), 0);
+    for (int s = 0; s < n; ++s)
+      for (const auto& t : f.clients[s]->traces()) {
+        const auto& sel = f.clients[t.leader]->selections().at(t.qid);
+        BOOST_TEST_REQUIRE(draws.at(t.qid) == 1);
+        if (sel.volunteers != static_cast<std::uint32_t>(n - 2))
+          continue;
+        int at = 0, drew = -1;
+        for (int c = 0; c < n; ++c) {
+          if (c == s || c == t.leader)
+            continue;
+          if (f.clients[c]->noise_draws().count(t.qid))
+            drew = at;
+          ++at;
+        }
+        BOOST_TEST_REQUIRE(drew >= 0);
+        position[static_cast<std::size_t>(drew)] += 1;
+      }
+    double all = std::accumulate(position.begin(), position.end(), 0.0);
+    BOOST_TEST_MESSAGE(n << " clients: " << all
+                         << " units with every "
+                            "candidate volunteering");
+    BOOST_TEST(all > 200);
+    // P(chi2 > 10.83) = 0.001 with 1 degree of freedom, 13.82 with 2.
+    BOOST_TEST(
+        chi_square(position, std::vector<double>(position.size(),
+                                                 all / position.size())) <
+        (n == 4 ? 10.83 : 13.82));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(more_clients_select_through_notify) {
+  // Past max_hinted_clients the selections would take 2^(n-3) - 1 bits per
+  // unit and receiver: the leaders send NOTIFY instead, LEAD carries none,
+  // and every aggregate still holds exactly the selected draws.
+  int n = client::max_hinted_clients + 1;
+  auto d = synthetic(300, 2 * static_cast<std::size_t>(n), 60);
+  auto f =
+      make_federation(d, hooked(1, 2, 60), n, balanced_owners(300, n, 60), 60);
+  std::size_t notices = 0, selections = 0;
+  run_training(f, 60, [&](int, int, message& m) {
+    notices += std::holds_alternative<noise_notice>(m);
+    if (auto* l = std::get_if<lead_tickets>(&m))
+      selections += l->selections.size();
+  });
+  BOOST_TEST(notices > 0u);
+  BOOST_TEST(selections == 0u);
+  auto draws = check_aggregates(f);
+  BOOST_TEST(draws.size() > 100u);
+}
+
 BOOST_AUTO_TEST_CASE(portion_mode_keeps_the_ceiling_of_k_hat_times_p) {
   for (double portion : {0.5, 1.0 / 3}) {
     auto p = hooked(1, 2, 4);

@@ -27,13 +27,18 @@ params signed_small() {
   return p;
 }
 
-/// Trains 3 clients with `tamper` applied to the messages; returns the
-/// refusal the pump reports ("" if none).
-std::string refusal(const interceptor& tamper, const params& p = small()) {
-  auto d = synthetic(120, 6, 2);
-  auto f = make_federation(d, p, 3, balanced_owners(120, 3, 2), 2);
+/// Trains `clients` clients (two features each) with `tamper` applied to
+/// the messages; returns the refusal the pump reports ("" if none).
+std::string refusal(const interceptor& tamper, const params& p = small(),
+                    int clients = 3) {
+  auto d = synthetic(120, 2 * static_cast<std::size_t>(clients), 2);
+  auto f = make_federation(d, p, clients, balanced_owners(120, clients, 2), 2);
   return training_refusal(f, 2, tamper);
 }
+
+/// More clients than the chain election sends its selections with LEAD
+/// for: it has a NOTIFY phase.
+constexpr int notified = client::max_hinted_clients + 1;
 
 /// Applies `fn` to the first message of type T from `from` to `to`.
 template <class T, class Fn>
@@ -132,12 +137,39 @@ BOOST_AUTO_TEST_CASE(tampered_thresholds_and_volunteers_are_refused) {
               signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 0 refused at noise"));
-  e = refusal(first<noise_notice>(0, 2, [](noise_notice& x) {
-    x.selected.push_back(1);
+  e = refusal(first<noise_notice>(0, 2,
+                                  [](noise_notice& x) {
+                                    x.selected.push_back(1);
+                                    return true;
+                                  }),
+              small(), notified);
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 2 refused at notify"));
+}
+
+BOOST_AUTO_TEST_CASE(chain_selections_of_the_wrong_length_are_refused) {
+  // Up to max_hinted_clients, LEAD carries the sender's selections for
+  // every set of volunteers the receiver may join (n = 4: one flag per
+  // unit); one byte short, or one byte with 3 clients (none due), is
+  // refused and named.
+  auto e = refusal(first<lead_tickets>(1, 3,
+                                       [](lead_tickets& x) {
+                                         if (x.selections.empty())
+                                           return false;
+                                         x.selections.pop_back();
+                                         return true;
+                                       }),
+                   small(), 4);
+  BOOST_TEST_INFO(e);
+  BOOST_TEST(contains(e, "party 3 refused at lead"));
+  BOOST_TEST(contains(e, "party 1 sent "));
+  BOOST_TEST(contains(e, " bytes of selections, not "));
+  e = refusal(first<lead_tickets>(0, 2, [](lead_tickets& x) {
+    x.selections.push_back(1);
     return true;
   }));
   BOOST_TEST_INFO(e);
-  BOOST_TEST(contains(e, "party 2 refused at notify"));
+  BOOST_TEST(contains(e, "party 0 sent 1 bytes of selections, not 0"));
 }
 
 BOOST_AUTO_TEST_CASE(a_tampered_hash_chain_reveal_is_refused) {
@@ -176,31 +208,37 @@ BOOST_AUTO_TEST_CASE(a_tampered_hash_chain_reveal_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(a_chain_notice_must_flag_every_candidate_unit) {
-  // Chain: a leader's NOTIFY carries one flag per unit it leads whose
-  // candidate the receiver is, and no redo (the leader goes through the
-  // attempts itself): a missing flag, a flag that is not 0 or 1 and a redo
-  // are refused.
-  auto e = refusal(first<noise_notice>(0, 1, [](noise_notice& x) {
-    if (x.selected.empty())
-      return false;
-    x.selected.pop_back();
-    return true;
-  }));
+  // Chain with more than max_hinted_clients clients: a leader's NOTIFY
+  // carries one flag per unit it leads whose candidate the receiver is,
+  // and no redo (the leader goes through the attempts itself): a missing
+  // flag, a flag that is not 0 or 1 and a redo are refused.
+  auto e = refusal(first<noise_notice>(0, 1,
+                                       [](noise_notice& x) {
+                                         if (x.selected.empty())
+                                           return false;
+                                         x.selected.pop_back();
+                                         return true;
+                                       }),
+                   small(), notified);
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 1 refused at notify"));
   BOOST_TEST(contains(e, "party 0 sent the wrong number of flags"));
-  e = refusal(first<noise_notice>(0, 1, [](noise_notice& x) {
-    if (x.selected.empty())
-      return false;
-    x.selected[0] = 2;
-    return true;
-  }));
+  e = refusal(first<noise_notice>(0, 1,
+                                  [](noise_notice& x) {
+                                    if (x.selected.empty())
+                                      return false;
+                                    x.selected[0] = 2;
+                                    return true;
+                                  }),
+              small(), notified);
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 0 sent a flag that is not 0 or 1"));
-  e = refusal(first<noise_notice>(0, 1, [](noise_notice& x) {
-    x.redo = 1;
-    return true;
-  }));
+  e = refusal(first<noise_notice>(0, 1,
+                                  [](noise_notice& x) {
+                                    x.redo = 1;
+                                    return true;
+                                  }),
+              small(), notified);
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 0 redoes more queries than it may redo"));
 }
