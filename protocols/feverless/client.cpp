@@ -1629,11 +1629,11 @@ void client::send_lead(outbox& out) {
       broadcast(out, my_lead_);
       return;
     }
-    auto flags = draw_selections();
+    auto selections = draw_selections();
     for (party_id p = 0; p < n_; ++p)
       if (p != self_) {
         auto m = my_lead_;
-        m.selections = protocols::pack_bits(flags[p]);
+        m.selections = std::move(selections[p]);
         send(out, p, std::move(m));
       }
     return;
@@ -1798,15 +1798,21 @@ bool client::find_volunteers(election_unit& u, party_id leader,
                              windows& thresholds, std::vector<windows>& noise) {
   auto& volunteers = picks_;
   volunteers.clear();
+  // A window already made is read in place; chain_ticket makes the others.
+  auto ticket = [&](windows& w, const crypto::key32& x, std::uint8_t tag,
+                    std::uint32_t a) {
+    auto at = a / chain_window;
+    if (at < w.size() && w[at])
+      return w[at]->at(rank, a % chain_window);
+    return chain_ticket(w, x, tag, a, leader, rank, led);
+  };
   for (std::uint32_t a = 0; volunteers.empty(); ++a) {
     if (a == max_attempts)
       return false;
-    auto threshold = chain_ticket(thresholds, level_public_[leader], tag_thresh,
-                                  a, leader, rank, led);
+    auto threshold = ticket(thresholds, level_public_[leader], tag_thresh, a);
     for (party_id c = 0; c < n_; ++c)
       if (c != u.source && c != leader &&
-          chain_ticket(noise[c], level_noise_[c], tag_noise, a, leader, rank,
-                       led) > threshold)
+          ticket(noise[c], level_noise_[c], tag_noise, a) > threshold)
         volunteers.push_back(static_cast<std::size_t>(c));
     u.attempt = a;
   }
@@ -1896,36 +1902,85 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
   // Only the bit of the set that volunteers is ever read, by the one
   // candidate it concerns, and the other sets' draws are independent of it:
   // what a candidate learns is the NOTIFY flag the leader would have sent.
-  std::vector<std::vector<std::uint8_t>> flags(n_);
+  // The flags go straight into each receiver's packed bytes, and each
+  // uniform pick takes a few bits of a CSPRNG word (with 4 clients, one
+  // bit per unit).
   auto m = static_cast<std::uint32_t>(n_ - 2);
-  std::vector<std::uint32_t> chosen(std::size_t{1} << m); // per set: a mask
-  std::vector<party_id> cand(m);
-  for (const auto& u : units_) {
-    if (u.source == self_)
+  auto sets = (std::uint32_t{1} << (m - 1)) - 1; // flags per unit
+  // Each receiver's flags, packed, sized from the units it may join.
+  auto count = [&](party_id c) { return unit_first_[c + 1] - unit_first_[c]; };
+  std::vector<std::vector<std::uint8_t>> packed(n_);
+  for (party_id c = 0; c < n_; ++c)
+    if (c != self_)
+      packed[c].assign(
+          packed_size((units_.size() - count(self_) - count(c)) * sets), 0);
+  std::vector<std::size_t> written(n_, 0);
+  std::uint64_t pool = 0;
+  int left = 0;
+  auto below = [&](std::uint32_t n) -> std::uint32_t { // uniform in [0, n)
+    if (n == 1)
+      return 0;
+    auto bits = static_cast<int>(std::bit_width(n - 1));
+    while (true) {
+      if (left < bits) {
+        pool = rng_();
+        left = 64;
+      }
+      auto v = static_cast<std::uint32_t>(pool & ((1u << bits) - 1));
+      pool >>= bits;
+      left -= bits;
+      if (v < n)
+        return v;
+    }
+  };
+  // The sets of two or more of a unit's m candidates (masks over them in
+  // ascending order), with their members and k: the same for every unit.
+  struct volunteer_set {
+    std::uint32_t mask = 0, size = 0, kept = 0;
+    std::array<std::uint32_t, max_hinted_clients> members{};
+  };
+  std::vector<volunteer_set> many;
+  for (std::uint32_t set = 1; set < (1u << m); ++set) {
+    volunteer_set v;
+    v.mask = set;
+    v.size = static_cast<std::uint32_t>(std::popcount(set));
+    if (v.size < 2)
       continue;
+    v.kept = static_cast<std::uint32_t>(kept_count(v.size));
+    std::uint32_t at = 0;
+    for (std::uint32_t i = 0; i < m; ++i)
+      if (set >> i & 1)
+        v.members[at++] = i;
+    many.push_back(v);
+  }
+  std::vector<std::uint32_t> chosen(std::size_t{1} << m); // per set: a mask
+  for (party_id source = 0; source < n_; ++source) {
+    if (source == self_)
+      continue;
+    std::array<party_id, max_hinted_clients> cand{};
     std::uint32_t j = 0;
     for (party_id c = 0; c < n_; ++c)
-      if (c != u.source && c != self_)
+      if (c != source && c != self_)
         cand[j++] = c;
-    for (std::uint32_t set = 1; set < chosen.size(); ++set) {
-      if (std::popcount(set) < 2)
-        continue;
-      picks_.clear();
-      for (std::uint32_t i = 0; i < m; ++i)
-        if (set >> i & 1)
-          picks_.push_back(i);
-      auto k = choose_volunteers();
-      chosen[set] = 0;
-      for (std::size_t x = 0; x < k; ++x)
-        chosen[set] |= 1u << picks_[x];
-    }
-    for (j = 0; j < m; ++j) {
-      auto& to = flags[cand[j]];
-      for (std::uint32_t others = 1; others < (1u << (m - 1)); ++others)
-        to.push_back(chosen[with_candidate(others, j)] >> j & 1);
+    for (auto i = unit_first_[source]; i < unit_first_[source + 1]; ++i) {
+      for (auto v : many) { // a copy: its members get shuffled
+        chosen[v.mask] = 0;
+        for (std::uint32_t x = 0; x < v.kept; ++x) {
+          std::swap(v.members[x], v.members[x + below(v.size - x)]);
+          chosen[v.mask] |= 1u << v.members[x];
+        }
+      }
+      for (j = 0; j < m; ++j) {
+        auto& bytes = packed[cand[j]];
+        auto& at = written[cand[j]];
+        for (std::uint32_t others = 1; others <= sets; ++others, ++at)
+          bytes[at / 8] |= static_cast<std::uint8_t>(
+              (chosen[with_candidate(others, j)] >> j & 1) << (at % 8));
+      }
     }
   }
-  return flags;
+  pool = 0;
+  return packed;
 }
 
 client::status client::select_by_hints(outbox& out) {
@@ -1943,14 +1998,8 @@ client::status client::select_by_hints(outbox& out) {
   std::vector<std::vector<windows>> noise(n_); // per leader, per client
   for (auto& by_client : noise)
     by_client.resize(n_);
-  std::vector<std::vector<std::uint8_t>> flags(n_);
   auto m = static_cast<std::uint32_t>(n_ - 2);
   auto sets = (std::size_t{1} << (m - 1)) - 1; // per unit, in a selections
-  for (party_id p = 0; p < n_; ++p)
-    if (p != self_) {
-      const auto& bits = as<lead_tickets>(got_[p]).selections;
-      flags[p] = unpack_bits(bits, 0, 8 * bits.size());
-    }
   for (auto& u : units_) {
     auto l = u.leader;
     auto r = rank[l]++;
@@ -1991,7 +2040,9 @@ client::status client::select_by_hints(outbox& out) {
           others |= 1u << i;
         ++i;
       }
-      selected = flags[l][at * sets + others - 1] != 0;
+      const auto& bits = as<lead_tickets>(got_[l]).selections;
+      auto flag = at * sets + others - 1; // within finish_lead's check
+      selected = (bits[flag / 8] >> (flag % 8) & 1) != 0;
     }
     if (!selected)
       continue;
