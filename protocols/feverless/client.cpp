@@ -1880,6 +1880,23 @@ void client::record_selection(const election_unit& u, std::size_t kh,
                                       static_cast<std::uint32_t>(k)};
 }
 
+void client::draw_selected(election_unit& u) {
+  // [D] Chain: the draw comes after selection and goes into this client's
+  // own masked reply, not through the leader: the source still sees only
+  // the total, and the leader sees no value of the noise step
+  // (docs/feverless-election.md).
+  u.selected = true;
+  for (auto j = u.first; j < u.first + u.count; ++j) {
+    auto& q = queries_[j];
+    q.n_g = draw_noise(noise_lane::g);
+    q.n_h = draw_noise(noise_lane::h);
+    q.selected_g = q.n_g;
+    q.selected_h = q.n_h;
+    if (params_.test_hooks)
+      noise_draws_[q.qid] = {q.n_g, q.n_h};
+  }
+}
+
 namespace {
 
 /// Volunteer set `others` (a mask over the m - 1 candidates other than
@@ -2044,18 +2061,8 @@ client::status client::select_by_hints(outbox& out) {
       auto flag = at * sets + others - 1; // within finish_lead's check
       selected = (bits[flag / 8] >> (flag % 8) & 1) != 0;
     }
-    if (!selected)
-      continue;
-    u.selected = true;
-    for (auto j = u.first; j < u.first + u.count; ++j) {
-      auto& q = queries_[j];
-      q.n_g = draw_noise(noise_lane::g);
-      q.n_h = draw_noise(noise_lane::h);
-      q.selected_g = q.n_g;
-      q.selected_h = q.n_h;
-      if (params_.test_hooks)
-        noise_draws_[q.qid] = {q.n_g, q.n_h};
-    }
+    if (selected)
+      draw_selected(u);
   }
   send_masked(out);
   phase_ = phase::masked;
@@ -2346,22 +2353,14 @@ client::status client::finish_notify(outbox& out) {
                            party(p) + " sent a flag that is not 0 or 1");
       if (!s)
         continue;
-      u.selected = true;
-      for (auto j = u.first; j < u.first + u.count; ++j) {
-        auto& q = queries_[j];
-        if (chained()) {
-          // [D] Chain: the draw comes after selection and goes into this
-          // client's own masked reply, not through the leader: the source
-          // still sees only the total, and the leader sees no value of the
-          // noise step (docs/feverless-election.md).
-          q.n_g = draw_noise(noise_lane::g);
-          q.n_h = draw_noise(noise_lane::h);
-          q.selected_g = q.n_g;
-          q.selected_h = q.n_h;
-        }
-        if (params_.test_hooks)
-          noise_draws_[q.qid] = {q.n_g, q.n_h};
+      if (chained()) {
+        draw_selected(u);
+        continue;
       }
+      u.selected = true;
+      if (params_.test_hooks)
+        for (auto j = u.first; j < u.first + u.count; ++j)
+          noise_draws_[queries_[j].qid] = {queries_[j].n_g, queries_[j].n_h};
     }
     redo_by_[p] = nt.redo;
     redo += nt.redo;

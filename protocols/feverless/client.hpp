@@ -509,8 +509,11 @@ private:
   status no_volunteer() const;
   /// Test hooks: the attempts, k̂ and k of a unit this client leads.
   void record_selection(const election_unit& u, std::size_t kh, std::size_t k);
+  /// Chain: as a selected volunteer of u, its draws for u's queries.
+  void draw_selected(election_unit& u);
   /// hinted(): this client's selections for the volunteer sets of every
-  /// unit it may lead, as each receiver's flags (wire.hpp, lead_tickets).
+  /// unit it may lead, as each receiver's packed flags (wire.hpp,
+  /// lead_tickets).
   std::vector<std::vector<std::uint8_t>> draw_selections();
   /// hinted(), after LEAD: as a candidate, whether it is selected in each
   /// unit, from the leader's selections; the draws; MASKED.
