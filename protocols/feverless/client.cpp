@@ -87,7 +87,7 @@ const T& as(const std::optional<message>& m) {
 }
 
 /// Uniform in [0, n), n > 0, without modulo bias; no draw for n = 1 (a
-/// unit with one volunteer, two thirds of them with 4 clients).
+/// NOTIFY leader's unit with one volunteer).
 std::uint64_t uniform_below(random_engine& rng, std::uint64_t n) {
   if (n == 1)
     return 0;
@@ -2036,8 +2036,8 @@ client::status client::select_by_hints(outbox& out) {
     const auto& volunteers = picks_;
     auto kh = volunteers.size();
     if (l == self_) {
-      // Its own units: who is selected is the candidates' to know; the
-      // test hooks keep how many, as NOTIFY's leader does.
+      // Its own units: the candidates read their selections from its
+      // LEAD; the test hooks keep how many, as NOTIFY's leader does.
       record_selection(u, kh, kept_count(kh));
       continue;
     }
