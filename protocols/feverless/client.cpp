@@ -99,6 +99,12 @@ std::uint64_t uniform_below(random_engine& rng, std::uint64_t n) {
   }
 }
 
+/// Chain selections in LEAD (client::hinted()): the flags per unit and
+/// receiver, one per nonempty set of the unit's other n - 3 candidates.
+std::uint32_t flags_per_unit(party_id n) {
+  return (std::uint32_t{1} << (n - 3)) - 1;
+}
+
 void put_le32(std::vector<std::uint8_t>& b, std::uint32_t v) {
   for (int i = 0; i < 4; ++i)
     b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
@@ -1678,8 +1684,7 @@ client::status client::finish_lead(outbox& out) {
       // client, and per nonempty set of the unit's other candidates.
       std::size_t flags = 0;
       if (hinted())
-        flags = (units_.size() - count(p) - count(self_)) *
-                ((std::size_t{1} << (n_ - 3)) - 1);
+        flags = (units_.size() - count(p) - count(self_)) * flags_per_unit(n_);
       if (t.selections.size() != packed_size(flags))
         return refuse_from(p, "lead",
                            party(p) + " sent " +
@@ -1923,7 +1928,7 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
   // uniform pick takes a few bits of a CSPRNG word (with 4 clients, one
   // bit per unit).
   auto m = static_cast<std::uint32_t>(n_ - 2);
-  auto sets = (std::uint32_t{1} << (m - 1)) - 1; // flags per unit
+  auto sets = flags_per_unit(n_);
   // Each receiver's flags, packed, sized from the units it may join.
   auto count = [&](party_id c) { return unit_first_[c + 1] - unit_first_[c]; };
   std::vector<std::vector<std::uint8_t>> packed(n_);
@@ -2015,8 +2020,7 @@ client::status client::select_by_hints(outbox& out) {
   std::vector<std::vector<windows>> noise(n_); // per leader, per client
   for (auto& by_client : noise)
     by_client.resize(n_);
-  auto m = static_cast<std::uint32_t>(n_ - 2);
-  auto sets = (std::size_t{1} << (m - 1)) - 1; // per unit, in a selections
+  std::size_t sets = flags_per_unit(n_);
   for (auto& u : units_) {
     auto l = u.leader;
     auto r = rank[l]++;

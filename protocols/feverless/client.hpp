@@ -159,11 +159,12 @@ public:
 
   /// Work a message brought that waits until the answer is on its way.
   /// With the chain election a client's LEAD goes out as soon as the
-  /// level's batches are in, before it computes its part of every sum, and
-  /// its NOTIFY before it computes its masks, so the peers' messages travel
-  /// while it computes. A host sends the outbox, then calls resume() while
-  /// this holds; without that, the next message does the work first. The
-  /// messages and the model are the same either way.
+  /// level's batches are in, before it computes its part of every sum (and,
+  /// up to max_hinted_clients, its masks; above, its NOTIFY goes out before
+  /// them), so the peers' messages travel while it computes. A host sends the
+  /// outbox, then calls resume() while this holds; without that, the next
+  /// message does the work first. The messages and the model are the same
+  /// either way.
   bool has_deferred_work() const {
     return parts_pending_ || masks_ == masks_state::due;
   }

@@ -36,10 +36,6 @@ std::string refusal(const interceptor& tamper, const params& p = small(),
   return training_refusal(f, 2, tamper);
 }
 
-/// More clients than the chain election sends its selections with LEAD
-/// for: it has a NOTIFY phase.
-constexpr int notified = client::max_hinted_clients + 1;
-
 /// Applies `fn` to the first message of type T from `from` to `to`.
 template <class T, class Fn>
 interceptor first(int from, int to, Fn fn) {
@@ -51,6 +47,15 @@ interceptor first(int from, int to, Fn fn) {
     if (fn(*x))
       *done = true;
   };
+}
+
+/// The refusal when `fn` tampers with the first NOTIFY from `from` to `to`,
+/// with more clients than the chain election sends its selections with
+/// LEAD for (so that it has a NOTIFY phase).
+template <class Fn>
+std::string notify_refusal(int from, int to, Fn fn) {
+  return refusal(first<noise_notice>(from, to, fn), small(),
+                 client::max_hinted_clients + 1);
 }
 
 } // namespace
@@ -137,12 +142,10 @@ BOOST_AUTO_TEST_CASE(tampered_thresholds_and_volunteers_are_refused) {
               signed_small());
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 0 refused at noise"));
-  e = refusal(first<noise_notice>(0, 2,
-                                  [](noise_notice& x) {
-                                    x.selected.push_back(1);
-                                    return true;
-                                  }),
-              small(), notified);
+  e = notify_refusal(0, 2, [](noise_notice& x) {
+    x.selected.push_back(1);
+    return true;
+  });
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 2 refused at notify"));
 }
@@ -212,33 +215,27 @@ BOOST_AUTO_TEST_CASE(a_chain_notice_must_flag_every_candidate_unit) {
   // carries one flag per unit it leads whose candidate the receiver is,
   // and no redo (the leader goes through the attempts itself): a missing
   // flag, a flag that is not 0 or 1 and a redo are refused.
-  auto e = refusal(first<noise_notice>(0, 1,
-                                       [](noise_notice& x) {
-                                         if (x.selected.empty())
-                                           return false;
-                                         x.selected.pop_back();
-                                         return true;
-                                       }),
-                   small(), notified);
+  auto e = notify_refusal(0, 1, [](noise_notice& x) {
+    if (x.selected.empty())
+      return false;
+    x.selected.pop_back();
+    return true;
+  });
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 1 refused at notify"));
   BOOST_TEST(contains(e, "party 0 sent the wrong number of flags"));
-  e = refusal(first<noise_notice>(0, 1,
-                                  [](noise_notice& x) {
-                                    if (x.selected.empty())
-                                      return false;
-                                    x.selected[0] = 2;
-                                    return true;
-                                  }),
-              small(), notified);
+  e = notify_refusal(0, 1, [](noise_notice& x) {
+    if (x.selected.empty())
+      return false;
+    x.selected[0] = 2;
+    return true;
+  });
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 0 sent a flag that is not 0 or 1"));
-  e = refusal(first<noise_notice>(0, 1,
-                                  [](noise_notice& x) {
-                                    x.redo = 1;
-                                    return true;
-                                  }),
-              small(), notified);
+  e = notify_refusal(0, 1, [](noise_notice& x) {
+    x.redo = 1;
+    return true;
+  });
   BOOST_TEST_INFO(e);
   BOOST_TEST(contains(e, "party 0 redoes more queries than it may redo"));
 }

@@ -262,8 +262,8 @@ BOOST_AUTO_TEST_CASE(delivery_order_does_not_matter) {
 
 BOOST_AUTO_TEST_CASE(deferred_work_changes_nothing) {
   // With the chain election a client sends its LEAD before it computes its
-  // parts of the sums, and its NOTIFY before its masks; a host runs that
-  // work once the messages are out (resume), or the next message does.
+  // parts of the sums and (4 clients: no NOTIFY) its masks; a host runs
+  // that work once the messages are out (resume), or the next message does.
   // Either way each client draws in the same order: the same noise and the
   // same model, bit for bit, with the noise on.
   auto d = synthetic(150, 4, 71);
