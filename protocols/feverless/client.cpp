@@ -1783,45 +1783,50 @@ std::size_t client::choose_volunteers() {
   return k;
 }
 
-std::uint16_t client::chain_ticket(windows& w, const crypto::key32& x,
-                                   std::uint8_t tag, std::uint32_t attempt,
-                                   party_id leader, std::size_t rank,
-                                   std::size_t led) const {
-  auto at = attempt / chain_window;
-  if (w.size() <= at)
-    w.resize(at + 1);
-  if (!w[at])
-    w[at].emplace(x,
-                  crypto::round_input{tag, at * chain_window, level_digest_,
-                                      static_cast<std::uint32_t>(leader)},
-                  led);
-  return w[at]->at(rank, attempt % chain_window);
+client::leader_windows::window& client::make_window(leader_windows& w,
+                                                    party_id leader,
+                                                    std::uint32_t first,
+                                                    std::size_t led) const {
+  auto at = first / chain_window;
+  if (w.by_first.size() <= at)
+    w.by_first.resize(at + 1);
+  auto& made = w.by_first[at];
+  auto input = [&](std::uint8_t tag) {
+    return crypto::round_input{tag, first, level_digest_,
+                               static_cast<std::uint32_t>(leader)};
+  };
+  made.threshold.emplace(level_public_[leader], input(tag_thresh), led);
+  made.noise.resize(n_);
+  for (party_id c = 0; c < n_; ++c)
+    if (c != leader)
+      made.noise[c].emplace(level_noise_[c], input(tag_noise), led);
+  return made;
 }
 
 bool client::find_volunteers(election_unit& u, party_id leader,
                              std::size_t rank, std::size_t led,
-                             windows& thresholds, std::vector<windows>& noise) {
+                             leader_windows& w) {
+  static_assert(max_attempts % chain_window == 0);
   auto& volunteers = picks_;
   volunteers.clear();
-  // A window already made is read in place; chain_ticket makes the others.
-  auto ticket = [&](windows& w, const crypto::key32& x, std::uint8_t tag,
-                    std::uint32_t a) {
-    auto at = a / chain_window;
-    if (at < w.size() && w[at])
-      return w[at]->at(rank, a % chain_window);
-    return chain_ticket(w, x, tag, a, leader, rank, led);
-  };
-  for (std::uint32_t a = 0; volunteers.empty(); ++a) {
-    if (a == max_attempts)
-      return false;
-    auto threshold = ticket(thresholds, level_public_[leader], tag_thresh, a);
-    for (party_id c = 0; c < n_; ++c)
-      if (c != u.source && c != leader &&
-          ticket(noise[c], level_noise_[c], tag_noise, a) > threshold)
-        volunteers.push_back(static_cast<std::size_t>(c));
-    u.attempt = a;
+  for (std::uint32_t first = 0; first < max_attempts; first += chain_window) {
+    auto at = first / chain_window;
+    auto& streams = at < w.by_first.size() && w.by_first[at].threshold
+                        ? w.by_first[at]
+                        : make_window(w, leader, first, led);
+    for (std::uint32_t d = 0; d < chain_window; ++d) {
+      auto bar = streams.threshold->at(rank, d);
+      for (party_id c = 0; c < n_; ++c)
+        if (c != u.source && c != leader && streams.noise[c]->at(rank, d) > bar)
+          volunteers.push_back(static_cast<std::size_t>(c));
+      if (!volunteers.empty()) {
+        u.attempt = first + d;
+        return true;
+      }
+    }
   }
-  return true;
+  u.attempt = max_attempts - 1;
+  return false;
 }
 
 client::status client::select_volunteers(outbox& out) {
@@ -1833,8 +1838,7 @@ client::status client::select_volunteers(outbox& out) {
   // selects among them as the paper does, and NOTIFY tells every
   // candidate; the selected ones draw then (finish_notify).
   gather_round();
-  windows thresholds;
-  std::vector<windows> noise(n_);
+  leader_windows streams;
   std::vector<noise_notice> notices(n_);
   for (auto& nt : notices) {
     nt.tree = tree_;
@@ -1845,7 +1849,7 @@ client::status client::select_volunteers(outbox& out) {
   const auto& led = round_led_[self_];
   for (std::size_t rank = 0; rank < led.size(); ++rank) {
     auto& u = units_[led[rank]];
-    if (!find_volunteers(u, self_, rank, led.size(), thresholds, noise))
+    if (!find_volunteers(u, self_, rank, led.size(), streams))
       return no_volunteer();
     const auto& volunteers = picks_; // by client index
     auto kh = volunteers.size();
@@ -1912,6 +1916,31 @@ std::uint32_t with_candidate(std::uint32_t others, std::uint32_t j) {
   return ((others >> j) << (j + 1)) | (1u << j) | low;
 }
 
+/// Bits written into a zeroed buffer in packed_size's order (bit i into
+/// byte i / 8, at i % 8), a 64-bit word at a time.
+class bit_appender {
+public:
+  explicit bit_appender(std::uint8_t* out) : out_(out) {}
+  void put(std::uint64_t bit) {
+    word_ |= bit << used_;
+    if (++used_ == 64)
+      flush();
+  }
+  /// Writes the bits put since the last flush (whole bytes; the buffer
+  /// holds them).
+  void flush() {
+    for (unsigned b = 0; b < used_; b += 8)
+      *out_++ = static_cast<std::uint8_t>(word_ >> b);
+    word_ = 0;
+    used_ = 0;
+  }
+
+private:
+  std::uint8_t* out_;
+  std::uint64_t word_ = 0;
+  unsigned used_ = 0;
+};
+
 } // namespace
 
 std::vector<std::vector<std::uint8_t>> client::draw_selections() {
@@ -1924,9 +1953,9 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
   // Only the bit of the set that volunteers is ever read, by the one
   // candidate it concerns, and the other sets' draws are independent of it:
   // what a candidate learns is the NOTIFY flag the leader would have sent.
-  // The flags go straight into each receiver's packed bytes, and each
-  // uniform pick takes a few bits of a CSPRNG word (with 4 clients, one
-  // bit per unit).
+  // Each uniform pick takes a few bits of a CSPRNG word (with 4 clients,
+  // one bit per unit), and each receiver's flags are packed a word at a
+  // time.
   auto m = static_cast<std::uint32_t>(n_ - 2);
   auto sets = flags_per_unit(n_);
   // Each receiver's flags, packed, sized from the units it may join.
@@ -1936,7 +1965,8 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
     if (c != self_)
       packed[c].assign(
           packed_size((units_.size() - count(self_) - count(c)) * sets), 0);
-  std::vector<std::size_t> written(n_, 0);
+  if (sets == 0)
+    return packed; // 3 clients: one candidate, always selected
   std::uint64_t pool = 0;
   int left = 0;
   auto below = [&](std::uint32_t n) -> std::uint32_t { // uniform in [0, n)
@@ -1975,32 +2005,44 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
         v.members[at++] = i;
     many.push_back(v);
   }
+  // Candidate j's flag for the set `others` of the other candidates (1 ..
+  // sets) reads the selection of that set with j added.
+  std::vector<std::uint32_t> with(m * sets);
+  for (std::uint32_t j = 0; j < m; ++j)
+    for (std::uint32_t others = 1; others <= sets; ++others)
+      with[j * sets + others - 1] = with_candidate(others, j);
+  std::vector<bit_appender> flags;
+  for (party_id c = 0; c < n_; ++c)
+    flags.emplace_back(packed[c].data());
   std::vector<std::uint32_t> chosen(std::size_t{1} << m); // per set: a mask
   for (party_id source = 0; source < n_; ++source) {
     if (source == self_)
       continue;
-    std::array<party_id, max_hinted_clients> cand{};
+    std::array<bit_appender*, max_hinted_clients> to{};
     std::uint32_t j = 0;
     for (party_id c = 0; c < n_; ++c)
       if (c != source && c != self_)
-        cand[j++] = c;
+        to[j++] = &flags[c];
     for (auto i = unit_first_[source]; i < unit_first_[source + 1]; ++i) {
-      for (auto v : many) { // a copy: its members get shuffled
+      for (const auto& v : many) {
+        if (v.kept == 1) { // the shuffle's first swap, without the copy
+          chosen[v.mask] = 1u << v.members[below(v.size)];
+          continue;
+        }
+        auto members = v.members;
         chosen[v.mask] = 0;
         for (std::uint32_t x = 0; x < v.kept; ++x) {
-          std::swap(v.members[x], v.members[x + below(v.size - x)]);
-          chosen[v.mask] |= 1u << v.members[x];
+          std::swap(members[x], members[x + below(v.size - x)]);
+          chosen[v.mask] |= 1u << members[x];
         }
       }
-      for (j = 0; j < m; ++j) {
-        auto& bytes = packed[cand[j]];
-        auto& at = written[cand[j]];
-        for (std::uint32_t others = 1; others <= sets; ++others, ++at)
-          bytes[at / 8] |= static_cast<std::uint8_t>(
-              (chosen[with_candidate(others, j)] >> j & 1) << (at % 8));
-      }
+      for (j = 0; j < m; ++j)
+        for (std::uint32_t s = 0; s < sets; ++s)
+          to[j]->put(chosen[with[j * sets + s]] >> j & 1);
     }
   }
+  for (auto& f : flags)
+    f.flush();
   pool = 0;
   return packed;
 }
@@ -2011,33 +2053,29 @@ client::status client::select_by_hints(outbox& out) {
   // would (find_volunteers), and if it is one of several, reads its
   // selection for that set from the leader's LEAD; a lone volunteer is
   // selected. The selected ones draw, and MASKED follows with no NOTIFY.
-  // Ranks in each leader's stream, and each unit's place in the leader's
-  // selections (units of sources other than the leader and this client).
-  std::vector<std::size_t> led(n_, 0), rank(n_, 0), place(n_, 0);
+  // Ranks in each leader's stream.
+  std::vector<std::size_t> led(n_, 0), rank(n_, 0);
   for (const auto& u : units_)
     ++led[u.leader];
-  std::vector<windows> thresholds(n_);
-  std::vector<std::vector<windows>> noise(n_); // per leader, per client
-  for (auto& by_client : noise)
-    by_client.resize(n_);
+  std::vector<leader_windows> streams(n_);                  // by leader
+  std::vector<const std::uint8_t*> selections(n_, nullptr); // by leader
+  for (party_id l = 0; l < n_; ++l)
+    if (l != self_)
+      selections[l] = as<lead_tickets>(got_[l]).selections.data();
+  auto count = [&](party_id c) { return unit_first_[c + 1] - unit_first_[c]; };
   std::size_t sets = flags_per_unit(n_);
-  for (auto& u : units_) {
+  for (std::size_t i = 0; i < units_.size(); ++i) {
+    auto& u = units_[i];
     auto l = u.leader;
     auto r = rank[l]++;
     u.pending = false;
     if (u.source == self_)
       continue; // neither candidate nor leader, and in no selections
-    // The unit's place in l's selections: the units before it of sources
-    // other than l and this client.
-    auto at = place[l];
-    for (party_id p = 0; p < n_; ++p)
-      if (p != u.source && p != self_)
-        ++place[p];
     if (l == self_ && !params_.test_hooks)
       continue;
-    if (!find_volunteers(u, l, r, led[l], thresholds[l], noise[l]))
+    if (!find_volunteers(u, l, r, led[l], streams[l]))
       return no_volunteer();
-    const auto& volunteers = picks_;
+    const auto& volunteers = picks_; // ascending
     auto kh = volunteers.size();
     if (l == self_) {
       // Its own units: the candidates read their selections from its
@@ -2045,25 +2083,28 @@ client::status client::select_by_hints(outbox& out) {
       record_selection(u, kh, kept_count(kh));
       continue;
     }
-    auto mine = std::find(volunteers.begin(), volunteers.end(),
-                          static_cast<std::size_t>(self_));
-    if (mine == volunteers.end())
+    // The other volunteers as a mask over the candidates but this one (the
+    // clients but u's source, l and this one, ascending).
+    bool mine = false;
+    std::uint32_t others = 0;
+    for (auto v : volunteers) {
+      auto c = static_cast<party_id>(v);
+      if (c == self_)
+        mine = true;
+      else
+        others |= 1u << (c - (c > u.source) - (c > l) - (c > self_));
+    }
+    if (!mine)
       continue;
     bool selected = kh == 1;
     if (!selected) {
-      // The other volunteers as a mask over the candidates but this one.
-      std::uint32_t others = 0, i = 0;
-      for (party_id c = 0; c < n_; ++c) {
-        if (c == u.source || c == l || c == self_)
-          continue;
-        if (std::find(volunteers.begin(), volunteers.end(),
-                      static_cast<std::size_t>(c)) != volunteers.end())
-          others |= 1u << i;
-        ++i;
-      }
-      const auto& bits = as<lead_tickets>(got_[l]).selections;
+      // The unit's place in l's selections: the units before it of sources
+      // other than l and this client (units go by source, and l is not
+      // u's source).
+      auto at = i - (self_ < u.source ? count(self_) : 0) -
+                (l < u.source ? count(l) : 0);
       auto flag = at * sets + others - 1; // within finish_lead's check
-      selected = (bits[flag / 8] >> (flag % 8) & 1) != 0;
+      selected = (selections[l][flag / 8] >> (flag % 8) & 1) != 0;
     }
     if (selected)
       draw_selected(u);

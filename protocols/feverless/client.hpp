@@ -486,24 +486,29 @@ private:
   /// That many of the picks_.size() volunteers, moved to picks_'s front,
   /// uniformly at random (this client's CSPRNG).
   std::size_t choose_volunteers();
-  using windows = std::vector<std::optional<crypto::window_tickets>>;
-  /// Chain: the ticket at `attempt` of the unit `leader` leads with rank
-  /// `rank` among the `led` units it leads, from element x, in the stream
-  /// of the attempt's window of chain_window for that leader (made at the
-  /// first read, kept in `w`).
-  std::uint16_t chain_ticket(windows& w, const crypto::key32& x,
-                             std::uint8_t tag, std::uint32_t attempt,
-                             party_id leader, std::size_t rank,
-                             std::size_t led) const;
+  /// Chain: the tickets of the units one leader leads in a level, window
+  /// by window of chain_window attempts: the leader's THRESH stream and
+  /// every other client's NOISE stream (by client index; none at the
+  /// leader's), made together at the first read of the window.
+  struct leader_windows {
+    struct window {
+      std::optional<crypto::window_tickets> threshold;
+      std::vector<std::optional<crypto::window_tickets>> noise;
+    };
+    std::vector<window> by_first; ///< by first attempt / chain_window
+  };
+  /// Makes the window of attempts from `first` (a multiple of
+  /// chain_window) for the `led` units `leader` leads.
+  leader_windows::window& make_window(leader_windows& w, party_id leader,
+                                      std::uint32_t first,
+                                      std::size_t led) const;
   /// Chain: the volunteers of unit u, which `leader` leads with rank `rank`
   /// among its `led` units, into picks_ (client indices, ascending): the
   /// candidates whose NOISE ticket beats the leader's THRESH ticket at the
   /// first attempt where any does, which goes into u.attempt. False if
-  /// none did in max_attempts. `thresholds` and `noise` (per client) keep
-  /// the leader's streams.
+  /// none did in max_attempts. `w` keeps the leader's streams.
   bool find_volunteers(election_unit& u, party_id leader, std::size_t rank,
-                       std::size_t led, windows& thresholds,
-                       std::vector<windows>& noise);
+                       std::size_t led, leader_windows& w);
   /// Chain, as a leader after LEAD: each unit's volunteers from the
   /// candidates' noise reveals, the selection, and NOTIFY.
   status select_volunteers(outbox& out);
