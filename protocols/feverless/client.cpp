@@ -1653,7 +1653,6 @@ void client::send_lead(outbox& out) {
 }
 
 client::status client::finish_lead(outbox& out) {
-  auto count = [&](party_id c) { return unit_first_[c + 1] - unit_first_[c]; };
   for (party_id p = 0; p < n_; ++p) {
     if (p == self_)
       continue;
@@ -1680,18 +1679,14 @@ client::status client::finish_lead(outbox& out) {
         return refuse_from(p, "lead",
                            party(p) + "'s noise reveal does not match its "
                                       "hash-chain commitment");
-      // hinted(): a flag per unit of the sources other than p and this
-      // client, and per nonempty set of the unit's other candidates.
-      std::size_t flags = 0;
-      if (hinted())
-        flags = (units_.size() - count(p) - count(self_)) * flags_per_unit(n_);
+      auto flags = hinted() ? selection_flags(p, self_) : 0;
       if (t.selections.size() != packed_size(flags))
         return refuse_from(p, "lead",
                            party(p) + " sent " +
                                std::to_string(t.selections.size()) +
                                " bytes of selections, not " +
                                std::to_string(packed_size(flags)));
-    } else if (t.tickets.size() != units_.size() - count(p)) {
+    } else if (t.tickets.size() != units_.size() - unit_count(p)) {
       return refuse_from(p, "lead",
                          party(p) + " sent the wrong number of tickets");
     }
@@ -1728,7 +1723,7 @@ client::status client::finish_lead(outbox& out) {
             c == self_ ? my_lead_.tickets : as<lead_tickets>(got_[c]).tickets;
         // Client c's tickets skip its own units, which all precede unit i
         // when c < source and all follow it otherwise.
-        const auto& t = v[c < u.source ? i - count(c) : i];
+        const auto& t = v[c < u.source ? i - unit_count(c) : i];
         if (c != self_ &&
             !crypto::check_ticket(creds_->keys[c], signed_of(u).lottery, t))
           return refuse_from(c, "lead",
@@ -1825,7 +1820,6 @@ bool client::find_volunteers(election_unit& u, party_id leader,
       }
     }
   }
-  u.attempt = max_attempts - 1;
   return false;
 }
 
@@ -1943,6 +1937,11 @@ private:
 
 } // namespace
 
+std::size_t client::selection_flags(party_id leader, party_id candidate) const {
+  return (units_.size() - unit_count(leader) - unit_count(candidate)) *
+         flags_per_unit(n_);
+}
+
 std::vector<std::vector<std::uint8_t>> client::draw_selections() {
   // [D] For each unit this client may lead (every unit of another source)
   // it draws, before anyone knows the leaders, the paper's selection (Alg.
@@ -1958,13 +1957,10 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
   // time.
   auto m = static_cast<std::uint32_t>(n_ - 2);
   auto sets = flags_per_unit(n_);
-  // Each receiver's flags, packed, sized from the units it may join.
-  auto count = [&](party_id c) { return unit_first_[c + 1] - unit_first_[c]; };
-  std::vector<std::vector<std::uint8_t>> packed(n_);
+  std::vector<std::vector<std::uint8_t>> packed(n_); // by receiver
   for (party_id c = 0; c < n_; ++c)
     if (c != self_)
-      packed[c].assign(
-          packed_size((units_.size() - count(self_) - count(c)) * sets), 0);
+      packed[c].assign(packed_size(selection_flags(self_, c)), 0);
   if (sets == 0)
     return packed; // 3 clients: one candidate, always selected
   std::uint64_t pool = 0;
@@ -2062,7 +2058,6 @@ client::status client::select_by_hints(outbox& out) {
   for (party_id l = 0; l < n_; ++l)
     if (l != self_)
       selections[l] = as<lead_tickets>(got_[l]).selections.data();
-  auto count = [&](party_id c) { return unit_first_[c + 1] - unit_first_[c]; };
   std::size_t sets = flags_per_unit(n_);
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
@@ -2101,8 +2096,8 @@ client::status client::select_by_hints(outbox& out) {
       // The unit's place in l's selections: the units before it of sources
       // other than l and this client (units go by source, and l is not
       // u's source).
-      auto at = i - (self_ < u.source ? count(self_) : 0) -
-                (l < u.source ? count(l) : 0);
+      auto at = i - (self_ < u.source ? unit_count(self_) : 0) -
+                (l < u.source ? unit_count(l) : 0);
       auto flag = at * sets + others - 1; // within finish_lead's check
       selected = (selections[l][flag / 8] >> (flag % 8) & 1) != 0;
     }

@@ -402,6 +402,15 @@ private:
   /// NOTIFY phase. 2^(n-3) - 1 bits per unit and receiver, so only up to
   /// max_hinted_clients.
   bool hinted() const { return chained() && n_ <= max_hinted_clients; }
+  /// The election units of source p's queries at this level.
+  std::size_t unit_count(party_id p) const {
+    return unit_first_[p + 1] - unit_first_[p];
+  }
+  /// hinted(): the selection flags `leader`'s LEAD carries to `candidate`,
+  /// one per set of the candidate's fellow candidates for each unit of the
+  /// sources other than these two (the units `leader` may lead and
+  /// `candidate` may join).
+  std::size_t selection_flags(party_id leader, party_id candidate) const;
   /// One mask stream per (peer, source batch, salt), not per query: every
   /// election but the paper's signed one (level_masks).
   bool vector_masks() const {

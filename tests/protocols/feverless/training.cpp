@@ -294,10 +294,10 @@ BOOST_AUTO_TEST_CASE(deferred_work_changes_nothing) {
 }
 
 BOOST_AUTO_TEST_CASE(test_hooks_change_nothing) {
-  // Without test hooks a client does not compute the leaders of its own
-  // units (it neither leads them nor is their candidate; only its traces
-  // name them). With the noise on, the same draws and the same model, bit
-  // for bit, with hooks and without, for 3 to 5 clients.
+  // Without test hooks a client does not work out the volunteers of the
+  // units it leads (its candidates do, from its LEAD; only its hooks record
+  // them). With the noise on, the same draws and the same model, bit for
+  // bit, with hooks and without, for 3 to 5 clients.
   for (std::size_t n : {3u, 4u, 5u}) {
     auto d = synthetic(200, 6, 72 + n);
     auto owner = random_owners(200, n, 72 + n);
