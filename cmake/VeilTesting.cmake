@@ -26,11 +26,31 @@ function(veil_add_test_binary target layer)
                                               ${VEIL_TEST_PCH_${layer}})
   # main.cpp defines BOOST_TEST_MODULE before its include of the header.
   set_source_files_properties("${dir}/main.cpp" PROPERTIES
-                              SKIP_PRECOMPILE_HEADERS ON)
+                              SKIP_PRECOMPILE_HEADERS ON
+                              SKIP_UNITY_BUILD_INCLUSION ON)
   target_compile_definitions(${target} PRIVATE
     VEIL_SHARED_DIR="${VEIL_SHARED_DIR}"
     VEIL_BINARY_DIR="${CMAKE_BINARY_DIR}"
     VEIL_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
+  # Unity batches (VEIL_UNITY_BUILD) never mix folders: a test file's
+  # using-directives and suite names (each suite is a namespace) reach the
+  # files after it in its batch, and the files of one folder test one
+  # subject under the same names.
+  set_target_properties(${target} PROPERTIES UNITY_BUILD_MODE GROUP)
+  set(batch_folder "")
+  set(batch_files 0)
+  set(batch_index 0)
+  foreach(file IN LISTS files)
+    get_filename_component(folder "${file}" DIRECTORY)
+    if(NOT folder STREQUAL batch_folder OR batch_files EQUAL 8)
+      math(EXPR batch_index "${batch_index} + 1")
+      set(batch_folder "${folder}")
+      set(batch_files 0)
+    endif()
+    math(EXPR batch_files "${batch_files} + 1")
+    set_source_files_properties("${file}" PROPERTIES UNITY_GROUP
+                                "${target}_${batch_index}")
+  endforeach()
   foreach(file IN LISTS files)
     file(RELATIVE_PATH rel "${dir}" "${file}")
     string(REGEX REPLACE "\\.cpp$" "" suite "${rel}")

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace veil {
 
@@ -13,5 +14,10 @@ class input_error : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
+
+/// Throws input_error(what), for readers that refuse input in many places.
+[[noreturn]] inline void fail_input(std::string what) {
+  throw input_error(std::move(what));
+}
 
 } // namespace veil

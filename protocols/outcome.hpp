@@ -21,6 +21,11 @@ struct protocol_error {
   std::int32_t culprit = -1;
 };
 
+/// A peer's message refused at protocol step `step`, for `reason`.
+inline protocol_error refuse(std::string step, std::string reason) {
+  return {std::move(step), std::move(reason)};
+}
+
 /// A value or the protocol_error that prevented it. Roles return this for
 /// every peer input: peer data never makes them throw.
 template <class T>

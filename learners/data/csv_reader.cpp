@@ -31,10 +31,6 @@ constexpr std::size_t max_dense_cells = std::size_t{1} << 31;
 /// otherwise grow the buffer until memory runs out).
 constexpr std::size_t max_line_bytes = std::size_t{64} << 20;
 
-[[noreturn]] void fail(std::string msg) {
-  throw input_error(std::move(msg));
-}
-
 /// A value quoted for an error message, cut short and with control bytes
 /// escaped so that a binary file does not flood the terminal.
 std::string shown(std::string_view s) {
@@ -119,11 +115,11 @@ public:
   explicit line_reader(const std::string& path) : path_(path), buf_(1 << 22) {
     file_ = std::fopen(path.c_str(), "rb");
     if (!file_)
-      fail(path + ": cannot open: " + std::strerror(errno));
+      fail_input(path + ": cannot open: " + std::strerror(errno));
     unsigned char magic[6] = {};
     std::size_t n = std::fread(magic, 1, sizeof magic, file_);
     if (std::ferror(file_))
-      fail(path + ": cannot read: " + std::strerror(errno));
+      fail_input(path + ": cannot read: " + std::strerror(errno));
     check_not_other_archive(magic, n);
     if (n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
       std::fclose(file_);
@@ -131,8 +127,8 @@ public:
       errno = 0;
       gz_ = gzopen(path.c_str(), "rb");
       if (!gz_)
-        fail(path + ": cannot open: " +
-             (errno ? std::strerror(errno) : "out of memory"));
+        fail_input(path + ": cannot open: " +
+                   (errno ? std::strerror(errno) : "out of memory"));
       gzbuffer(gz_, 1 << 20);
     } else {
       // Keep the bytes already read rather than seek: works on pipes too.
@@ -197,8 +193,8 @@ private:
     else if (is({0x28, 0xb5, 0x2f, 0xfd}))
       kind = "zstd";
     if (kind)
-      fail(path_ + ": is " + kind +
-           "-compressed; only plain or gzip-compressed text can be read");
+      fail_input(path_ + ": is " + kind +
+                 "-compressed; only plain or gzip-compressed text can be read");
   }
 
   void fill() {
@@ -210,9 +206,9 @@ private:
     }
     if (end_ == buf_.size()) {
       if (buf_.size() >= max_line_bytes)
-        fail(path_ + ", line " + std::to_string(line_no_ + 1) +
-             ": longer than " + std::to_string(max_line_bytes >> 20) +
-             " MiB (no line end: not a text table?)");
+        fail_input(path_ + ", line " + std::to_string(line_no_ + 1) +
+                   ": longer than " + std::to_string(max_line_bytes >> 20) +
+                   " MiB (no line end: not a text table?)");
       buf_.resize(buf_.size() * 2);
     }
     std::size_t want = std::min<std::size_t>(buf_.size() - end_, 1u << 30);
@@ -232,7 +228,7 @@ private:
       std::size_t got = std::fread(buf_.data() + end_, 1, want, file_);
       if (got == 0) {
         if (std::ferror(file_))
-          fail(path_ + ": cannot read: " + std::strerror(errno));
+          fail_input(path_ + ": cannot read: " + std::strerror(errno));
         eof_ = true;
       }
       end_ += got;
@@ -243,11 +239,11 @@ private:
     int err = Z_OK;
     std::string msg = gzerror(gz_, &err);
     if (err == Z_ERRNO)
-      fail(path_ + ": cannot read: " + std::strerror(errno));
+      fail_input(path_ + ": cannot read: " + std::strerror(errno));
     // zlib prefixes its message with the path; we add our own.
     if (msg.starts_with(path_ + ": "))
       msg.erase(0, path_.size() + 2);
-    fail(path_ + ": corrupted gzip stream: " + msg);
+    fail_input(path_ + ": corrupted gzip stream: " + msg);
   }
 
   std::string path_;
@@ -412,12 +408,13 @@ pick_features(const std::string& where, const std::vector<std::string>& names,
   auto find = [&](const std::string& name, const char* what) {
     auto it = index.find(name);
     if (it == index.end())
-      fail(where + what + " column " + shown(name) + " is not in the file; " +
-           columns_text(names, opts.redact_values));
+      fail_input(where + what + " column " + shown(name) +
+                 " is not in the file; " +
+                 columns_text(names, opts.redact_values));
     auto r = reserved.find(it->second);
     if (r != reserved.end())
-      fail(where + what + " column " + shown(name) + " is the " + r->second +
-           " column");
+      fail_input(where + what + " column " + shown(name) + " is the " +
+                 r->second + " column");
     return it->second;
   };
   std::vector<std::size_t> picked;
@@ -426,7 +423,8 @@ pick_features(const std::string& where, const std::vector<std::string>& names,
     for (const auto& name : opts.columns) {
       auto j = find(name, "selected");
       if (!seen.insert(j).second)
-        fail(where + "selected column " + shown(name) + " is listed twice");
+        fail_input(where + "selected column " + shown(name) +
+                   " is listed twice");
       picked.push_back(j);
     }
   } else {
@@ -467,13 +465,14 @@ std::vector<std::string> header_fields(line_reader& in,
   std::string_view line;
   do {
     if (!in.next(line))
-      fail(path + ": the file is empty; expected a header row");
+      fail_input(path + ": the file is empty; expected a header row");
   } while (is_blank_line(line));
   std::vector<std::string_view> fields;
   std::string scratch;
   if (long bad = split_fields(line, fields, scratch); bad >= 0)
-    fail(at_line(path, in.line_number()) + "column " + std::to_string(bad + 1) +
-         ": malformed quoted field in the header");
+    fail_input(at_line(path, in.line_number()) + "column " +
+               std::to_string(bad + 1) +
+               ": malformed quoted field in the header");
   return {fields.begin(), fields.end()};
 }
 
@@ -491,24 +490,25 @@ dataset read_csv(const std::string& path, const read_options& opts) {
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t j = 0; j < ncols; ++j) {
     if (names[j].empty())
-      fail(where + "column " + std::to_string(j + 1) +
-           " has an empty name in the header");
+      fail_input(where + "column " + std::to_string(j + 1) +
+                 " has an empty name in the header");
     auto [it, fresh] = index.emplace(names[j], j);
     if (!fresh)
-      fail(where + column_ref(j, names[j], opts.redact_values) +
-           ": duplicate column name (also " + "column " +
-           std::to_string(it->second + 1) + ")");
+      fail_input(where + column_ref(j, names[j], opts.redact_values) +
+                 ": duplicate column name (also " + "column " +
+                 std::to_string(it->second + 1) + ")");
   }
 
   std::unordered_map<std::size_t, std::string> reserved;
   auto find_special = [&](const std::string& name, const char* what) {
     auto it = index.find(name);
     if (it == index.end())
-      fail(where + what + " column " + shown(name) + " is not in the header; " +
-           columns_text(names, opts.redact_values));
+      fail_input(where + what + " column " + shown(name) +
+                 " is not in the header; " +
+                 columns_text(names, opts.redact_values));
     if (reserved.contains(it->second))
-      fail(where + what + " column " + shown(name) + " is also the " +
-           reserved[it->second] + " column");
+      fail_input(where + what + " column " + shown(name) + " is also the " +
+                 reserved[it->second] + " column");
     reserved[it->second] = what;
     return it->second;
   };
@@ -551,51 +551,53 @@ dataset read_csv(const std::string& path, const read_options& opts) {
     };
     if (long bad = split_fields(line, fields, scratch); bad >= 0) {
       auto col = static_cast<std::size_t>(bad);
-      fail((col < ncols ? here(col) : at_line(path, line_no)) +
-           "malformed quoted field");
+      fail_input((col < ncols ? here(col) : at_line(path, line_no)) +
+                 "malformed quoted field");
     }
     if (fields.size() < ncols)
-      fail(at_line(path, line_no) + "expected " + std::to_string(ncols) +
-           " fields, got " + std::to_string(fields.size()) + "; " +
-           column_ref(fields.size(), names[fields.size()], opts.redact_values) +
-           " is missing");
+      fail_input(
+          at_line(path, line_no) + "expected " + std::to_string(ncols) +
+          " fields, got " + std::to_string(fields.size()) + "; " +
+          column_ref(fields.size(), names[fields.size()], opts.redact_values) +
+          " is missing");
     if (fields.size() > ncols)
-      fail(at_line(path, line_no) + "expected " + std::to_string(ncols) +
-           " fields, got " + std::to_string(fields.size()) +
-           "; the header ends with " +
-           column_ref(ncols - 1, names.back(), opts.redact_values));
+      fail_input(at_line(path, line_no) + "expected " + std::to_string(ncols) +
+                 " fields, got " + std::to_string(fields.size()) +
+                 "; the header ends with " +
+                 column_ref(ncols - 1, names.back(), opts.redact_values));
     for (const auto& u : uses) {
       std::string_view f = fields[u.col];
       if (u.kind >= 0) {
         float v;
         auto st = parse_float(f, v);
         if (st != parse_status::ok && st != parse_status::missing)
-          fail(here(u.col) + describe(st, f, opts.redact_values));
+          fail_input(here(u.col) + describe(st, f, opts.redact_values));
         cols[static_cast<std::size_t>(u.kind)].push_back(v);
       } else if (u.kind == -1) {
         float v;
         auto st = parse_float(f, v);
         if (st == parse_status::missing)
-          fail(here(u.col) + "missing label" +
-               (f.empty() ? std::string()
+          fail_input(here(u.col) + "missing label" +
+                     (f.empty()
+                          ? std::string()
                           : " (" + cell_text(f, opts.redact_values) + ")"));
         if (st != parse_status::ok)
-          fail(here(u.col) + describe(st, f, opts.redact_values));
+          fail_input(here(u.col) + describe(st, f, opts.redact_values));
         labels.push_back(v);
       } else {
         if (f.empty())
-          fail(here(u.col) + "missing id");
+          fail_input(here(u.col) + "missing id");
         auto [it, fresh] = id_lines.emplace(std::string(f), line_no);
         if (!fresh)
-          fail(here(u.col) + "duplicate id " + shown(f) +
-               ", first seen on line " + std::to_string(it->second));
+          fail_input(here(u.col) + "duplicate id " + shown(f) +
+                     ", first seen on line " + std::to_string(it->second));
         ids.emplace_back(f);
       }
     }
     ++rows;
   }
   if (rows == 0)
-    fail(path + ": no data rows after the header");
+    fail_input(path + ": no data rows after the header");
 
   std::vector<std::string> feature_names;
   for (auto j : picked)
@@ -647,15 +649,15 @@ dataset read_libsvm(const std::string& path, bool redact_values) {
         float v;
         auto st = parse_float(tok, v);
         if (st == parse_status::missing)
-          fail(at() + ": missing label");
+          fail_input(at() + ": missing label");
         if (st != parse_status::ok)
-          fail(at() + ", the label: " + describe(st, tok, redact_values));
+          fail_input(at() + ", the label: " + describe(st, tok, redact_values));
         labels.push_back(v);
         continue;
       }
       auto colon = tok.find(':');
       if (colon == std::string_view::npos)
-        fail(at() + ": expected index:value");
+        fail_input(at() + ": expected index:value");
       std::string_view key = tok.substr(0, colon);
       std::string_view val = tok.substr(colon + 1);
       if (key == "qid")
@@ -663,20 +665,22 @@ dataset read_libsvm(const std::string& path, bool redact_values) {
       std::uint64_t idx = 0;
       auto [p, ec] = std::from_chars(key.data(), key.data() + key.size(), idx);
       if (key.empty() || ec != std::errc() || p != key.data() + key.size())
-        fail(at() + ": index " + cell_text(key, redact_values) +
-             " is not a non-negative integer");
+        fail_input(at() + ": index " + cell_text(key, redact_values) +
+                   " is not a non-negative integer");
       if (idx > max_index)
-        fail(at() + ": index " + std::to_string(idx) + " is larger than " +
-             std::to_string(max_index));
+        fail_input(at() + ": index " + std::to_string(idx) +
+                   " is larger than " + std::to_string(max_index));
       auto feature = [&] { return "feature \"f" + std::to_string(idx) + "\""; };
       float v;
       auto st = parse_float(val, v);
       if (st != parse_status::ok && st != parse_status::missing)
-        fail(at() + ", " + feature() + ": " + describe(st, val, redact_values));
+        fail_input(at() + ", " + feature() + ": " +
+                   describe(st, val, redact_values));
       if (seen_in_row.size() <= idx)
         seen_in_row.resize(idx + 1, 0);
       if (seen_in_row[idx] == row + 1)
-        fail(at() + ", " + feature() + ": the index appears twice in this row");
+        fail_input(at() + ", " + feature() +
+                   ": the index appears twice in this row");
       seen_in_row[idx] = row + 1;
       any_zero |= idx == 0;
       max_seen = std::max(max_seen, idx);
@@ -691,7 +695,7 @@ dataset read_libsvm(const std::string& path, bool redact_values) {
   }
   const std::size_t rows = labels.size();
   if (rows == 0)
-    fail(path + ": no data rows");
+    fail_input(path + ": no data rows");
 
   const std::size_t base = any_zero ? 0 : 1;
   const std::size_t nfeat =
@@ -699,10 +703,11 @@ dataset read_libsvm(const std::string& path, bool redact_values) {
   // The table is dense: a few sparse rows with a huge index would ask for
   // rows x index cells. Refused, naming the size, rather than bad_alloc.
   if (rows > 0 && nfeat > max_dense_cells / rows)
-    fail(path + ": a dense table of " + std::to_string(rows) + " rows x " +
-         std::to_string(nfeat) + " features (the largest index) is over " +
-         std::to_string(max_dense_cells) +
-         " cells; Veil reads LibSVM files into dense tables");
+    fail_input(path + ": a dense table of " + std::to_string(rows) +
+               " rows x " + std::to_string(nfeat) +
+               " features (the largest index) is over " +
+               std::to_string(max_dense_cells) +
+               " cells; Veil reads LibSVM files into dense tables");
   std::vector<std::string> names;
   for (std::size_t j = 0; j < nfeat; ++j)
     names.push_back("f" + std::to_string(j + base));
@@ -718,8 +723,8 @@ dataset read_table(const std::string& path, const read_options& opts) {
   if (!is_libsvm_path(path))
     return read_csv(path, opts);
   if (!opts.id.empty())
-    fail(path + ": a LibSVM file has no id column, yet id column " +
-         shown(opts.id) + " was asked for");
+    fail_input(path + ": a LibSVM file has no id column, yet id column " +
+               shown(opts.id) + " was asked for");
   dataset d = read_libsvm(path, opts.redact_values);
   if (opts.columns.empty() && opts.drop.empty())
     return d;
@@ -738,8 +743,8 @@ namespace {
 void append_field(std::string& out, std::string_view s, const char* what,
                   const std::string& path) {
   if (s.find_first_of("\n\r") != std::string_view::npos)
-    fail(path + ": cannot write " + std::string(what) + " " + shown(s) +
-         ": it contains a line break");
+    fail_input(path + ": cannot write " + std::string(what) + " " + shown(s) +
+               ": it contains a line break");
   bool quote = s.find_first_of(",\"") != std::string_view::npos ||
                (!s.empty() && (is_blank(s.front()) || is_blank(s.back())));
   if (!quote) {
@@ -781,8 +786,8 @@ public:
       file_ = std::fopen(tmp_.c_str(), "wbx");
     }
     if (!gz_ && !file_)
-      fail(path + ": cannot write: " +
-           (errno ? std::strerror(errno) : "out of memory"));
+      fail_input(path + ": cannot write: " +
+                 (errno ? std::strerror(errno) : "out of memory"));
   }
   ~temp_writer() {
     if (file_)
@@ -831,15 +836,15 @@ public:
     std::error_code ec;
     std::filesystem::rename(tmp_, path_, ec);
     if (ec)
-      fail(path_ + ": cannot write: " + ec.message());
+      fail_input(path_ + ": cannot write: " + ec.message());
     committed_ = true;
   }
 
 private:
   [[noreturn]] void io_fail() {
     int err = errno;
-    fail(path_ + ": cannot write: " +
-         (err ? std::strerror(err) : std::string("compression failed")));
+    fail_input(path_ + ": cannot write: " +
+               (err ? std::strerror(err) : std::string("compression failed")));
   }
 
   std::string path_;
@@ -857,23 +862,23 @@ void write_csv(const dataset& d, const std::string& path,
   std::unordered_set<std::string> names;
   for (const auto& name : d.feature_names()) {
     if (name.empty())
-      fail(path + ": cannot write a feature with an empty name");
+      fail_input(path + ": cannot write a feature with an empty name");
     if (!names.insert(name).second)
-      fail(path + ": cannot write: feature name " + shown(name) +
-           " appears twice");
+      fail_input(path + ": cannot write: feature name " + shown(name) +
+                 " appears twice");
   }
   // The label and id columns: one value a row, and a name of their own
   // (`earlier` says which columns came before).
   auto check_column = [&](const char* what, std::size_t values,
                           const std::string& name, const char* earlier) {
     if (values != d.rows())
-      fail(path + ": cannot write: " + std::to_string(values) + " " + what +
-           "s for " + std::to_string(d.rows()) + " rows");
+      fail_input(path + ": cannot write: " + std::to_string(values) + " " +
+                 what + "s for " + std::to_string(d.rows()) + " rows");
     if (name.empty())
-      fail(path + ": cannot write: the " + what + " name is empty");
+      fail_input(path + ": cannot write: the " + what + " name is empty");
     if (!names.insert(name).second)
-      fail(path + ": cannot write: " + what + " name " + shown(name) +
-           " is also a " + earlier + " name");
+      fail_input(path + ": cannot write: " + what + " name " + shown(name) +
+                 " is also a " + earlier + " name");
   };
   if (d.has_labels())
     check_column("label", d.labels().size(), label_name, "feature");
@@ -882,14 +887,14 @@ void write_csv(const dataset& d, const std::string& path,
   for (std::size_t j = 0; j < d.features(); ++j)
     for (std::size_t i = 0; i < d.rows(); ++i)
       if (std::isinf(d.value(i, j)))
-        fail(path + ": cannot write row " + std::to_string(i + 1) + ", " +
-             column_ref(j, d.feature_names()[j]) +
-             ": the value is infinite and would not read back");
+        fail_input(path + ": cannot write row " + std::to_string(i + 1) + ", " +
+                   column_ref(j, d.feature_names()[j]) +
+                   ": the value is infinite and would not read back");
   if (d.has_labels())
     for (std::size_t i = 0; i < d.rows(); ++i)
       if (std::isinf(d.labels()[i]))
-        fail(path + ": cannot write row " + std::to_string(i + 1) +
-             ": the label is infinite and would not read back");
+        fail_input(path + ": cannot write row " + std::to_string(i + 1) +
+                   ": the label is infinite and would not read back");
 
   temp_writer out(path, ends_with_ci(path, ".gz"));
   std::string buf;

@@ -15,10 +15,6 @@ namespace veil::learners {
 
 namespace {
 
-[[noreturn]] void fail(std::string msg) {
-  throw input_error(std::move(msg));
-}
-
 /// Random numbers that are the same on every platform: std::mt19937_64's
 /// output is fixed by the standard, unlike std::*_distribution's.
 class random_source {
@@ -144,31 +140,33 @@ void permute_rows(dataset& d, const std::vector<std::size_t>& perm) {
 dataset make_classification(const classification_spec& spec) {
   const std::string what = "make_classification: classification_spec.";
   if (spec.rows == 0)
-    fail(what + "rows must be positive");
+    fail_input(what + "rows must be positive");
   if (spec.features == 0)
-    fail(what + "features must be positive");
+    fail_input(what + "features must be positive");
   if (spec.informative == 0)
-    fail(what + "informative must be positive");
+    fail_input(what + "informative must be positive");
   if (spec.informative > spec.features ||
       spec.redundant > spec.features - spec.informative)
-    fail(what + "informative (" + std::to_string(spec.informative) +
-         ") + redundant (" + std::to_string(spec.redundant) +
-         ") must not exceed features (" + std::to_string(spec.features) + ")");
+    fail_input(what + "informative (" + std::to_string(spec.informative) +
+               ") + redundant (" + std::to_string(spec.redundant) +
+               ") must not exceed features (" + std::to_string(spec.features) +
+               ")");
   if (spec.classes == 0)
-    fail(what + "classes must be positive");
+    fail_input(what + "classes must be positive");
   if (spec.clusters_per_class == 0)
-    fail(what + "clusters_per_class must be positive");
+    fail_input(what + "clusters_per_class must be positive");
   if (spec.classes > SIZE_MAX / spec.clusters_per_class ||
       (spec.informative < 64 && spec.classes * spec.clusters_per_class >
                                     (std::uint64_t{1} << spec.informative)))
-    fail(what + "classes (" + std::to_string(spec.classes) +
-         ") * clusters_per_class (" + std::to_string(spec.clusters_per_class) +
-         ") must not exceed 2^informative (informative = " +
-         std::to_string(spec.informative) + ")");
+    fail_input(what + "classes (" + std::to_string(spec.classes) +
+               ") * clusters_per_class (" +
+               std::to_string(spec.clusters_per_class) +
+               ") must not exceed 2^informative (informative = " +
+               std::to_string(spec.informative) + ")");
   if (!(spec.flip_y >= 0 && spec.flip_y <= 1))
-    fail(what + "flip_y must be in [0, 1]");
+    fail_input(what + "flip_y must be in [0, 1]");
   if (!std::isfinite(spec.class_sep))
-    fail(what + "class_sep must be finite");
+    fail_input(what + "class_sep must be finite");
 
   const std::size_t n = spec.rows, p = spec.features, ni = spec.informative,
                     nr = spec.redundant, nu = p - ni - nr;
@@ -256,16 +254,17 @@ dataset make_classification(const classification_spec& spec) {
 dataset make_regression(const regression_spec& spec) {
   const std::string what = "make_regression: regression_spec.";
   if (spec.rows == 0)
-    fail(what + "rows must be positive");
+    fail_input(what + "rows must be positive");
   if (spec.features == 0)
-    fail(what + "features must be positive");
+    fail_input(what + "features must be positive");
   if (spec.informative > spec.features)
-    fail(what + "informative (" + std::to_string(spec.informative) +
-         ") must not exceed features (" + std::to_string(spec.features) + ")");
+    fail_input(what + "informative (" + std::to_string(spec.informative) +
+               ") must not exceed features (" + std::to_string(spec.features) +
+               ")");
   if (!(spec.noise >= 0) || !std::isfinite(spec.noise))
-    fail(what + "noise must be finite and non-negative");
+    fail_input(what + "noise must be finite and non-negative");
   if (!std::isfinite(spec.bias))
-    fail(what + "bias must be finite");
+    fail_input(what + "bias must be finite");
 
   const std::size_t n = spec.rows, p = spec.features, ni = spec.informative;
   random_source rng(spec.seed);

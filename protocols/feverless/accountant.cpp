@@ -12,8 +12,6 @@ namespace veil::protocols::feverless {
 
 namespace {
 
-constexpr double inf = std::numeric_limits<double>::infinity();
-
 double sigma_for(calibration c, double epsilon, double delta) {
   return c == calibration::classical ? dp::classical_sigma(epsilon, delta)
                                      : dp::analytic_sigma(epsilon, delta);

@@ -42,12 +42,6 @@ constexpr std::uint32_t chain_window = crypto::window_tickets::attempts;
 // Every phase is all-to-all, so a peer is at most one phase ahead: at most
 // two of its messages wait here. More is a protocol violation.
 constexpr std::size_t max_backlog = 4;
-constexpr double inf = std::numeric_limits<double>::infinity();
-
-protocol_error refuse(std::string step, std::string reason) {
-  return {std::move(step), std::move(reason)};
-}
-
 /// The clients' inputs together cannot work; every client finds the same.
 protocol_error bad_input(std::string step, std::string reason) {
   return {std::move(step), std::move(reason), true};

@@ -4,14 +4,9 @@
 
 namespace veil::protocols::feverless {
 
-namespace {
-
-constexpr double inf = std::numeric_limits<double>::infinity();
-
-} // namespace
-
 const protocols::descriptor& descriptor() {
   static const protocols::descriptor d = [] {
+    constexpr double inf = std::numeric_limits<double>::infinity();
     protocols::descriptor x;
     x.names = {"feverless", "feverless-plain", "feverless-ldp",
                "feverless-ahe"};

@@ -6,9 +6,13 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace veil::protocols::feverless {
+
+/// An unbounded privacy loss (a release without protection), or no gain.
+inline constexpr double inf = std::numeric_limits<double>::infinity();
 
 /// Which protocol the role runs. One role class serves all of them, since
 /// they share the training flow of spec §6 (Algorithm 2).

@@ -13,10 +13,6 @@ namespace veil::protocols::ldpboost {
 
 namespace {
 
-protocol_error refuse(const char* step, std::string reason) {
-  return {step, std::move(reason)};
-}
-
 /// Whether member `m` reads only features below `d` and predicts classes
 /// below `classes`.
 bool fits(const member& m, std::size_t d, int classes) {

@@ -14,14 +14,6 @@
 
 namespace veil::protocols::opboost {
 
-namespace {
-
-protocol_error refuse(std::string step, std::string reason) {
-  return protocol_error{std::move(step), std::move(reason)};
-}
-
-} // namespace
-
 active_party::active_party(const params& p, learners::dataset own,
                            std::vector<party_id> passives)
     : params_(p), own_(std::move(own)) {

@@ -8,7 +8,7 @@ namespace veil::protocols::opboost {
 
 namespace {
 
-std::string num(double x) {
+std::string short_number(double x) {
   std::ostringstream os;
   os.precision(6);
   os << x;
@@ -46,8 +46,8 @@ distance_sampler::distance_sampler(std::int64_t lo, std::int64_t hi,
     throw input_error(
         "opboost.sampler = discrete-laplace cannot honour this budget: a "
         "draw on a range of " +
-        std::to_string(hi - lo + 1) + " values at rate " + num(h.value()) +
-        " needs " + num(expected) +
+        std::to_string(hi - lo + 1) + " values at rate " +
+        short_number(h.value()) + " needs " + short_number(expected) +
         " resampling rounds on average, too close to the cap of " +
         std::to_string(b.max_attempts()) +
         "; use opboost.sampler = exponential (same law)");
@@ -140,7 +140,8 @@ dp::privacy_cost adj_map::cost() const {
 }
 
 std::string adj_map::name() const {
-  return "adj-map" + suffix(kind_) + " (alpha " + num(alpha_.value()) + ")";
+  return "adj-map" + suffix(kind_) + " (alpha " + short_number(alpha_.value()) +
+         ")";
 }
 
 piecewise_map::piecewise_map(domain d, double epsilon)
@@ -153,7 +154,7 @@ piecewise_map::piecewise_map(domain d, double epsilon)
   constexpr double limit = 4194304.0; // 2^22
   if (!(std::fabs(centre_) + reach <= limit))
     throw input_error("the piecewise mechanism's outputs at epsilon " +
-                      num(epsilon) +
+                      short_number(epsilon) +
                       " could leave [-2^22, 2^22]: raise epsilon or shrink "
                       "the domain");
   support_.lo = static_cast<std::int64_t>(

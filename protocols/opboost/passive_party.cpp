@@ -9,14 +9,6 @@
 
 namespace veil::protocols::opboost {
 
-namespace {
-
-protocol_error refuse(std::string step, std::string reason) {
-  return protocol_error{std::move(step), std::move(reason)};
-}
-
-} // namespace
-
 passive_party::passive_party(party_id self, const params& p,
                              learners::dataset data,
                              std::vector<feature_map> maps, random_engine rng)

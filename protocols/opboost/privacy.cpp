@@ -24,7 +24,7 @@ const char* const partition_budget_note =
 
 namespace {
 
-std::string num(double x) {
+std::string loss_text(double x) {
   if (std::isinf(x))
     return "infinite";
   std::ostringstream os;
@@ -164,8 +164,9 @@ privacy_report(const params& p,
       if (std::isnan(losses[e][k]))
         os << "not computed (|D| > 2048)";
       else
-        os << num(losses[e][k]);
-      os << "   (epsilon t = " << num(e * static_cast<double>(ts[k])) << ")\n";
+        os << loss_text(losses[e][k]);
+      os << "   (epsilon t = " << loss_text(e * static_cast<double>(ts[k]))
+         << ")\n";
     }
   }
 

@@ -19,14 +19,6 @@ using learners::node_request;
 using learners::split_candidate;
 using learners::split_decision;
 
-namespace {
-
-protocol_error refuse(const char* step, std::string reason) {
-  return {step, std::move(reason)};
-}
-
-} // namespace
-
 active_party::active_party(const learners::booster_params& p,
                            learners::dataset own,
                            std::vector<party_id> passives, exchange ex,

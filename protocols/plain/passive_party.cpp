@@ -12,10 +12,6 @@ namespace veil::protocols::plain {
 
 namespace {
 
-protocol_error refuse(const char* step, std::string reason) {
-  return {step, std::move(reason)};
-}
-
 /// An outbox of one message to the active party (not an initializer list:
 /// that would copy the message's vectors).
 outbox to_active(message m) {

@@ -78,14 +78,6 @@ const char* message_name(const message& m) {
   return std::visit(namer{}, m);
 }
 
-namespace {
-
-protocol_error refuse(const char* step, std::string reason) {
-  return {step, std::move(reason)};
-}
-
-} // namespace
-
 computing_party::computing_party(int id, int parties, params p, column_map map,
                                  learners::dataset own, std::uint64_t own_seed)
     : id_(id), parties_(parties), params_(std::move(p)), map_(std::move(map)),

@@ -18,6 +18,7 @@
 #include "messages/type_ids.hpp"
 #include "tests/actors/fixture.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using namespace std::chrono_literals;
@@ -29,9 +30,7 @@ namespace sess = veil::protocols::session;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 using clock_type = std::chrono::steady_clock;
 
@@ -70,13 +69,13 @@ enum class misbehaviour {
 caf::behavior misbehaving_passive(caf::event_based_actor* self,
                                   misbehaviour mode, std::uint64_t rows) {
   return {
-      [=](messages::load_atom, sess::load_request&) {
+      [=](veil::messages::load_atom, sess::load_request&) {
         return sess::data_summary{rows, {"x"}, false, {}};
       },
-      [=](messages::align_atom, sess::align_request& r) {
+      [=](veil::messages::align_atom, sess::align_request& r) {
         return static_cast<std::uint64_t>(r.rows.size());
       },
-      [=](messages::peers_atom, sess::roster&, std::vector<caf::actor>&) {
+      [=](veil::messages::peers_atom, sess::roster&, std::vector<caf::actor>&) {
         return caf::ok_atom::value;
       },
       [=](wire::setup&) {
@@ -202,7 +201,7 @@ BOOST_AUTO_TEST_CASE(a_train_request_to_a_passive_party_is_refused) {
   auto parties = spawn_parties(t.cfg);
   caf::scoped_actor self{sys};
   self->monitor(parties[1]);
-  self->send(parties[1], messages::train_atom::value);
+  self->send(parties[1], veil::messages::train_atom::value);
   std::string error;
   self->receive([&](caf::down_msg& dm) { error = actors::describe(dm.reason); },
                 caf::after(5s) >> [&] { error = "no answer"; });

@@ -356,8 +356,9 @@ BOOST_AUTO_TEST_CASE(test_labels_go_to_the_coordinator_only) {
   caf::scoped_actor stranger{sys};
   bool refused = false;
   stranger
-      ->request(client, std::chrono::seconds(5), messages::labels_atom::value)
-      .receive([](messages::fvl::eval_labels&) {},
+      ->request(client, std::chrono::seconds(5),
+                veil::messages::labels_atom::value)
+      .receive([](veil::messages::fvl::eval_labels&) {},
                [&](caf::error& e) {
                  refused = actors::describe(e).find("coordinator") !=
                            std::string::npos;
@@ -382,9 +383,9 @@ BOOST_AUTO_TEST_CASE(round_control_from_a_stranger_is_dropped) {
           caf::actor_cast<caf::actor_addr>(coordinator->address())});
   coordinator->monitor(client);
   caf::scoped_actor stranger{sys};
-  stranger->send(client, messages::next_atom::value);
-  stranger->send(client, messages::stop_atom::value, std::int32_t{1});
-  stranger->send(client, messages::predict_atom::value, std::int32_t{0});
+  stranger->send(client, veil::messages::next_atom::value);
+  stranger->send(client, veil::messages::stop_atom::value, std::int32_t{1});
+  stranger->send(client, veil::messages::predict_atom::value, std::int32_t{0});
   bool ended = false;
   coordinator->receive([&](caf::down_msg&) { ended = true; },
                        caf::after(std::chrono::milliseconds(300)) >> [] {});

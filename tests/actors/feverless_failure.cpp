@@ -29,6 +29,7 @@
 #include "messages/version.hpp"
 #include "tests/actors/fixture.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using namespace std::chrono_literals;
@@ -41,9 +42,7 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 learners::dataset synthetic(std::size_t rows, std::size_t features) {
   learners::classification_spec s;
@@ -92,16 +91,17 @@ caf::behavior impostor(caf::event_based_actor* self, OnTrain on_train) {
   auto peers = std::make_shared<std::vector<caf::actor>>();
   self->set_default_handler(caf::skip); // protocol messages: never answered
   return {
-      [](messages::keys_atom) {
+      [](veil::messages::keys_atom) {
         return fvl::identity_key{
             protocols::crypto::identity{}.public_key_bytes()};
       },
-      [=](messages::peers_atom, sess::roster&, std::vector<caf::actor>& ps) {
+      [=](veil::messages::peers_atom, sess::roster&,
+          std::vector<caf::actor>& ps) {
         *peers = ps;
         return caf::ok_atom::value;
       },
-      [=](messages::train_atom) { on_train(self, *peers); },
-      [](messages::stats_atom) { return sess::byte_stats{}; },
+      [=](veil::messages::train_atom) { on_train(self, *peers); },
+      [](veil::messages::stats_atom) { return sess::byte_stats{}; },
   };
 }
 
@@ -246,8 +246,9 @@ BOOST_AUTO_TEST_CASE(a_node_refuses_an_unknown_party_kind) {
   caf::scoped_actor self{sys};
   auto ask = [&](const std::string& kind, const std::string& name) {
     caf::expected<caf::actor> out{caf::actor{}};
-    self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,
-                  name, kind, messages::handshake(), std::vector<std::string>{})
+    self->request(node, std::chrono::seconds(10),
+                  veil::messages::spawn_atom::value, name, kind,
+                  veil::messages::handshake(), std::vector<std::string>{})
         .receive([&](caf::actor& a) { out = std::move(a); },
                  [&](caf::error& e) { out = std::move(e); });
     return out;

@@ -21,7 +21,7 @@ namespace veil::test {
 
 struct actor_config : caf::actor_system_config {
   actor_config() {
-    messages::register_types(*this);
+    veil::messages::register_types(*this);
     set("scheduler.max-threads", 2);
   }
 };

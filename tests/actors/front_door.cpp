@@ -16,6 +16,7 @@
 
 #include "actors/front_door.hpp"
 #include "tests/support/basp.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using namespace veil::test;
@@ -24,9 +25,7 @@ using caf::io::basp::message_type;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 /// Whether the peer closes fd within `limit`.
 bool closed_within(int fd, std::chrono::milliseconds limit) {

@@ -8,6 +8,7 @@
 
 #include "actors/hosting.hpp"
 #include "learners/input_error.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 
@@ -30,9 +31,7 @@ std::string error_of(auto f) {
   return "no error";
 }
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 } // namespace
 

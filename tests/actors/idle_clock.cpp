@@ -23,6 +23,7 @@
 #include "messages/register.hpp"
 #include "messages/type_ids.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using namespace std::chrono_literals;
@@ -32,15 +33,13 @@ namespace {
 
 struct deterministic_config : caf::actor_system_config {
   deterministic_config() {
-    messages::register_types(*this);
+    veil::messages::register_types(*this);
     set("scheduler.policy", caf::atom("testing"));
     set("logger.file-verbosity", caf::atom("quiet"));
   }
 };
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 /// A party "p1" under the test coordinator (a plain one, or what `spawn`
 /// spawns), its four rows loaded, a coordinator and a stand-in for the
@@ -66,7 +65,7 @@ struct loaded_party {
     }
     coordinator->monitor(party);
     coordinator->send(
-        party, messages::load_atom::value,
+        party, veil::messages::load_atom::value,
         sess::load_request{false, false, {file, "", {}, ""}, false});
     sched.run();
     bool loaded = false;
@@ -80,7 +79,8 @@ struct loaded_party {
     sess::roster roster{-1, {"a", "p1"}, 1000, link, 0, std::move(settings)};
     std::vector<caf::actor> handles{caf::actor_cast<caf::actor>(active.ptr()),
                                     party};
-    coordinator->send(party, messages::peers_atom::value, roster, handles);
+    coordinator->send(party, veil::messages::peers_atom::value, roster,
+                      handles);
     sched.run();
   }
 };
@@ -97,7 +97,8 @@ BOOST_AUTO_TEST_CASE(an_idle_party_leaves_after_its_bound_on_the_test_clock) {
   auto& party = p.party;
   // The roster: a star around the active party, a 1 s timeout and a 5 s
   // idle bound.
-  p.send_roster({0, 0, 5}, messages::pack(protocols::plain::roster_settings{}));
+  p.send_roster({0, 0, 5},
+                veil::messages::pack(protocols::plain::roster_settings{}));
   bool joined = false;
   coordinator->receive([&](caf::ok_atom) { joined = true; },
                        caf::after(0s) >> [] {});
@@ -158,10 +159,10 @@ BOOST_AUTO_TEST_CASE(a_roster_whose_params_do_not_validate_is_bad_input) {
   loaded_party p([](caf::actor_system& sys, std::string name) {
     return actors::feverless_party_kind().spawn(sys, std::move(name), {});
   });
-  messages::fvl::roster_settings settings;
+  veil::messages::fvl::roster_settings settings;
   settings.keys.assign(64, 1); // two clients' identity keys
   settings.params.trees = 0;   // out of range
-  p.send_roster({}, messages::pack(settings));
+  p.send_roster({}, veil::messages::pack(settings));
   std::string refused;
   bool bad_input = false;
   p.coordinator->receive([&](caf::ok_atom) { refused = "joined"; },

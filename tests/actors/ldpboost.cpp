@@ -21,6 +21,7 @@
 #include "messages/type_ids.hpp"
 #include "tests/actors/fixture.hpp"
 #include "tests/protocols/ldpboost/world.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using namespace std::chrono_literals;
@@ -33,9 +34,7 @@ namespace sess = veil::protocols::session;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 constexpr std::size_t owners = 600, per_owner = 4, user_rows = 400;
 constexpr std::uint64_t seed = 5;
@@ -83,10 +82,10 @@ run_of(const std::vector<actors::ldpboost_party_spec>& specs,
 caf::behavior silent_owner(caf::event_based_actor* self) {
   self->set_default_handler(caf::skip);
   return {
-      [](messages::peers_atom, sess::roster&, std::vector<caf::actor>&) {
+      [](veil::messages::peers_atom, sess::roster&, std::vector<caf::actor>&) {
         return caf::ok_atom::value;
       },
-      [](messages::stats_atom) { return sess::byte_stats{}; },
+      [](veil::messages::stats_atom) { return sess::byte_stats{}; },
   };
 }
 

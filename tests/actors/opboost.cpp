@@ -161,7 +161,7 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   op::failure f{"M1 ranks", "not dense"};
   BOOST_TEST(round_trip(f).reason == f.reason);
 
-  messages::opl::roster_settings ro;
+  veil::messages::opl::roster_settings ro;
   // Every setting crosses the wire, the booster's too.
   ro.params.dom = {-3, 40};
   ro.params.mechanism.kind = op::mechanism_kind::adj_map;
@@ -181,12 +181,12 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   ro.bound_upper = {90, 99.5};
   // They travel packed in the one roster of every protocol.
   protocols::session::roster base{1,  {"A", "B1"}, 1500,
-                                  {}, 0,           messages::pack(ro)};
+                                  {}, 0,           veil::messages::pack(ro)};
   auto base2 = round_trip(base);
   BOOST_TEST(base2.names == base.names);
   BOOST_TEST(base2.timeout_ms == 1500);
-  messages::opl::roster_settings ro2;
-  BOOST_REQUIRE(messages::unpack(base2.settings, ro2));
+  veil::messages::opl::roster_settings ro2;
+  BOOST_REQUIRE(veil::messages::unpack(base2.settings, ro2));
   BOOST_TEST((ro2.params.dom == ro.params.dom));
   BOOST_TEST((ro2.params.mechanism.kind == op::mechanism_kind::adj_map));
   BOOST_TEST((ro2.params.mechanism.sampler == ro.params.mechanism.sampler));
@@ -214,11 +214,11 @@ BOOST_FIXTURE_TEST_CASE(every_wire_struct_round_trips, op_fixture) {
   t.theta = {4};
   protocols::session::trained sent;
   sent.seconds = nan;
-  sent.report = messages::pack(t);
+  sent.report = veil::messages::pack(t);
   auto got = round_trip(sent);
   BOOST_TEST(std::isnan(got.seconds));
   op::training_report t2;
-  BOOST_REQUIRE(messages::unpack(got.report, t2));
+  BOOST_REQUIRE(veil::messages::unpack(got.report, t2));
   BOOST_TEST(t2.epsilon == t.epsilon);
   BOOST_TEST(t2.what == t.what);
   BOOST_TEST(t2.theta == t.theta);

@@ -27,6 +27,7 @@
 #include "messages/type_ids.hpp"
 #include "tests/actors/fixture.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using namespace std::chrono_literals;
@@ -39,9 +40,7 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 learners::dataset synthetic(std::size_t rows) {
   learners::classification_spec s;
@@ -106,12 +105,13 @@ caf::behavior impostor(caf::event_based_actor* self, OnTrain on_train) {
   auto peers = std::make_shared<std::vector<caf::actor>>();
   self->set_default_handler(caf::skip); // protocol messages: never answered
   return {
-      [=](messages::peers_atom, sess::roster&, std::vector<caf::actor>& ps) {
+      [=](veil::messages::peers_atom, sess::roster&,
+          std::vector<caf::actor>& ps) {
         *peers = ps;
         return caf::ok_atom::value;
       },
-      [=](messages::train_atom) { on_train(self, *peers); },
-      [](messages::stats_atom) { return sess::byte_stats{}; },
+      [=](veil::messages::train_atom) { on_train(self, *peers); },
+      [](veil::messages::stats_atom) { return sess::byte_stats{}; },
   };
 }
 
@@ -410,7 +410,7 @@ BOOST_AUTO_TEST_CASE(a_party_that_ends_during_load_is_named_at_once) {
   auto dies_on_load =
       [unanswered](caf::event_based_actor* self) -> caf::behavior {
     return {
-        [=](messages::load_atom, sess::load_request&) {
+        [=](veil::messages::load_atom, sess::load_request&) {
           unanswered->push_back(self->make_response_promise());
           self->quit(caf::exit_reason::kill);
         },

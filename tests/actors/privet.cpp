@@ -24,6 +24,7 @@
 #include "protocols/mpc/local_network.hpp"
 #include "protocols/privet/deal.hpp"
 #include "tests/actors/fixture.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using namespace std::chrono_literals;
@@ -35,9 +36,7 @@ namespace sess = veil::protocols::session;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 learners::dataset synthetic(std::size_t rows, std::uint64_t seed) {
   learners::classification_spec s;
@@ -104,11 +103,11 @@ actors::privet_config config_of(const learners::dataset& train,
 caf::behavior silent_dealer(caf::event_based_actor* self) {
   self->set_default_handler(caf::skip);
   return {
-      [](messages::peers_atom, sess::roster&, std::vector<caf::actor>&) {
+      [](veil::messages::peers_atom, sess::roster&, std::vector<caf::actor>&) {
         return caf::ok_atom::value;
       },
-      [](messages::train_atom) {},
-      [](messages::stats_atom) { return sess::byte_stats{}; },
+      [](veil::messages::train_atom) {},
+      [](veil::messages::stats_atom) { return sess::byte_stats{}; },
   };
 }
 

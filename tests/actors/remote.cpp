@@ -25,7 +25,7 @@ namespace {
 
 struct node_config : caf::actor_system_config {
   node_config() {
-    messages::register_types(*this);
+    veil::messages::register_types(*this);
     load<caf::io::middleman>();
     set("scheduler.max-threads", 1);
     set("middleman.workers", 0);
@@ -101,17 +101,18 @@ BOOST_AUTO_TEST_CASE(a_node_refuses_another_builds_coordinator) {
   // The handshake: Veil's version and the wire's fingerprint. A node
   // starts a party only for a coordinator of the same build, and otherwise
   // names both builds.
-  auto hs = messages::handshake();
+  auto hs = veil::messages::handshake();
   BOOST_TEST(hs.rfind("veil " VEIL_VERSION ", wire ", 0) == 0u, hs);
-  BOOST_TEST(messages::wire_fingerprint().size() == 16u);
+  BOOST_TEST(veil::messages::wire_fingerprint().size() == 16u);
   node_config cfg;
   caf::actor_system sys{cfg};
   auto node =
       actors::spawn_node(sys, false, {actors::feverless_party_kind()}, {});
   caf::scoped_actor self{sys};
   std::string refusal;
-  self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,
-                std::string("shop"), std::string("feverless"),
+  self->request(node, std::chrono::seconds(10),
+                veil::messages::spawn_atom::value, std::string("shop"),
+                std::string("feverless"),
                 std::string("veil 0.0.9, wire 0000000000000000"),
                 std::vector<std::string>{})
       .receive([&](caf::actor&) { refusal = "started"; },
@@ -122,9 +123,9 @@ BOOST_AUTO_TEST_CASE(a_node_refuses_another_builds_coordinator) {
                           "0000000000000000") != std::string::npos,
              refusal);
   caf::actor party;
-  self->request(node, std::chrono::seconds(10), messages::spawn_atom::value,
-                std::string("shop"), std::string("feverless"), hs,
-                std::vector<std::string>{})
+  self->request(node, std::chrono::seconds(10),
+                veil::messages::spawn_atom::value, std::string("shop"),
+                std::string("feverless"), hs, std::vector<std::string>{})
       .receive([&](caf::actor& a) { party = a; },
                [&](caf::error& e) { BOOST_FAIL(actors::describe(e)); });
   BOOST_TEST(static_cast<bool>(party));

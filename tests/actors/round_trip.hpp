@@ -22,7 +22,7 @@
 namespace veil::test {
 
 struct serial_config : caf::actor_system_config {
-  serial_config() { messages::register_types(*this); }
+  serial_config() { veil::messages::register_types(*this); }
 };
 
 struct round_trip_fixture {

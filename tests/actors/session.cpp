@@ -17,6 +17,7 @@
 #include "learners/data/synthetic.hpp"
 #include "tests/actors/fixture.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using learners::dataset;
@@ -27,9 +28,7 @@ using veil::test::temp_dir;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 /// Bounds for `parties` contiguous blocks of `m` columns, the first ones
 /// one column larger when m does not divide evenly.

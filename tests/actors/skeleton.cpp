@@ -17,6 +17,7 @@
 #include "messages/type_ids.hpp"
 #include "protocols/outcome.hpp"
 #include "tests/actors/fixture.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using namespace std::chrono_literals;
@@ -25,9 +26,7 @@ namespace op = veil::protocols::opboost;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 /// A role double: asks its peer (index 1) for split values `rounds` times,
 /// computing for `work` on each answer; tells its coordinator ok when done.
@@ -65,7 +64,7 @@ caf::behavior role_double(double_actor* self, std::chrono::milliseconds work,
             self, &actors::peer_state::training, [=] { return start_out; },
             report_done);
       },
-      [=](messages::tick_atom, std::uint64_t epoch) {
+      [=](veil::messages::tick_atom, std::uint64_t epoch) {
         actors::on_tick(self, epoch);
       },
       [=](op::split_values& x) {

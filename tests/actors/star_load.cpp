@@ -30,7 +30,7 @@ using namespace veil;
 using namespace std::chrono_literals;
 using test::actor_fixture;
 namespace op = veil::protocols::opboost;
-namespace session = veil::protocols::session;
+namespace sess = veil::protocols::session;
 
 namespace {
 
@@ -57,7 +57,7 @@ caf::behavior star_party(star_actor* self, std::string name) {
   self->state.me = std::move(name);
   actors::watch_peers(self);
   return {
-      [=](messages::peers_atom, const session::roster& r,
+      [=](veil::messages::peers_atom, const sess::roster& r,
           const std::vector<caf::actor>& handles) -> caf::result<caf::ok_atom> {
         auto at =
             actors::check_roster(self->state.me, r, handles, self->address());
@@ -68,7 +68,7 @@ caf::behavior star_party(star_actor* self, std::string name) {
         actors::keep_watch(self);
         return caf::ok_atom::value;
       },
-      [=](messages::train_atom) {
+      [=](veil::messages::train_atom) {
         actors::begin_work(
             self, &actors::peer_state::training,
             [self] {
@@ -81,10 +81,10 @@ caf::behavior star_party(star_actor* self, std::string name) {
             },
             report_sum);
       },
-      [=](messages::tick_atom, std::uint64_t epoch) {
+      [=](veil::messages::tick_atom, std::uint64_t epoch) {
         actors::on_tick(self, epoch);
       },
-      [=](messages::stats_atom) {
+      [=](veil::messages::stats_atom) {
         const auto& st = self->state;
         return actors::byte_stats_of(st.me, st.bytes, st.links,
                                      st.busy_seconds);
@@ -117,7 +117,7 @@ caf::behavior star_party(star_actor* self, std::string name) {
 
 struct load_outcome {
   std::optional<std::uint64_t> result;
-  session::errc code = session::errc::none;
+  sess::errc code = sess::errc::none;
   std::string error;
   bool ok() const { return result.has_value(); }
 };
@@ -125,7 +125,7 @@ struct load_outcome {
 struct load_run {
   load_outcome out;
   double seconds = 0;
-  std::vector<session::byte_stats> stats;
+  std::vector<sess::byte_stats> stats;
 };
 
 /// Spawns `n` parties (the hub first), hands out one roster, has the hub
@@ -145,8 +145,8 @@ load_run run_star(caf::actor_system& sys, std::size_t n, std::size_t kill = 0) {
     self->monitor(p);
   actors::session_driver<load_outcome> d{self, parties, names, 30s,
                                          std::nullopt};
-  session::roster roster{-1, names, 30000, {}, 0, {}};
-  auto message = caf::make_message(messages::peers_atom::value,
+  sess::roster roster{-1, names, 30000, {}, 0, {}};
+  auto message = caf::make_message(veil::messages::peers_atom::value,
                                    std::move(roster), parties);
   d.ask_all<caf::ok_atom>(
       "roster", [&](std::size_t) { return message; },
@@ -155,18 +155,18 @@ load_run run_star(caf::actor_system& sys, std::size_t n, std::size_t kill = 0) {
     self->send_exit(parties[kill], caf::exit_reason::kill);
   if (!d.error) {
     d.step = "train";
-    self->send(parties[0], messages::train_atom::value);
+    self->send(parties[0], veil::messages::train_atom::value);
     d.await_each<std::uint64_t>(
         {0}, [&](std::size_t, std::uint64_t sum) { run.out.result = sum; });
   }
   run.stats.resize(n);
   if (!d.error)
-    d.ask_all<session::byte_stats>(
+    d.ask_all<sess::byte_stats>(
         "stats",
         [](std::size_t) {
-          return std::make_tuple(messages::stats_atom::value);
+          return std::make_tuple(veil::messages::stats_atom::value);
         },
-        [&](std::size_t c, session::byte_stats& s) {
+        [&](std::size_t c, sess::byte_stats& s) {
           run.stats[c] = std::move(s);
         });
   run.out = d.finish(d.error ? std::move(*d.error) : std::move(run.out));

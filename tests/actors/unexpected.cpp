@@ -14,6 +14,7 @@
 #include "messages/type_ids.hpp"
 #include "tests/actors/fixture.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 using namespace veil;
 using namespace std::chrono_literals;
@@ -21,9 +22,7 @@ namespace sess = veil::protocols::session;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 struct small_session : test::actor_fixture {
   test::temp_dir dir;
@@ -82,13 +81,13 @@ BOOST_FIXTURE_TEST_CASE(a_stranger_is_not_obeyed_mid_session, small_session) {
         sent = true;
         for (auto& p : parties) {
           auto a = caf::actor_cast<caf::actor>(p);
-          stranger->send(a, messages::train_atom::value);
-          stranger->send(a, messages::predict_atom::value);
+          stranger->send(a, veil::messages::train_atom::value);
+          stranger->send(a, veil::messages::predict_atom::value);
           stranger->send(a, std::string("not a Veil message"));
         }
         stranger
             ->request(caf::actor_cast<caf::actor>(parties[1]), 5s,
-                      messages::stats_atom::value)
+                      veil::messages::stats_atom::value)
             .receive([&](sess::byte_stats&) {},
                      [&](caf::error& e) { stats_refused = e; });
       });

@@ -11,10 +11,12 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/files.hpp"
 #include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using veil::test::contains;
+using veil::test::read_json;
 using veil::test::run_veil;
 using veil::test::temp_dir;
 
@@ -39,14 +41,6 @@ std::string write_small_csv(const temp_dir& dir) {
         << "," << x[5] << "," << y << "\n";
   }
   return path;
-}
-
-nlohmann::json read_json(const std::string& path) {
-  nlohmann::json j;
-  std::ifstream in(path);
-  BOOST_REQUIRE_MESSAGE(in, "cannot open " << path);
-  in >> j;
-  return j;
 }
 
 std::string read_bytes(const std::string& path) {

@@ -29,7 +29,7 @@ std::string read(const std::string& path) {
 }
 
 /// 200 generated rows in DIR/d.csv.
-std::string small_data(const temp_dir& dir) {
+std::string small_data_file(const temp_dir& dir) {
   auto data = dir / "d.csv";
   BOOST_REQUIRE(run_veil("generate --rows 200 --features 3 --informative 2 "
                          "--redundant 0 --out " +
@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_SUITE(outputs)
 
 BOOST_AUTO_TEST_CASE(an_output_never_replaces_an_input_or_an_output) {
   temp_dir dir;
-  auto data = small_data(dir);
+  auto data = small_data_file(dir);
   auto before = read(data);
   struct refusal {
     std::string args, says;
@@ -81,7 +81,7 @@ BOOST_AUTO_TEST_CASE(an_output_never_replaces_an_input_or_an_output) {
 
 BOOST_AUTO_TEST_CASE(modes_symlinks_and_no_leftovers) {
   temp_dir dir;
-  auto data = small_data(dir);
+  auto data = small_data_file(dir);
   auto model = dir / "m.json";
   BOOST_REQUIRE(
       run_veil("train --quiet --data " + data + " --model-out " + model)

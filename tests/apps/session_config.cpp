@@ -15,6 +15,7 @@
 #include "tests/support/errors.hpp"
 #include "tests/support/run_veil.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 namespace fs = std::filesystem;
 using veil::apps::apply_override;
@@ -25,9 +26,7 @@ using veil::test::temp_dir;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 
 /// The 1-based line of `text` where `what` first occurs.
 int line_of(const std::string& text, const std::string& what) {

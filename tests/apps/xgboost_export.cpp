@@ -82,8 +82,9 @@ std::string float_text(float f) {
 /// Writes the features of `d` as CSV, missing values as empty fields. The
 /// columns are written in `order` (indices into d's features), with an extra
 /// `label` column first when `with_label`, to check matching by name.
-void write_csv(const dataset& d, const std::string& path,
-               std::vector<std::size_t> order = {}, bool with_label = false) {
+void write_feature_csv(const dataset& d, const std::string& path,
+                       std::vector<std::size_t> order = {},
+                       bool with_label = false) {
   if (order.empty())
     for (std::size_t j = 0; j < d.features(); ++j)
       order.push_back(j);
@@ -244,7 +245,7 @@ void check_margins(const model& m, const dataset& d, const temp_dir& tmp,
   std::vector<std::size_t> order;
   for (std::size_t j = d.features(); j-- > 0;)
     order.push_back(j);
-  write_csv(d, data_path, order, true);
+  write_feature_csv(d, data_path, order, true);
   auto xgb = xgboost_predict(tmp, model_path, data_path);
   auto veil = m.predict_margin(d);
   auto n = d.rows();
@@ -278,7 +279,7 @@ void check_predictions(const model& m, const dataset& d, const temp_dir& tmp) {
   auto model_path = tmp.path("model.json");
   auto data_path = tmp.path("data.csv");
   export_xgboost(m, model_path);
-  write_csv(d, data_path);
+  write_feature_csv(d, data_path);
   auto xgb = xgboost_predict(tmp, model_path, data_path, true);
   auto n = d.rows();
   BOOST_REQUIRE_EQUAL(xgb.size(), n);

@@ -89,8 +89,8 @@ struct hostile_node {
   spawn(caf::scoped_actor& self, const std::string& name,
         const std::vector<std::string>& datasets) {
     std::pair<caf::actor, std::string> out;
-    self->request(handle, 10s, messages::spawn_atom::value, name,
-                  std::string("plain"), messages::handshake(), datasets)
+    self->request(handle, 10s, veil::messages::spawn_atom::value, name,
+                  std::string("plain"), veil::messages::handshake(), datasets)
         .receive([&](caf::actor& a) { out.first = a; },
                  [&](caf::error& e) { out.second = actors::describe(e); });
     return out;
@@ -100,7 +100,7 @@ struct hostile_node {
   std::string load(caf::scoped_actor& self, const caf::actor& party,
                    sess::data_spec spec) {
     std::string out = "no answer";
-    self->request(party, 10s, messages::load_atom::value,
+    self->request(party, 10s, veil::messages::load_atom::value,
                   sess::load_request{false, false, std::move(spec), false})
         .receive([&](sess::data_summary&) { out.clear(); },
                  [&](caf::error& e) { out = actors::describe(e); });
@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(a_node_serves_only_its_datasets_to_its_coordinator) {
   BOOST_REQUIRE(::mkfifo(pipe.c_str(), 0600) == 0);
   std::string copied = "no answer";
   coordinator
-      ->request(party, 10s, messages::load_atom::value,
+      ->request(party, 10s, veil::messages::load_atom::value,
                 sess::load_request{true, true, {pipe, "", {}, "x"}, true})
       .receive([&](sess::data_summary&) { copied.clear(); },
                [&](caf::error& e) { copied = actors::describe(e); });
@@ -199,7 +199,7 @@ BOOST_AUTO_TEST_CASE(a_node_serves_only_its_datasets_to_its_coordinator) {
   std::vector<std::string> names;
   coordinator
       ->request(
-          limited, 10s, messages::load_atom::value,
+          limited, 10s, veil::messages::load_atom::value,
           sess::load_request{false, false, {"limited", "", {}, "label"}, false})
       .receive([&](sess::data_summary& s) { names = s.feature_names; },
                [&](caf::error& e) { BOOST_FAIL(actors::describe(e)); });

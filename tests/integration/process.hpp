@@ -26,6 +26,7 @@
 
 #include "tests/support/files.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 namespace veil::test {
 
@@ -168,10 +169,6 @@ run_veil(const std::vector<std::string>& args,
   process p(args);
   auto rc = p.wait(limit);
   return {rc, p.output()};
-}
-
-inline bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
 }
 
 /// A node's location on this host: "127.0.0.1:PORT".

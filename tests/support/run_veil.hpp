@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 namespace veil::test {
 
@@ -32,10 +33,6 @@ inline veil_run run_veil(const std::string& args) {
   int st = ::pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
-}
-
-inline bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
 }
 
 /// A binary table of 6 features (4 informative, 2 redundant) from `veil

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "learners/input_error.hpp"
+#include "tests/learners/split/gain_tolerance.hpp"
 
 using namespace veil::learners;
 
@@ -27,8 +28,7 @@ tree_params params(double lambda, double min_child_weight,
   return p;
 }
 
-/// Gains are compared as floats (XGBoost stores them so): allow that.
-constexpr double gain_tol_percent = 1e-4;
+using veil::test::gain_tol_percent;
 
 /// The message of the input_error that validate() throws, or "".
 std::string validation_error(const tree_params& p) {

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "tests/learners/split/gain_tolerance.hpp"
+
 using namespace veil::learners;
 
 namespace {
@@ -16,8 +18,7 @@ tree_params params(double lambda, double min_child_weight) {
   return p;
 }
 
-/// Gains are compared as floats (XGBoost stores them so): allow that.
-constexpr double gain_tol_percent = 1e-4;
+using veil::test::gain_tol_percent;
 
 /// The hand-built histogram of the best_split example, lambda = 1.
 ///

@@ -19,7 +19,7 @@ params ahe_params(int trees, int depth, std::uint64_t session) {
 }
 
 /// Trains 3 AHE clients with `tamper`; the refusal ("" if none).
-std::string refusal(const interceptor& tamper) {
+std::string ahe_refusal(const interceptor& tamper) {
   auto d = synthetic(90, 6, 2);
   auto f =
       make_federation(d, ahe_params(1, 2, 5), 3, balanced_owners(90, 3, 2), 2);
@@ -111,11 +111,11 @@ BOOST_AUTO_TEST_CASE(ciphertexts_carry_packed_values) {
 }
 
 BOOST_AUTO_TEST_CASE(corrupt_ciphertexts_are_refused) {
-  BOOST_TEST(refusal({}) == "");
+  BOOST_TEST(ahe_refusal({}) == "");
   // A flipped bit: still a residue mod n^2, decrypts to garbage, which does
   // not fit the packing's slots.
   auto flip = std::make_shared<bool>(false);
-  auto e = refusal([flip](int from, int to, message& m) {
+  auto e = ahe_refusal([flip](int from, int to, message& m) {
     auto* x = std::get_if<encrypted_sums>(&m);
     if (!x || from != 1 || to != 0 || *flip || x->g.empty())
       return;
@@ -127,7 +127,7 @@ BOOST_AUTO_TEST_CASE(corrupt_ciphertexts_are_refused) {
   BOOST_TEST(contains(e, "does not fit its slots"));
   // Not below n^2.
   auto big = std::make_shared<bool>(false);
-  e = refusal([big](int from, int to, message& m) {
+  e = ahe_refusal([big](int from, int to, message& m) {
     auto* x = std::get_if<encrypted_sums>(&m);
     if (!x || from != 2 || to != 1 || *big || x->g.empty())
       return;
@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(corrupt_ciphertexts_are_refused) {
   BOOST_TEST(contains(e, "not a ciphertext"));
   // A short reply.
   auto cut = std::make_shared<bool>(false);
-  e = refusal([cut](int from, int to, message& m) {
+  e = ahe_refusal([cut](int from, int to, message& m) {
     auto* x = std::get_if<encrypted_sums>(&m);
     if (!x || from != 0 || to != 2 || *cut || x->g.empty())
       return;
@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(corrupt_ciphertexts_are_refused) {
   BOOST_TEST(contains(e, "bytes of ciphertexts"));
   // The Paillier key is signed with the announcement.
   auto key = std::make_shared<bool>(false);
-  e = refusal([key](int from, int, message& m) {
+  e = ahe_refusal([key](int from, int, message& m) {
     auto* x = std::get_if<key_announce>(&m);
     if (!x || from != 1 || *key)
       return;

@@ -25,6 +25,7 @@
 #include "protocols/feverless/data.hpp"
 #include "tests/support/pump.hpp"
 #include "tests/support/random_data.hpp"
+#include "tests/support/text.hpp"
 
 namespace veil::test::fvl {
 
@@ -157,7 +158,7 @@ inline void wire(fvl_pump& pump, federation& f, const interceptor& tamper,
     pump.add(static_cast<int>(c),
              [&f, c, tamper, resume, probe](int from, const message& m) {
                f.sent[static_cast<std::size_t>(from)][message_name(m)] +=
-                   messages::wire_bytes(m);
+                   veil::messages::wire_bytes(m);
                auto& to = *f.clients[c];
                auto copy = m;
                if (tamper)
@@ -206,9 +207,7 @@ inline std::string training_refusal(federation& f, std::uint64_t pump_seed,
   return "";
 }
 
-inline bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using veil::test::contains;
 
 /// Same structure, owners, split features, thresholds and missing-value
 /// directions; leaf values within `tol`; at least one split.

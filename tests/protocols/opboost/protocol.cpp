@@ -58,8 +58,8 @@ dataset columns(const dataset& d, const std::vector<std::size_t>& cols,
 
 /// Party A gets `a_cols`, the Party B users the rest, dealt out evenly in
 /// order; every Party B column gets the mapping `m`.
-split_data deal(const dataset& d, const std::vector<std::size_t>& a_cols,
-                std::size_t parties, const vop::feature_map& m) {
+split_data deal_split(const dataset& d, const std::vector<std::size_t>& a_cols,
+                      std::size_t parties, const vop::feature_map& m) {
   split_data s;
   s.a = columns(d, a_cols, true);
   std::vector<std::size_t> rest;
@@ -272,8 +272,8 @@ void check_identity_equivalence(const dataset& d, std::size_t head,
                                 std::size_t parties, vop::params p,
                                 const vop::feature_map& m) {
   auto [train_set, test_set] = split_rows(d, head);
-  auto s = deal(train_set, a_cols, parties, m);
-  auto st = deal(test_set, a_cols, parties, m);
+  auto s = deal_split(train_set, a_cols, parties, m);
+  auto st = deal_split(test_set, a_cols, parties, m);
   auto central_data = centralized(s, p.dom);
   auto central = p.learner == vop::learner_kind::xgboost
                      ? vl::train(central_data, nullptr, p.booster).model
@@ -400,8 +400,8 @@ BOOST_AUTO_TEST_CASE(identity_on_adult_equals_centralized) {
   auto p = identity_params({1, 10}, vop::learner_kind::xgboost,
                            vop::threshold_rule::upper);
   p.booster.rounds = 20;
-  auto s = deal(train_set, a_cols, 2, {});
-  auto st = deal(test_set, a_cols, 2, {});
+  auto s = deal_split(train_set, a_cols, 2, {});
+  auto st = deal_split(test_set, a_cols, 2, {});
   // Public bounds: age, fnlwgt | education_num, capital_gain, hours.
   s.maps[0] = {{17, 90}, {12285, 1484705}};
   s.maps[1] = {{1, 16}, {0, 99999}, {1, 99}};
@@ -421,7 +421,7 @@ BOOST_AUTO_TEST_CASE(noisy_models_route_training_rows_as_in_rank_space) {
   // rank-space model (ranks), for every tree, every mechanism and rule.
   auto d = synthetic(1500, 10, 2, 14);
   vop::feature_map m{-4, 4};
-  auto s = deal(d, {0, 1}, 2, m);
+  auto s = deal_split(d, {0, 1}, 2, m);
   for (auto kind :
        {vop::mechanism_kind::global_map, vop::mechanism_kind::local_map,
         vop::mechanism_kind::adj_map, vop::mechanism_kind::piecewise})
@@ -443,7 +443,7 @@ BOOST_AUTO_TEST_CASE(quantile_bins_on_a_large_domain_keep_the_invariant) {
   // than bins, so Party A splits between quantile cuts (XGBoost's hist
   // method); the requested ranks still bracket each cut.
   auto d = synthetic(1500, 8, 2, 22);
-  auto s = deal(d, {0, 1}, 2, {-4, 4});
+  auto s = deal_split(d, {0, 1}, 2, {-4, 4});
   vop::params p;
   p.dom = {1, 5000};
   p.mechanism.kind = vop::mechanism_kind::global_map;
@@ -461,7 +461,7 @@ BOOST_AUTO_TEST_CASE(messages_have_the_sizes_of_spec_5_7) {
   // Party A sends nothing but split requests (no labels, gradients or
   // hessians); every Party B sends M0, M1 and M3 once.
   auto d = synthetic(1200, 10, 2, 15);
-  auto s = deal(d, {0, 1}, 3, {-4, 4});
+  auto s = deal_split(d, {0, 1}, 3, {-4, 4});
   auto p = noisy_params(vop::mechanism_kind::adj_map, 0.08, 4, 10);
   p.mechanism.sampler = vop::sampler_kind::discrete_laplace;
   p.booster.rounds = 8;
@@ -493,7 +493,7 @@ BOOST_AUTO_TEST_CASE(messages_have_the_sizes_of_spec_5_7) {
 
 BOOST_AUTO_TEST_CASE(delivery_order_does_not_matter) {
   auto d = synthetic(1000, 10, 2, 16);
-  auto s = deal(d, {0, 1}, 3, {-4, 4});
+  auto s = deal_split(d, {0, 1}, 3, {-4, 4});
   vop::params p;
   p.mechanism.kind = vop::mechanism_kind::global_map;
   p.booster.rounds = 6;
@@ -520,8 +520,8 @@ BOOST_AUTO_TEST_CASE(delivery_order_does_not_matter) {
 BOOST_AUTO_TEST_CASE(private_prediction) {
   auto d = synthetic(1500, 10, 2, 17);
   auto [train_set, test_set] = split_rows(d, 1200);
-  auto s = deal(train_set, {0, 1}, 2, {-4, 4});
-  auto st = deal(test_set, {0, 1}, 2, {-4, 4});
+  auto s = deal_split(train_set, {0, 1}, 2, {-4, 4});
+  auto st = deal_split(test_set, {0, 1}, 2, {-4, 4});
   for (auto kind :
        {vop::mechanism_kind::identity, vop::mechanism_kind::local_map}) {
     vop::params p;
@@ -561,7 +561,7 @@ BOOST_AUTO_TEST_CASE(private_prediction) {
 
 BOOST_AUTO_TEST_CASE(active_party_refuses_malformed_messages) {
   auto d = synthetic(300, 6, 2, 18);
-  auto s = deal(d, {0, 1}, 2, {-4, 4});
+  auto s = deal_split(d, {0, 1}, 2, {-4, 4});
   vop::params p;
   p.booster.rounds = 3;
   p.booster.threads = 1;
@@ -679,7 +679,7 @@ BOOST_AUTO_TEST_CASE(active_party_refuses_malformed_messages) {
 
 BOOST_AUTO_TEST_CASE(passive_party_refuses_malformed_messages) {
   auto d = synthetic(200, 6, 2, 19);
-  auto s = deal(d, {0, 1}, 1, {-4, 4});
+  auto s = deal_split(d, {0, 1}, 1, {-4, 4});
   vop::params p;
   vop::passive_party b(1, p, s.b[0], s.maps[0],
                        vop::random_engine(vcrypto::seeded_random(3)));
@@ -721,7 +721,7 @@ BOOST_AUTO_TEST_CASE(passive_party_refuses_malformed_messages) {
 
 BOOST_AUTO_TEST_CASE(bad_configurations_throw_before_anything_is_sent) {
   auto d = synthetic(100, 6, 2, 20);
-  auto s = deal(d, {0, 1}, 1, {-4, 4});
+  auto s = deal_split(d, {0, 1}, 1, {-4, 4});
   vop::params p;
   auto engine = [] { return vop::random_engine(vcrypto::seeded_random(4)); };
   BOOST_CHECK_THROW(vop::passive_party(0, p, s.b[0], s.maps[0], engine()),
@@ -745,7 +745,7 @@ BOOST_AUTO_TEST_CASE(bad_configurations_throw_before_anything_is_sent) {
 
 BOOST_AUTO_TEST_CASE(budget_split_and_privacy_report) {
   auto d = synthetic(200, 8, 2, 21);
-  auto s = deal(d, {0, 1}, 2, {-4, 4});
+  auto s = deal_split(d, {0, 1}, 2, {-4, 4});
   auto p = noisy_params(vop::mechanism_kind::adj_map, 0.6, 2, 2);
   p.budget = vop::budget_split::split;
   p.booster.rounds = 2;

@@ -12,6 +12,7 @@
 #include "protocols/privet/roles.hpp"
 #include "tests/protocols/privet/support.hpp"
 #include "tests/support/pump.hpp"
+#include "tests/support/text.hpp"
 
 namespace mpc = veil::protocols::mpc;
 namespace pv = veil::protocols::privet;
@@ -19,9 +20,7 @@ namespace learners = veil::learners;
 using veil::test::privet::deal;
 
 namespace {
-bool contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
+using veil::test::contains;
 } // namespace
 
 namespace {
