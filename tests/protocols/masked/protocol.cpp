@@ -22,6 +22,9 @@
 using namespace veil;
 using namespace veil::protocols::plain;
 namespace mx = veil::protocols::masked;
+// Inside suite masked, `exchange` is the suite masked/exchange when the
+// folder is compiled as one batch (VEIL_UNITY_BUILD).
+using plain_exchange = veil::protocols::plain::exchange;
 using learners::dataset;
 using veil::test::columns;
 
@@ -53,11 +56,10 @@ struct federation {
   std::vector<message> to_passive, from_passive;
 };
 
-federation
-train_masked(const dataset& train, const learners::booster_params& p,
-             const mx::params& mp, std::size_t parties, std::size_t active_cols,
-             bool record = false,
-             exchange ex = veil::protocols::plain::exchange::masked) {
+federation train_masked(const dataset& train, const learners::booster_params& p,
+                        const mx::params& mp, std::size_t parties,
+                        std::size_t active_cols, bool record = false,
+                        exchange ex = plain_exchange::masked) {
   federation f;
   auto m = train.features();
   f.bounds = {0, active_cols};
@@ -104,8 +106,7 @@ learners::booster_params binary(int rounds, int depth) {
 /// the trees are centralized training's: same splits, same leaves.
 void require_lossless(const dataset& train, std::size_t parties,
                       std::size_t active_cols,
-                      exchange ex = veil::protocols::plain::exchange::masked,
-                      int rounds = 6) {
+                      exchange ex = plain_exchange::masked, int rounds = 6) {
   auto p = binary(rounds, 4);
   mx::params mp;
   mp.paillier_bits = 1024; // he: the test's time
@@ -245,8 +246,7 @@ BOOST_AUTO_TEST_CASE(message_sizes_follow_the_spec) {
 // XGBoost-LDP without noise scores as plain does: centralized training's
 // trees (spec §6.2; its noise is checked below).
 BOOST_AUTO_TEST_CASE(xgboost_ldp_without_noise_is_lossless) {
-  require_lossless(make_data(1200, 8, true), 2, 4,
-                   veil::protocols::plain::exchange::xgboost_ldp);
+  require_lossless(make_data(1200, 8, true), 2, 4, plain_exchange::xgboost_ldp);
 }
 
 // The LDP baselines release, once per tree, every coordinate with the
@@ -258,9 +258,9 @@ BOOST_AUTO_TEST_CASE(ldp_baselines_release_noisy_gradients) {
   mx::params mp;
   mp.epsilon_ap = 4;
   mp.sensitivity = mx::sensitivity::record;
-  for (auto ex : {veil::protocols::plain::exchange::xgboost_ldp,
-                  veil::protocols::plain::exchange::fedxgboost_ldp}) {
-    bool hessians = ex == veil::protocols::plain::exchange::xgboost_ldp;
+  for (auto ex :
+       {plain_exchange::xgboost_ldp, plain_exchange::fedxgboost_ldp}) {
+    bool hessians = ex == plain_exchange::xgboost_ldp;
     auto expected = mx::ldp_calibrate(mp, 2000, 2, 1, hessians);
     std::vector<std::vector<double>> g;
     for (std::uint64_t seed : {31u, 32u}) {
@@ -300,8 +300,7 @@ BOOST_AUTO_TEST_CASE(federboost_passive_party_keeps_a_bound_per_split) {
   mx::params mp;
   mp.epsilon_pp = 200; // keeps each id with probability 1 - 31 e^-200
   mp.seed = 12;
-  auto f = train_masked(d, p, mp, 2, 4, true,
-                        veil::protocols::plain::exchange::federboost);
+  auto f = train_masked(d, p, mp, 2, 4, true, plain_exchange::federboost);
   const auto& model = f.active->model();
   std::size_t passive_splits = 0;
   for (const auto& t : model.trees)
@@ -354,12 +353,11 @@ BOOST_AUTO_TEST_CASE(federboost_randomized_response_law) {
 // here), and the passive party receives ciphertexts only.
 BOOST_AUTO_TEST_CASE(he_xgboost_is_lossless_and_sends_ciphertexts) {
   auto d = make_data(500, 6, true);
-  require_lossless(d, 2, 3, veil::protocols::plain::exchange::he, 2);
+  require_lossless(d, 2, 3, plain_exchange::he, 2);
   mx::params mp;
   mp.paillier_bits = 1024;
   mp.seed = 8;
-  auto f = train_masked(d, binary(1, 2), mp, 2, 3, true,
-                        veil::protocols::plain::exchange::he);
+  auto f = train_masked(d, binary(1, 2), mp, 2, 3, true, plain_exchange::he);
   std::size_t encrypted = 0;
   for (const auto& m : f.to_passive) {
     if (auto* t = std::get_if<tree_start>(&m))
@@ -375,8 +373,7 @@ BOOST_AUTO_TEST_CASE(he_xgboost_is_lossless_and_sends_ciphertexts) {
 BOOST_AUTO_TEST_CASE(passive_party_refuses_a_chosen_split) {
   auto d = make_data(100, 4, false);
   mx::params mp;
-  passive_party pp(columns(d, 2, 4, false),
-                   veil::protocols::plain::exchange::masked, mp, 1);
+  passive_party pp(columns(d, 2, 4, false), plain_exchange::masked, mp, 1);
   BOOST_REQUIRE(pp.on_message(0, setup{32, 1, {}, 0, {}}));
   BOOST_REQUIRE(pp.on_message(0, tree_start{0, {}}));
   auto r = pp.on_message(0, split_query{0, -1, {0}, {0}, {3}, {0}});
@@ -390,14 +387,14 @@ BOOST_AUTO_TEST_CASE(refuses_what_it_cannot_do) {
   mp.epsilon_pp = 1;
   mp.w = 2; // 1 <= 2 ln 2
   BOOST_CHECK_THROW(active_party(binary(1, 2), columns(d, 0, 2, true), {1},
-                                 veil::protocols::plain::exchange::masked, mp),
+                                 plain_exchange::masked, mp),
                     input_error);
   mp.w = 1;
   auto p = binary(1, 2);
   p.objective = learners::objective_kind::reg_squarederror;
-  BOOST_CHECK_THROW(active_party(p, columns(d, 0, 2, true), {1},
-                                 veil::protocols::plain::exchange::masked, mp),
-                    input_error);
+  BOOST_CHECK_THROW(
+      active_party(p, columns(d, 0, 2, true), {1}, plain_exchange::masked, mp),
+      input_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
