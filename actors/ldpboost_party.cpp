@@ -37,6 +37,7 @@
 #include "messages/session.hpp"
 #include "messages/type_ids.hpp"
 #include "protocols/crypto/random.hpp"
+#include "protocols/outcome.hpp"
 
 namespace veil::actors {
 
@@ -148,10 +149,6 @@ lb::outbox to_roster(const party_state& st, lb::outbox out) {
     }
   }
   return wire;
-}
-
-protocols::protocol_error refused(std::string step, std::string reason) {
-  return {std::move(step), std::move(reason)};
 }
 
 protocols::outcome<lb::outbox> on_roster(const party_state& st,
@@ -352,15 +349,16 @@ struct party_hooks : loading_party_hooks<party_state>,
     if (auto* b = std::get_if<lb::block_reply>(&m)) {
       if (!st.is_block_index(at) ||
           b->owner >= st.block_owners[at - st.first_block])
-        return refused("block_reply",
-                       "no such owner in the block of " + std::to_string(from));
+        return protocols::refuse("block_reply",
+                                 "no such owner in the block of " +
+                                     std::to_string(from));
       auto q = static_cast<std::int32_t>(st.first_owner(at) + b->owner);
       lb::message reply{std::move(b->reply)};
       return on_roster(st, st.user->on_message(q, reply));
     }
     if (st.is_block_index(at))
-      return refused(lb::message_name(m),
-                     "a block of owners answers by block_reply");
+      return protocols::refuse(lb::message_name(m),
+                               "a block of owners answers by block_reply");
     return on_roster(st, st.user->on_message(
                              static_cast<std::int32_t>(st.first_owner(at)), m));
   }
@@ -371,13 +369,14 @@ struct party_hooks : loading_party_hooks<party_state>,
     auto& st = self->state;
     auto* b = std::get_if<lb::block_request>(&m);
     if (!b || from != 0)
-      return refused(lb::message_name(m),
-                     "a block of owners takes block requests from "
-                     "the data user only");
+      return protocols::refuse(lb::message_name(m),
+                               "a block of owners takes block requests from "
+                               "the data user only");
     for (auto j : b->owners)
       if (j >= st.block.size())
-        return refused("block_request",
-                       "no owner " + std::to_string(j) + " in this block");
+        return protocols::refuse("block_request", "no owner " +
+                                                      std::to_string(j) +
+                                                      " in this block");
     auto ask =
         caf::make_message(messages::owner_atom::value, std::move(b->request));
     for (auto j : b->owners)
