@@ -13,19 +13,14 @@ void require(bool ok, const std::string& what) {
     throw input_error(what);
 }
 
-std::string fixed_text(double x) {
-  auto s = std::to_string(x);
-  return s;
-}
-
 } // namespace
 
 void mechanism_params::validate(const domain& d) const {
   require(std::isfinite(epsilon) && epsilon > 0 && epsilon <= 1000,
-          "parameter opboost.epsilon = " + fixed_text(epsilon) +
+          "parameter opboost.epsilon = " + std::to_string(epsilon) +
               " is out of range: expected (0, 1000]");
   require(epsilon >= 1e-9,
-          "parameter opboost.epsilon = " + fixed_text(epsilon) +
+          "parameter opboost.epsilon = " + std::to_string(epsilon) +
               " is too small (below 1e-9)");
   if (kind == mechanism_kind::local_map || kind == mechanism_kind::adj_map)
     require(theta >= 1 && theta <= d.size(),
@@ -34,7 +29,7 @@ void mechanism_params::validate(const domain& d) const {
                 std::to_string(d.size()));
   if (kind == mechanism_kind::adj_map) {
     require(std::isfinite(alpha) && alpha > 0 && alpha <= 1e6,
-            "parameter opboost.alpha = " + fixed_text(alpha) +
+            "parameter opboost.alpha = " + std::to_string(alpha) +
                 " is out of range: expected (0, 1e6]");
     require(alpha >= 1e-9, "parameter opboost.alpha is too small");
     if (dsize == dsize_rule::range_width)
