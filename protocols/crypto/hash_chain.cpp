@@ -12,9 +12,11 @@ namespace veil::protocols::crypto {
 
 namespace {
 
-/// Domain keys: a chain step and a ticket key are never the same hash.
+/// Domain keys: a chain step, a ticket key and a joint element are never
+/// the same hash.
 constexpr unsigned char step_key[32] = "veil.hash_chain.step";
 constexpr unsigned char ticket_key[32] = "veil.hash_chain.tickets";
+constexpr unsigned char joint_key[32] = "veil.hash_chain.joint";
 
 /// The little-endian word whose bytes `w` holds in memory.
 std::uint64_t le64(std::uint64_t w) {
@@ -148,18 +150,39 @@ std::vector<std::uint64_t> ticket_stream::range(std::size_t from,
   return out;
 }
 
-window_tickets::window_tickets(const key32& element, const round_input& in,
-                               std::size_t units)
-    : units_(units), words_(element, in, units * (attempts / 4)),
-      first_(words_.first(units)) {}
+key32 joint_element(std::span<const key32> elements) {
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, joint_key, sizeof joint_key, 32);
+  for (const auto& x : elements)
+    crypto_generichash_update(&st, x.data(), x.size());
+  key32 out;
+  crypto_generichash_final(&st, out.data(), out.size());
+  return out;
+}
 
-std::uint16_t window_tickets::later(std::size_t unit, std::uint32_t d) {
-  if (unit >= units_ || d >= attempts)
-    throw std::out_of_range("attempt " + std::to_string(d) + " of unit " +
-                            std::to_string(unit) + " in a window of " +
-                            std::to_string(units_) + " units");
-  auto word = words_.at((d / 4) * units_ + unit);
-  return static_cast<std::uint16_t>(word >> (16 * (d % 4)));
+attempt_tickets::attempt_tickets(const key32& joint, const round_input& in,
+                                 std::size_t units, std::size_t slots)
+    : joint_(joint), in_(in), units_(units), slots_(slots) {
+  in_.attempt = 0;
+  // group * units * slots tickets, four to a word.
+  first_ = ticket_stream(joint_, in_).first((units * slots * group + 3) / 4);
+}
+
+std::uint16_t attempt_tickets::later(std::size_t unit, std::uint32_t attempt,
+                                     std::size_t slot) {
+  if (unit >= units_ || slot >= slots_)
+    throw std::out_of_range("slot " + std::to_string(slot) + " of unit " +
+                            std::to_string(unit) + " among " +
+                            std::to_string(units_) + " units of " +
+                            std::to_string(slots_) + " slots");
+  auto g = attempt / group;
+  while (later_.size() < g) {
+    auto in = in_;
+    in.attempt = group * static_cast<std::uint32_t>(later_.size() + 1);
+    later_.emplace_back(joint_, in, (units_ * slots_ * group + 3) / 4);
+  }
+  auto t = (group * unit + attempt % group) * slots_ + slot;
+  return static_cast<std::uint16_t>(later_[g - 1].at(t / 4) >> (16 * (t % 4)));
 }
 
 score as_score(std::uint64_t ticket) {

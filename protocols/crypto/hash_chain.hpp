@@ -7,12 +7,14 @@
 // nobody can compute an element before its owner reveals it (a preimage of
 // what is known), and the owner cannot change an element after committing.
 // Each revealed element keys a ChaCha20 stream of the party's tickets for
-// that round: a 64-bit word per election unit (ticket_stream), or four
-// 16-bit tickets per word for a window of attempts (window_tickets).
+// that round: a 64-bit word per election unit (ticket_stream). The
+// election keys its streams with the joint element of all parties' reveals
+// (joint_element), 16-bit attempt tickets four to a word (attempt_tickets).
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "protocols/crypto/lottery.hpp"
@@ -114,33 +116,47 @@ private:
   std::vector<bool> filled_;               ///< by chunk
 };
 
-/// A level's tickets of a window of attempts, for `units` election units,
-/// from one stream: 16-bit tickets, four to a word. Attempts 4g .. 4g + 3
-/// of unit u share word g * units + u, so the first four attempts, which
-/// nearly every unit reads, fill the stream's first words densely, and the
-/// later ones, each read by a unit only after all earlier attempts failed
-/// (a fraction 2^-d at attempt d), stay mostly uncomputed. One stream per
-/// attempt with 64-bit tickets read those streams sparsely, a whole chunk
-/// per ticket: about 7 chunk-reads per unit for the 2 attempts it needs.
-class window_tickets {
+/// A round's joint element: BLAKE2b-256, under its own domain key, of every
+/// party's element of the round, in party order. Nobody can compute it
+/// before the last party reveals (each element is a preimage of what is
+/// known), and no party can steer it: each element is fixed by its
+/// commitment, whoever reveals last.
+key32 joint_element(std::span<const key32> elements);
+
+/// The 16-bit tickets of a round's attempts, from one stream under a joint
+/// element: per unit, attempt and slot (`slots` per unit and attempt; the
+/// election puts the leader's threshold in slot 0 and each candidate's
+/// NOISE ticket after it). Attempts go in groups of four, each group its
+/// own stream (round_input::attempt is the group's first attempt), and a
+/// unit's four attempts of a group lie together: in group g, unit u's
+/// ticket of attempt 4 g + d and slot j is ticket (4 u + d) slots + j of
+/// the group's stream, four to a 64-bit word, lowest bits first. Group 0
+/// (attempts 0 to 3, all that most units read) is computed whole, in one
+/// stream call; later groups by 64-word chunks at their first read, since
+/// few units reach them.
+class attempt_tickets {
 public:
-  static constexpr std::uint32_t attempts = 16;
-  /// Computes the words of the window's first four attempts, which every
-  /// unit reads, in one stream call; later ones at their first read.
-  window_tickets(const key32& element, const round_input& in,
-                 std::size_t units);
-  /// Unit `unit`'s ticket at attempt `d` of the window (d < attempts).
-  std::uint16_t at(std::size_t unit, std::uint32_t d) {
-    if (d < 4 && unit < units_)
-      return static_cast<std::uint16_t>(first_[unit] >> (16 * d));
-    return later(unit, d);
+  static constexpr std::uint32_t group = 4;
+  attempt_tickets(const key32& joint, const round_input& in, std::size_t units,
+                  std::size_t slots);
+  /// The ticket of `unit` at `attempt` in `slot`. Throws std::out_of_range
+  /// for a unit or slot out of range.
+  std::uint16_t at(std::size_t unit, std::uint32_t attempt, std::size_t slot) {
+    if (attempt < group && unit < units_ && slot < slots_) {
+      auto t = (group * unit + attempt) * slots_ + slot;
+      return static_cast<std::uint16_t>(first_[t / 4] >> (16 * (t % 4)));
+    }
+    return later(unit, attempt, slot);
   }
 
 private:
-  std::uint16_t later(std::size_t unit, std::uint32_t d);
-  std::size_t units_;
-  ticket_stream words_;
-  std::vector<std::uint64_t> first_; ///< words 0 .. units - 1
+  std::uint16_t later(std::size_t unit, std::uint32_t attempt,
+                      std::size_t slot);
+  key32 joint_;
+  round_input in_;
+  std::size_t units_, slots_;
+  std::vector<std::uint64_t> first_; ///< group 0's words
+  std::vector<ticket_stream> later_; ///< groups 1, 2, ...: made at need
 };
 
 /// A 64-bit ticket as a lottery score (its big-endian bytes first, zeros

@@ -35,9 +35,6 @@ constexpr char ctx_census[9] = "VeilCens";
 // with n - 2 >= 1 candidates each beating a fresh threshold with
 // probability 1/2, 64 attempts fail with probability <= 2^-64 per query.
 constexpr std::uint32_t max_attempts = 64;
-/// Chain election: the attempts whose THRESH or NOISE tickets share one
-/// stream (crypto::window_tickets).
-constexpr std::uint32_t chain_window = crypto::window_tickets::attempts;
 
 // Every phase is all-to-all, so a peer is at most one phase ahead: at most
 // two of its messages wait here. More is a protocol violation.
@@ -1613,7 +1610,8 @@ crypto::ticket_stream client::level_stream(const crypto::key32& x,
 void client::send_lead(outbox& out) {
   // Every client but a unit's source draws a ticket over (LEAD, id, 0,
   // mIDs, r) and sends it with its signature, so everyone can verify it;
-  // or (chain) reveals the elements its tickets of the level come from.
+  // or (chain) reveals its elements of the level, which with everyone's
+  // key the level's tickets.
   my_lead_ = {};
   my_lead_.tree = tree_;
   my_lead_.depth = depth_;
@@ -1688,24 +1686,28 @@ client::status client::finish_lead(outbox& out) {
   // The source never runs; ties go to the lowest index [D] (§7.3 l.7).
   // Units start without a leader (build_units).
   if (chained()) {
-    // Every client's LEAD tickets, one per unit, from its reveal: client by
-    // client, over the units of the other sources (the units before and
-    // after its own, whose words are not computed).
-    std::vector<std::uint64_t> best(units_.size(), 0);
-    for (party_id c = 0; c < n_; ++c) {
-      auto stream = level_stream(level_public_[c], tag_lead, 0);
-      for (auto [from, to] : {std::pair{std::size_t{0}, unit_first_[c]},
-                              std::pair{unit_first_[c + 1], units_.size()}}) {
-        if (from == to)
-          continue;
-        auto lead = stream.range(from, to - from);
-        for (auto i = from; i < to; ++i)
-          if (units_[i].leader < 0 || lead[i - from] > best[i]) {
-            units_[i].leader = c;
-            best[i] = lead[i - from];
-          }
-      }
+    // [D] The joint lottery (docs/feverless-election.md): one LEAD word per
+    // unit under the joint element of every client's public reveal picks
+    // the leader uniformly among the clients but the source; a word at or
+    // above the largest multiple of n - 1 is redrawn from the stream of
+    // the next attempt (once in 2^62 units at most).
+    auto joint = crypto::joint_element(level_public_);
+    const auto choices = static_cast<std::uint64_t>(n_ - 1);
+    // 2^64 mod choices: the words from 2^64 - rest up are redrawn.
+    const std::uint64_t rest = (~std::uint64_t{0} % choices + 1) % choices;
+    auto redrawn = [&](std::uint64_t w) { return rest != 0 && w >= 0 - rest; };
+    auto lead = level_stream(joint, tag_lead, 0).first(units_.size());
+    for (std::size_t i = 0; i < units_.size(); ++i) {
+      auto& u = units_[i];
+      auto word = lead[i];
+      for (std::uint32_t redraw = 1; redrawn(word); ++redraw)
+        word = level_stream(joint, tag_lead, redraw).range(i, 1)[0];
+      auto pick = static_cast<party_id>(word % choices);
+      u.leader = pick + (pick >= u.source ? 1 : 0);
     }
+    level_attempts_.emplace(crypto::joint_element(level_noise_),
+                            crypto::round_input{tag_noise, 0, level_digest_},
+                            units_.size(), static_cast<std::size_t>(n_ - 1));
   } else {
     for (std::size_t i = 0; i < units_.size(); ++i) {
       auto& u = units_[i];
@@ -1772,46 +1774,25 @@ std::size_t client::choose_volunteers() {
   return k;
 }
 
-client::leader_windows::window& client::make_window(leader_windows& w,
-                                                    party_id leader,
-                                                    std::uint32_t first,
-                                                    std::size_t led) const {
-  auto at = first / chain_window;
-  if (w.by_first.size() <= at)
-    w.by_first.resize(at + 1);
-  auto& made = w.by_first[at];
-  auto input = [&](std::uint8_t tag) {
-    return crypto::round_input{tag, first, level_digest_,
-                               static_cast<std::uint32_t>(leader)};
-  };
-  made.threshold.emplace(level_public_[leader], input(tag_thresh), led);
-  made.noise.resize(n_);
-  for (party_id c = 0; c < n_; ++c)
-    if (c != leader)
-      made.noise[c].emplace(level_noise_[c], input(tag_noise), led);
-  return made;
-}
-
-bool client::find_volunteers(election_unit& u, party_id leader,
-                             std::size_t rank, std::size_t led,
-                             leader_windows& w) {
-  static_assert(max_attempts % chain_window == 0);
+bool client::find_volunteers(std::size_t index) {
+  // Slot 0 holds the leader's THRESH ticket, slot 1 + r the NOISE ticket of
+  // the unit's candidate of rank r (the clients but its source and leader,
+  // ascending).
+  auto& u = units_[index];
   auto& volunteers = picks_;
-  volunteers.clear();
-  for (std::uint32_t first = 0; first < max_attempts; first += chain_window) {
-    auto at = first / chain_window;
-    auto& streams = at < w.by_first.size() && w.by_first[at].threshold
-                        ? w.by_first[at]
-                        : make_window(w, leader, first, led);
-    for (std::uint32_t d = 0; d < chain_window; ++d) {
-      auto bar = streams.threshold->at(rank, d);
-      for (party_id c = 0; c < n_; ++c)
-        if (c != u.source && c != leader && streams.noise[c]->at(rank, d) > bar)
-          volunteers.push_back(static_cast<std::size_t>(c));
-      if (!volunteers.empty()) {
-        u.attempt = first + d;
-        return true;
-      }
+  for (std::uint32_t a = 0; a < max_attempts; ++a) {
+    volunteers.clear();
+    auto bar = level_attempts_->at(index, a, 0);
+    std::size_t slot = 1;
+    for (party_id c = 0; c < n_; ++c) {
+      if (c == u.source || c == u.leader)
+        continue;
+      if (level_attempts_->at(index, a, slot++) > bar)
+        volunteers.push_back(static_cast<std::size_t>(c));
+    }
+    if (!volunteers.empty()) {
+      u.attempt = a;
+      return true;
     }
   }
   return false;
@@ -1826,18 +1807,14 @@ client::status client::select_volunteers(outbox& out) {
   // selects among them as the paper does, and NOTIFY tells every
   // candidate; the selected ones draw then (finish_notify).
   gather_round();
-  leader_windows streams;
   std::vector<noise_notice> notices(n_);
   for (auto& nt : notices) {
     nt.tree = tree_;
     nt.depth = depth_;
   }
-  // A leader's THRESH and NOISE streams cover only the units it leads,
-  // by rank: a third of the words that streams over all units took.
-  const auto& led = round_led_[self_];
-  for (std::size_t rank = 0; rank < led.size(); ++rank) {
-    auto& u = units_[led[rank]];
-    if (!find_volunteers(u, self_, rank, led.size(), streams))
+  for (auto index : round_led_[self_]) {
+    auto& u = units_[index];
+    if (!find_volunteers(index))
       return no_volunteer();
     const auto& volunteers = picks_; // by client index
     auto kh = volunteers.size();
@@ -2043,11 +2020,6 @@ client::status client::select_by_hints(outbox& out) {
   // would (find_volunteers), and if it is one of several, reads its
   // selection for that set from the leader's LEAD; a lone volunteer is
   // selected. The selected ones draw, and MASKED follows with no NOTIFY.
-  // Ranks in each leader's stream.
-  std::vector<std::size_t> led(n_, 0), rank(n_, 0);
-  for (const auto& u : units_)
-    ++led[u.leader];
-  std::vector<leader_windows> streams(n_);                  // by leader
   std::vector<const std::uint8_t*> selections(n_, nullptr); // by leader
   for (party_id l = 0; l < n_; ++l)
     if (l != self_)
@@ -2056,13 +2028,12 @@ client::status client::select_by_hints(outbox& out) {
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
     auto l = u.leader;
-    auto r = rank[l]++;
     u.pending = false;
     if (u.source == self_)
       continue; // neither candidate nor leader, and in no selections
     if (l == self_ && !params_.test_hooks)
       continue;
-    if (!find_volunteers(u, l, r, led[l], streams[l]))
+    if (!find_volunteers(i))
       return no_volunteer();
     const auto& volunteers = picks_; // ascending
     auto kh = volunteers.size();

@@ -495,29 +495,12 @@ private:
   /// That many of the picks_.size() volunteers, moved to picks_'s front,
   /// uniformly at random (this client's CSPRNG).
   std::size_t choose_volunteers();
-  /// Chain: the tickets of the units one leader leads in a level, window
-  /// by window of chain_window attempts: the leader's THRESH stream and
-  /// every other client's NOISE stream (by client index; none at the
-  /// leader's), made together at the first read of the window.
-  struct leader_windows {
-    struct window {
-      std::optional<crypto::window_tickets> threshold;
-      std::vector<std::optional<crypto::window_tickets>> noise;
-    };
-    std::vector<window> by_first; ///< by first attempt / chain_window
-  };
-  /// Makes the window of attempts from `first` (a multiple of
-  /// chain_window) for the `led` units `leader` leads.
-  leader_windows::window& make_window(leader_windows& w, party_id leader,
-                                      std::uint32_t first,
-                                      std::size_t led) const;
-  /// Chain: the volunteers of unit u, which `leader` leads with rank `rank`
-  /// among its `led` units, into picks_ (client indices, ascending): the
-  /// candidates whose NOISE ticket beats the leader's THRESH ticket at the
-  /// first attempt where any does, which goes into u.attempt. False if
-  /// none did in max_attempts. `w` keeps the leader's streams.
-  bool find_volunteers(election_unit& u, party_id leader, std::size_t rank,
-                       std::size_t led, leader_windows& w);
+  /// Chain: the volunteers of units_[index] into picks_ (client indices,
+  /// ascending): the candidates whose NOISE ticket beats its leader's
+  /// THRESH ticket at the first attempt where any does, which goes into
+  /// u.attempt; both from the level's joint attempt tickets
+  /// (level_attempts_). False if none did in max_attempts.
+  bool find_volunteers(std::size_t index);
   /// Chain, as a leader after LEAD: each unit's volunteers from the
   /// candidates' noise reveals, the selection, and NOTIFY.
   status select_volunteers(outbox& out);
@@ -725,6 +708,9 @@ private:
   // and noise-chain elements of the level (from its LEAD reveals).
   std::array<std::uint8_t, 32> level_digest_{};
   std::vector<crypto::key32> level_public_, level_noise_;
+  /// Chain: the level's THRESH and NOISE tickets, under the joint element
+  /// of every client's noise reveal (made in finish_lead).
+  std::optional<crypto::attempt_tickets> level_attempts_;
   best_gains my_gains_;
   node_decisions my_decisions_;
   std::vector<node_plan> plans_;

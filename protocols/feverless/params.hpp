@@ -45,17 +45,17 @@ enum class mode {
 enum class election_scope {
   /// [D] The default: every query has its own leader, threshold and
   /// volunteers as in the paper (Alg. 4, Alg. 5), but the tickets come from
-  /// a hash chain instead of a signature per ticket. Each client signs the
+  /// hash chains instead of a signature per ticket. Each client signs the
   /// tips of two chains once, in its key announcement, and reveals one
-  /// element per level and chain: the public chain's with its LEAD tickets
-  /// (it also keys its thresholds), the noise chain's to the leaders
-  /// it volunteers to. A ticket is a 64-bit word of the ChaCha20 stream
-  /// the element keys (crypto/hash_chain.hpp): one hash to check a reveal,
-  /// no signature per query. The lottery binds each query's qid (which
-  /// names its ids, wire.hpp) and its source's one nonce r per level. A
-  /// candidate weighs 16 attempts in one NOISE round and names its first
-  /// above the threshold, so the noise step takes one round trip. Masks are
-  /// vector masks, as per_batch's.
+  /// element of each per level with LEAD. The tickets come from the joint
+  /// elements, hashes of every client's reveals of the level
+  /// (crypto/hash_chain.hpp): a 64-bit ChaCha20 word per query picks its
+  /// leader, 16-bit tickets its thresholds and volunteers; one hash checks
+  /// a reveal, and no signature is made per query. The lottery binds each
+  /// query's qid (which names its ids, wire.hpp) and its source's one nonce
+  /// r per level. Every client computes every leader and volunteer, so
+  /// the noise step is NOTIFY alone, or with up to 6 clients nothing
+  /// beyond LEAD. Masks are vector masks, as per_batch's.
   chain,
   /// The paper's lottery: every query has its own leader, threshold and
   /// volunteers, every ticket an Ed25519 signature (Alg. 4, Alg. 5): about

@@ -1,11 +1,13 @@
 // The hash-chain lottery (docs/feverless-election.md): elements check
 // against the commitment in any order, nothing else does, a party cannot
-// change an element after committing, and the tickets are uniform.
+// change an element after committing, the joint element needs every
+// reveal, and the tickets are uniform.
 #include <boost/test/unit_test.hpp>
 
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "protocols/crypto/hash_chain.hpp"
 #include "protocols/crypto/random.hpp"
@@ -173,48 +175,75 @@ BOOST_AUTO_TEST_CASE(tickets_are_uniform) {
   BOOST_TEST(chi2 < 16.27);
 }
 
-BOOST_AUTO_TEST_CASE(window_tickets_are_lanes_of_one_stream) {
-  chain c(seed_of(7), 10);
-  round_input in{3, 32, {}};
-  in.digest[5] = 9;
-  constexpr std::size_t units = 100;
-  auto words = chain_tickets(c.element(2), in, 4 * units);
-  window_tickets w(c.element(2), in, units);
-  // Later attempts first, as a leader checking a late volunteer reads them.
-  for (std::uint32_t d = window_tickets::attempts; d-- > 0;)
-    for (std::size_t u = 0; u < units; ++u)
-      BOOST_TEST(w.at(u, d) ==
-                     static_cast<std::uint16_t>(words[(d / 4) * units + u] >>
-                                                (16 * (d % 4))),
-                 "unit " << u << ", attempt " << d);
-  BOOST_CHECK_THROW(w.at(units, 0), std::out_of_range);
-  BOOST_CHECK_THROW(w.at(0, window_tickets::attempts), std::out_of_range);
+BOOST_AUTO_TEST_CASE(the_joint_element_needs_every_reveal_in_order) {
+  // The joint element is a hash of all the round's elements in party
+  // order: changing any one, or their order, changes it.
+  chain a(seed_of(20), 10), b(seed_of(21), 10), c(seed_of(22), 10);
+  std::vector<key32> round = {a.element(3), b.element(3), c.element(3)};
+  auto joint = joint_element(round);
+  BOOST_TEST((joint == joint_element(round)));
+  for (std::size_t p = 0; p < round.size(); ++p) {
+    auto other = round;
+    other[p] = chain(seed_of(30 + p), 10).element(3);
+    BOOST_TEST(!(joint == joint_element(other)), "party " << p);
+  }
+  std::swap(round[0], round[1]);
+  BOOST_TEST(!(joint == joint_element(round)));
 }
 
-BOOST_AUTO_TEST_CASE(window_tickets_are_uniform) {
-  // 200 rounds x 64 units x 16 attempts of one party's 16-bit tickets:
+BOOST_AUTO_TEST_CASE(attempt_tickets_are_lanes_of_one_stream_per_group) {
+  // Group g's stream has round_input::attempt = 4 g; in it, unit u's ticket
+  // of attempt 4 g + d and slot j is ticket (4 u + d) slots + j, four to a
+  // word, lowest bits first.
+  chain c(seed_of(7), 10);
+  round_input in{3, 0, {}};
+  in.digest[5] = 9;
+  constexpr std::size_t units = 100, slots = 3;
+  attempt_tickets t(c.element(2), in, units, slots);
+  // Later attempts first, as a unit that reaches them reads them.
+  for (std::uint32_t a = 12; a-- > 0;) {
+    auto group_in = in;
+    group_in.attempt = a - a % 4;
+    auto words = chain_tickets(c.element(2), group_in, units * slots);
+    for (std::size_t u = 0; u < units; ++u)
+      for (std::size_t j = 0; j < slots; ++j) {
+        auto i = (4 * u + a % 4) * slots + j;
+        BOOST_TEST(t.at(u, a, j) == static_cast<std::uint16_t>(words[i / 4] >>
+                                                               (16 * (i % 4))),
+                   "unit " << u << ", attempt " << a << ", slot " << j);
+      }
+  }
+  BOOST_CHECK_THROW(t.at(units, 0, 0), std::out_of_range);
+  BOOST_CHECK_THROW(t.at(0, 5, slots), std::out_of_range);
+}
+
+BOOST_AUTO_TEST_CASE(attempt_tickets_are_uniform) {
+  // 200 rounds x 64 units x 8 attempts x 3 slots of 16-bit tickets:
   // chi-square of their top byte, 255 degrees of freedom, P(chi2 > 330.5)
-  // = 0.001. And a candidate's ticket beats another party's threshold with
-  // probability (1 - 2^-16) / 2 (ties do not beat it): 204,800 pairs, a
-  // binomial's standard deviation is 226, so 4 of them is 905.
-  chain mine(seed_of(8), 200), leader(seed_of(9), 200);
+  // = 0.001. And a slot's ticket beats slot 0's with probability
+  // (1 - 2^-16) / 2 (ties do not beat it): 204,800 pairs, a binomial's
+  // standard deviation is 226, so 4 of them is 905.
+  chain joint(seed_of(8), 200);
   std::array<double, 256> counts{};
   std::uint64_t above = 0, pairs = 0;
   for (std::uint64_t k = 1; k <= 200; ++k) {
-    window_tickets noise(mine.element(k), {3, 0, {}}, 64);
-    window_tickets thresholds(leader.element(k), {2, 0, {}}, 64);
+    attempt_tickets t(joint.element(k), {3, 0, {}}, 64, 3);
     for (std::size_t u = 0; u < 64; ++u)
-      for (std::uint32_t d = 0; d < window_tickets::attempts; ++d) {
-        auto t = noise.at(u, d);
-        ++counts[t >> 8];
-        above += t > thresholds.at(u, d) ? 1 : 0;
-        ++pairs;
+      for (std::uint32_t a = 0; a < 8; ++a) {
+        auto bar = t.at(u, a, 0);
+        ++counts[bar >> 8];
+        for (std::size_t j = 1; j < 3; ++j) {
+          auto x = t.at(u, a, j);
+          ++counts[x >> 8];
+          above += x > bar ? 1 : 0;
+          ++pairs;
+        }
       }
   }
-  double expected = 800, chi2 = 0;
+  double expected = 200.0 * 64 * 8 * 3 / 256, chi2 = 0;
   for (auto x : counts)
     chi2 += (x - expected) * (x - expected) / expected;
-  BOOST_TEST_MESSAGE("window ticket chi-square " << chi2);
+  BOOST_TEST_MESSAGE("attempt ticket chi-square " << chi2);
   BOOST_TEST(chi2 < 330.5);
   double p = (1 - 0x1p-16) / 2;
   BOOST_TEST(std::abs(static_cast<double>(above) - p * pairs) < 905,

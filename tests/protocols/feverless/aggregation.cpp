@@ -214,14 +214,15 @@ BOOST_AUTO_TEST_CASE(chain_leaders_get_no_noise_values) {
 BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
   // Recomputes the chain election from what goes over the wire, as
   // docs/feverless-election.md defines it: D_k = BLAKE2b-256 over each
-  // source's (nonce, qids as uint64 LE) in source order; unit i's LEAD
-  // ticket (tag 1) is word i of the stream under a client's public
-  // element; its leader the highest among the clients other than its
-  // source (ties: lowest index); the volunteers those whose NOISE ticket
-  // (tag 3, noise element) beats the leader's THRESH ticket (tag 2) at the
-  // first attempt with any, both read at the unit's rank among its
-  // leader's units in streams for that leader. Every trace's leader and
-  // every selection's attempt and volunteer count must match.
+  // source's (nonce, qids as uint64 LE) in source order; the public and
+  // noise joint elements hash every client's reveal in client order; unit
+  // i's leader is word i (tag 1) of the stream under the public one, mod 3,
+  // among the clients other than its source; the volunteers are the
+  // candidates whose NOISE ticket beats the leader's THRESH ticket at the
+  // first attempt with any, both 16-bit tickets (tag 3) under the noise
+  // joint element: slot 0 the threshold, slot 1 + r the candidate of rank
+  // r. Every trace's leader and every selection's attempt and volunteer
+  // count must match.
   auto d = synthetic(300, 8, 17);
   auto f =
       make_federation(d, hooked(2, 3, 17), 4, balanced_owners(300, 4, 17), 17);
@@ -263,42 +264,31 @@ BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
       std::memcpy(k.data(), x.data(), x.size());
       return k;
     };
-    std::vector<std::vector<std::uint64_t>> lead(4);
-    for (int c = 0; c < 4; ++c)
-      lead[c] = protocols::crypto::ticket_stream(key(by_client.at(c).reveal),
-                                                 {1, 0, digest})
-                    .first(units.size());
-    auto window = [&](const std::array<std::uint8_t, 32>& x, std::uint8_t tag,
-                      std::uint32_t a, int leader, std::size_t rank,
-                      std::size_t led) {
-      return protocols::crypto::window_tickets(
-                 key(x),
-                 {tag, a - a % 16, digest, static_cast<std::uint32_t>(leader)},
-                 led)
-          .at(rank, a % 16);
-    };
-    std::vector<int> leaders(units.size());
-    std::vector<std::size_t> rank(units.size()), led(4, 0);
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      int best = -1;
-      for (int c = 0; c < 4; ++c)
-        if (c != units[i].second && (best < 0 || lead[c][i] > lead[best][i]))
-          best = c;
-      leaders[i] = best;
-      rank[i] = led[best]++;
+    std::vector<protocols::crypto::key32> reveals, noise_reveals;
+    for (int c = 0; c < 4; ++c) {
+      reveals.push_back(key(by_client.at(c).reveal));
+      noise_reveals.push_back(key(by_client.at(c).noise_reveal));
     }
+    auto lead = protocols::crypto::ticket_stream(
+                    protocols::crypto::joint_element(reveals), {1, 0, digest})
+                    .first(units.size());
+    protocols::crypto::attempt_tickets tickets(
+        protocols::crypto::joint_element(noise_reveals), {3, 0, digest},
+        units.size(), 3);
     for (std::size_t i = 0; i < units.size(); ++i) {
       auto [qid, src] = units[i];
-      int best = leaders[i];
+      // 2^64 mod 3 = 1: only the word 2^64 - 1 would be redrawn.
+      BOOST_TEST_REQUIRE(lead[i] != ~std::uint64_t{0});
+      int best = static_cast<int>(lead[i] % 3);
+      best += best >= src ? 1 : 0;
       leader_of[qid] = best;
       for (std::uint32_t a = 0;; ++a) {
-        auto threshold =
-            window(by_client.at(best).reveal, 2, a, best, rank[i], led[best]);
+        auto threshold = tickets.at(i, a, 0);
         std::uint32_t volunteers = 0;
+        std::size_t slot = 1;
         for (int c = 0; c < 4; ++c)
-          volunteers += c != src && c != best &&
-                        window(by_client.at(c).noise_reveal, 3, a, best,
-                               rank[i], led[best]) > threshold;
+          if (c != src && c != best)
+            volunteers += tickets.at(i, a, slot++) > threshold;
         if (volunteers > 0) {
           chosen[qid] = {a + 1, volunteers};
           break;
