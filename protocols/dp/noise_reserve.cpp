@@ -29,16 +29,27 @@ noise_reserve::noise_reserve(const std::vector<discrete_gaussian>& samplers,
 }
 
 noise_reserve::~noise_reserve() {
-  for (auto& l : lanes_)
+  for (auto& l : lanes_) {
     sodium_memzero(l->ring.get(), capacity_ * sizeof(std::int64_t));
+    sodium_memzero(l->batch.data(), sizeof l->batch);
+  }
 }
 
 std::int64_t noise_reserve::take(std::size_t lane_index) {
   auto& l = *lanes_.at(lane_index);
   const auto head = l.head.load(std::memory_order_relaxed);
   // Acquire: the filler's write of the slot happened before its tail.
-  if (head == l.tail.load(std::memory_order_acquire))
-    return l.sampler(l.take_engine);
+  if (head == l.tail.load(std::memory_order_acquire)) {
+    if (l.next == taker_batch) {
+      for (auto& v : l.batch)
+        v = l.sampler(l.take_engine);
+      l.next = 0;
+    }
+    auto& own = l.batch[l.next++];
+    const auto v = own;
+    own = 0;
+    return v;
+  }
   auto& slot = l.ring[head & (capacity_ - 1)];
   const auto v = slot;
   slot = 0;
