@@ -1610,8 +1610,8 @@ crypto::ticket_stream client::level_stream(const crypto::key32& x,
 void client::send_lead(outbox& out) {
   // Every client but a unit's source draws a ticket over (LEAD, id, 0,
   // mIDs, r) and sends it with its signature, so everyone can verify it;
-  // or (chain) reveals its elements of the level, which with everyone's
-  // key the level's tickets.
+  // or (chain) reveals its elements of the level: hashed with everyone's,
+  // they key the level's tickets.
   my_lead_ = {};
   my_lead_.tree = tree_;
   my_lead_.depth = depth_;
@@ -1689,8 +1689,8 @@ client::status client::finish_lead(outbox& out) {
     // [D] The joint lottery (docs/feverless-election.md): one LEAD word per
     // unit under the joint element of every client's public reveal picks
     // the leader uniformly among the clients but the source; a word at or
-    // above the largest multiple of n - 1 is redrawn from the stream of
-    // the next attempt (once in 2^62 units at most).
+    // above the largest multiple of n - 1 below 2^64 is redrawn from the
+    // stream of the next attempt (probability below 2^-56 per unit).
     auto joint = crypto::joint_element(level_public_);
     const auto choices = static_cast<std::uint64_t>(n_ - 1);
     // 2^64 mod choices: the words from 2^64 - rest up are redrawn.
