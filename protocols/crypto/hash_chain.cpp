@@ -99,12 +99,10 @@ ticket_stream::ticket_stream(const key32& element, const round_input& in,
                              std::size_t tickets)
     : tickets_(tickets) {
   ensure_sodium();
-  unsigned char msg[1 + 4 + 32 + 4];
+  unsigned char msg[1 + 4 + 32];
   msg[0] = in.tag;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 4; ++i)
     msg[1 + i] = static_cast<unsigned char>(in.attempt >> (8 * i));
-    msg[37 + i] = static_cast<unsigned char>(in.leader >> (8 * i));
-  }
   std::memcpy(msg + 5, in.digest.data(), 32);
   // The domain key and the element key the hash (libsodium takes at most
   // 64 key bytes).
@@ -181,8 +179,8 @@ std::uint16_t attempt_tickets::later(std::size_t unit, std::uint32_t attempt,
     in.attempt = group * static_cast<std::uint32_t>(later_.size() + 1);
     later_.emplace_back(joint_, in, (units_ * slots_ * group + 3) / 4);
   }
-  auto t = (group * unit + attempt % group) * slots_ + slot;
-  return static_cast<std::uint16_t>(later_[g - 1].at(t / 4) >> (16 * (t % 4)));
+  auto t = index(unit, attempt, slot);
+  return lane(later_[g - 1].at(t / 4), t);
 }
 
 score as_score(std::uint64_t ticket) {

@@ -6,10 +6,10 @@
 // few hashes against the commitment (or the last element it checked);
 // nobody can compute an element before its owner reveals it (a preimage of
 // what is known), and the owner cannot change an element after committing.
-// Each revealed element keys a ChaCha20 stream of the party's tickets for
-// that round: a 64-bit word per election unit (ticket_stream). The
-// election keys its streams with the joint element of all parties' reveals
-// (joint_element), 16-bit attempt tickets four to a word (attempt_tickets).
+// The round's tickets come from the joint element of every party's reveal
+// (joint_element): it keys ChaCha20 streams of 64-bit words, one per
+// election unit (ticket_stream), or of 16-bit attempt tickets, four to a
+// word (attempt_tickets).
 
 #include <array>
 #include <cstdint>
@@ -70,25 +70,19 @@ private:
   key32 at_;
 };
 
-/// `round_input::leader` of a round whose tickets are not a leader's.
-inline constexpr std::uint32_t no_leader = 0xFFFFFFFF;
-
 /// The domain of a round's tickets: its tag (what the lottery elects), the
-/// attempt, a digest of the round's inputs, and the leader whose units the
-/// stream is for (no_leader when it is for every unit of the round).
+/// attempt, and a digest of the round's inputs.
 struct round_input {
   std::uint8_t tag = 0;
   std::uint32_t attempt = 0;
   std::array<std::uint8_t, 32> digest{};
-  std::uint32_t leader = no_leader;
 };
 
-/// A party's tickets of one round from its revealed element: the 64-bit
-/// words (little-endian) of the ChaCha20 stream keyed by BLAKE2b-256 of
-/// (tag, attempt, digest, leader) under the element. Ticket i is election unit
-/// i's; every party computes every other party's the same way. 64 bits
-/// decide a lottery among 256 parties with a tie (lowest index wins) once
-/// in about 2^50 units.
+/// A round's tickets under an element (a joint element, in the election):
+/// the 64-bit words (little-endian) of the ChaCha20 stream keyed by
+/// BLAKE2b-256 of (tag, attempt, digest) under the element. Ticket i is
+/// election unit i's; every party that holds the element computes the
+/// same.
 class ticket_stream {
 public:
   /// `tickets` bounds what `at` may read: its cache is that long, made at
@@ -143,13 +137,21 @@ public:
   /// for a unit or slot out of range.
   std::uint16_t at(std::size_t unit, std::uint32_t attempt, std::size_t slot) {
     if (attempt < group && unit < units_ && slot < slots_) {
-      auto t = (group * unit + attempt) * slots_ + slot;
-      return static_cast<std::uint16_t>(first_[t / 4] >> (16 * (t % 4)));
+      auto t = index(unit, attempt, slot);
+      return lane(first_[t / 4], t);
     }
     return later(unit, attempt, slot);
   }
 
 private:
+  /// The ticket's place in its group's stream, and its 16 bits of the word.
+  std::size_t index(std::size_t unit, std::uint32_t attempt,
+                    std::size_t slot) const {
+    return (group * unit + attempt % group) * slots_ + slot;
+  }
+  static std::uint16_t lane(std::uint64_t word, std::size_t t) {
+    return static_cast<std::uint16_t>(word >> (16 * (t % 4)));
+  }
   std::uint16_t later(std::size_t unit, std::uint32_t attempt,
                       std::size_t slot);
   key32 joint_;

@@ -77,17 +77,18 @@ const T& as(const std::optional<message>& m) {
   return std::get<T>(*m);
 }
 
-/// Uniform in [0, n), n > 0, without modulo bias; no draw for n = 1 (a
-/// NOTIFY leader's unit with one volunteer).
-std::uint64_t uniform_below(random_engine& rng, std::uint64_t n) {
+/// Uniform in [0, n), n > 0, from the 64-bit words next() returns, by
+/// dp::uniform_below (Lemire's, exact); no draw for n = 1 (a NOTIFY
+/// leader's unit with one volunteer).
+template <class Next>
+std::uint64_t uniform_below(Next& next, std::uint64_t n) {
   if (n == 1)
     return 0;
-  std::uint64_t t = (0 - n) % n;
-  while (true) {
-    auto x = rng();
-    if (x >= t)
-      return x % n;
-  }
+  struct words : crypto::word_engine {
+    Next& next;
+    result_type operator()() { return next(); }
+  } w{{}, next};
+  return dp::uniform_below(w, n);
 }
 
 /// Chain selections in LEAD (client::hinted()): the flags per unit and
@@ -1683,26 +1684,28 @@ client::status client::finish_lead(outbox& out) {
                          party(p) + " sent the wrong number of tickets");
     }
   }
-  // The source never runs; ties go to the lowest index [D] (§7.3 l.7).
+  // The source never runs. Signed tickets: ties go to the lowest index [D]
+  // (§7.3 l.7).
   // Units start without a leader (build_units).
   if (chained()) {
-    // [D] The joint lottery (docs/feverless-election.md): one LEAD word per
-    // unit under the joint element of every client's public reveal picks
-    // the leader uniformly among the clients but the source; a word at or
-    // above the largest multiple of n - 1 below 2^64 is redrawn from the
-    // stream of the next attempt (probability below 2^-56 per unit).
+    // [D] The joint lottery (docs/feverless-election.md): unit i's LEAD
+    // words under the joint element of every client's public reveal (word i
+    // of the stream of attempt 0, then of 1, 2, ... for a redraw) pick its
+    // leader uniformly among the clients but the source, by uniform_below.
     auto joint = crypto::joint_element(level_public_);
-    const auto choices = static_cast<std::uint64_t>(n_ - 1);
-    // 2^64 mod choices: the words from 2^64 - rest up are redrawn.
-    const std::uint64_t rest = (~std::uint64_t{0} % choices + 1) % choices;
-    auto redrawn = [&](std::uint64_t w) { return rest != 0 && w >= 0 - rest; };
     auto lead = level_stream(joint, tag_lead, 0).first(units_.size());
-    for (std::size_t i = 0; i < units_.size(); ++i) {
+    std::size_t i = 0;
+    std::uint32_t attempt = 0;
+    auto words = [&]() -> std::uint64_t {
+      return attempt++ == 0
+                 ? lead[i]
+                 : level_stream(joint, tag_lead, attempt - 1).range(i, 1)[0];
+    };
+    for (; i < units_.size(); ++i) {
       auto& u = units_[i];
-      auto word = lead[i];
-      for (std::uint32_t redraw = 1; redrawn(word); ++redraw)
-        word = level_stream(joint, tag_lead, redraw).range(i, 1)[0];
-      auto pick = static_cast<party_id>(word % choices);
+      attempt = 0;
+      auto pick = static_cast<party_id>(
+          uniform_below(words, static_cast<std::uint64_t>(n_ - 1)));
       u.leader = pick + (pick >= u.source ? 1 : 0);
     }
     level_attempts_.emplace(crypto::joint_element(level_noise_),

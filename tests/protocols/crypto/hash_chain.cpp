@@ -106,7 +106,6 @@ BOOST_AUTO_TEST_CASE(a_party_cannot_change_its_tickets_after_committing) {
   };
   BOOST_TEST(differs({2, 0, {}}));
   BOOST_TEST(differs({1, 1, {}}));
-  BOOST_TEST(differs({1, 0, {}, 0}));
   round_input d{1, 0, {}};
   d.digest[31] = 1;
   BOOST_TEST(differs(d));

@@ -216,8 +216,9 @@ BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
   // docs/feverless-election.md defines it: D_k = BLAKE2b-256 over each
   // source's (nonce, qids as uint64 LE) in source order; the public and
   // noise joint elements hash every client's reveal in client order; unit
-  // i's leader is word i (tag 1) of the stream under the public one, mod 3,
-  // among the clients other than its source; the volunteers are the
+  // i's leader is the high 64 bits of 3 times word i (tag 1) of the stream
+  // under the public one, among the clients other than its source, in
+  // ascending order; the volunteers are the
   // candidates whose NOISE ticket beats the leader's THRESH ticket at the
   // first attempt with any, both 16-bit tickets (tag 3) under the noise
   // joint element: slot 0 the threshold, slot 1 + r the candidate of rank
@@ -277,9 +278,10 @@ BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
         units.size(), 3);
     for (std::size_t i = 0; i < units.size(); ++i) {
       auto [qid, src] = units[i];
-      // 2^64 mod 3 = 1: only the word 2^64 - 1 would be redrawn.
-      BOOST_TEST_REQUIRE(lead[i] != ~std::uint64_t{0});
-      int best = static_cast<int>(lead[i] % 3);
+      // 2^64 mod 3 = 1: only the word 0 would be redrawn.
+      BOOST_TEST_REQUIRE(lead[i] != 0u);
+      int best =
+          static_cast<int>((static_cast<unsigned __int128>(lead[i]) * 3) >> 64);
       best += best >= src ? 1 : 0;
       leader_of[qid] = best;
       for (std::uint32_t a = 0;; ++a) {
