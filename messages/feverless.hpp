@@ -125,7 +125,7 @@ typename Inspector::result_type inspect(Inspector& f, params& x) {
            exact(x.sensitivity_h), x.noise, x.noise_below_unit, x.selection,
            exact(x.portion), x.election, x.paillier_bits, x.paillier_threads,
            exact(x.max_delta_step), x.hide_labels, x.source_noise,
-           x.rounds_evaluated);
+           x.hessian_noise, x.rounds_evaluated);
 }
 
 template <class Inspector>

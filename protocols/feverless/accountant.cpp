@@ -116,9 +116,9 @@ noise_calibration calibrate(const params& p, std::uint64_t record_query_bound) {
   // The sampler rounds noise finer than the unit 2^-F up to one unit: the
   // guarantee still holds, but protects nothing (a budget like --epsilon
   // 1e300 is a mistake, not a setting).
-  if (std::ldexp(c.sigma * std::min(p.sensitivity_g, p.sensitivity_h),
-                 p.frac_bits) < 1 &&
-      !p.noise_below_unit)
+  auto finest = p.hessian_noise ? std::min(p.sensitivity_g, p.sensitivity_h)
+                                : p.sensitivity_g;
+  if (std::ldexp(c.sigma * finest, p.frac_bits) < 1 && !p.noise_below_unit)
     throw input_error(
         "feverless parameter epsilon = " + num(p.epsilon) +
         ": its noise (sigma " + num(c.sigma) +

@@ -389,7 +389,7 @@ client::status client::finish_announce(outbox& out) {
     // to doubles does not give it exactly). Its variance is rounded up to
     // the sampler's grid (more noise, never less), and it is truncated at
     // 40 standard deviations, which moves no probability above 1e-300.
-    // One sampler per noise_lane: G, then H.
+    // One sampler per noise_lane: G, then H (none without hessian noise).
     std::vector<dp::discrete_gaussian> samplers;
     try {
       // One ulp up: the product may round down, the noise must not.
@@ -400,8 +400,9 @@ client::status client::finish_announce(outbox& out) {
       };
       samplers.push_back(
           dp::discrete_gaussian::at_least(scale(params_.sensitivity_g)));
-      samplers.push_back(
-          dp::discrete_gaussian::at_least(scale(params_.sensitivity_h)));
+      if (params_.hessian_noise)
+        samplers.push_back(
+            dp::discrete_gaussian::at_least(scale(params_.sensitivity_h)));
     } catch (const std::invalid_argument&) {
       return bad_input("key_announce",
                        "the noise does not fit the fixed-point range; lower "
@@ -409,8 +410,11 @@ client::status client::finish_announce(outbox& out) {
     }
     noise_bound_g_ = std::ldexp(static_cast<double>(samplers[0].max_abs()),
                                 -params_.frac_bits);
-    noise_bound_h_ = std::ldexp(static_cast<double>(samplers[1].max_abs()),
-                                -params_.frac_bits);
+    noise_bound_h_ =
+        params_.hessian_noise
+            ? std::ldexp(static_cast<double>(samplers[1].max_abs()),
+                         -params_.frac_bits)
+            : 0;
     // Spec §4.4: max_query_size * max|g| + noise_bound < 2^(63-F); at most
     // n noise draws enter a sum (k <= n - 2 volunteers, the n = 2 leader,
     // or every non-source client in ldp mode; and the source's own).
@@ -1581,8 +1585,9 @@ std::vector<std::uint8_t> client::lottery_in(const election_unit& u,
 std::uint64_t client::draw_noise(noise_lane lane) {
   // Spec §15.3: noise from ChaCha20 keyed by the (injected) CSPRNG, an
   // integer number of 2^-F as two's complement; the setup checked that any
-  // draw fits. No reserve: noise is off.
-  if (!reserve_)
+  // draw fits. No reserve: noise is off; and H has none without
+  // hessian noise.
+  if (!reserve_ || (lane == noise_lane::h && !params_.hessian_noise))
     return 0;
   return static_cast<std::uint64_t>(
       reserve_->take(static_cast<std::size_t>(lane)));

@@ -65,6 +65,12 @@ const protocols::descriptor& descriptor() {
             "the source adds its own draw to every gradient sum, so that "
             "the client that drew a query's noise cannot undo it; false: "
             "the paper's algorithm"),
+        bool_setting(
+            "feverless.hessian_noise", true,
+            "noise on the hessian sums too, as the paper adds; false: H "
+            "exact (it follows from the public margins and no label moves "
+            "it, so its noise buys no privacy: half the noise draws, "
+            "steadier weights)"),
         integer_setting("feverless.buckets", "10", 2, 256,
                         "quantile buckets per feature (the split "
                         "candidates)"),

@@ -124,6 +124,7 @@ std::array<std::uint8_t, 32> params::digest() const {
   put(b, max_delta_step);
   put(b, hide_labels ? 1 : 0);
   put(b, source_noise ? 1 : 0);
+  put(b, hessian_noise ? 1 : 0);
   put(b, rounds_evaluated ? 1 : 0);
   std::array<std::uint8_t, 32> out;
   crypto_generichash(out.data(), out.size(), b.data(), b.size(), nullptr, 0);

@@ -194,6 +194,13 @@ struct params {
   /// gradient sum from a broadcast leaf weight or gain. false: the paper's
   /// algorithm, DP against every client but each query's noise drawers.
   bool source_noise = true;
+  /// Noise on the hessian sums H, as the paper adds (Δh = sensitivity_h).
+  /// [D] false: H is released exact. It buys no label privacy either way:
+  /// one row's label leaves its h = p(1 - p) unchanged, and every client
+  /// could compute any H from the public margins (docs/security.md), so
+  /// only G is charged. Dropping it halves the noise draws and keeps
+  /// H + lambda >= lambda, where noisy H can put it near 0.
+  bool hessian_noise = true;
 
   // --- AHE baseline (spec §10.5, §15.1) ---
   /// Bits of each source's Paillier modulus n: 2048 (the default: 112-bit

@@ -81,6 +81,8 @@ bool apply_setting(params& p, named_settings& fs, const std::string& key,
     p.hide_labels = value == "true";
   else if (key == "feverless.source_noise")
     p.source_noise = value == "true";
+  else if (key == "feverless.hessian_noise")
+    p.hessian_noise = value == "true";
   else if (key == "feverless.buckets")
     p.buckets = static_cast<int>(number());
   else if (key == "paillier.bits")
@@ -115,6 +117,17 @@ void refuse_unused_learner_settings(const learners::booster_params& bp,
                           "otherwise its history comes after training");
   if (bp.tree.oblivious != def.tree.oblivious)
     refuse("weak_learner", "it grows depth-wise trees only");
+}
+
+/// The noised sums' sensitivities, for the privacy lines.
+std::string sensitivities(const params& p) {
+  std::ostringstream out;
+  out << "Δg = " << p.sensitivity_g;
+  if (p.hessian_noise)
+    out << ", Δh = " << p.sensitivity_h;
+  else
+    out << "; H exact, feverless.hessian_noise = false";
+  return out.str();
 }
 
 } // namespace
@@ -180,6 +193,8 @@ nlohmann::json privacy_json(const params& p, const privacy_report& r) {
   j["neighbouring"] = "one row's label changes (label-level DP): its "
                       "gradient g moves by exactly 1, its hessian h stays";
   j["sensitivity"] = {{"g", p.sensitivity_g}, {"h", p.sensitivity_h}};
+  if (!p.hessian_noise)
+    j["sensitivity"]["h"] = nullptr; // H is released exact
   j["budget"] = p.budget == budget_kind::total ? "total" : "per_sum";
   j["budget_epsilon"] = p.epsilon;
   j["budget_delta"] = p.delta;
@@ -189,6 +204,7 @@ nlohmann::json privacy_json(const params& p, const privacy_report& r) {
   j["sigma"] = r.sigma;
   j["against"] = r.against;
   j["source_noise"] = p.source_noise;
+  j["hessian_noise"] = p.hessian_noise;
   // A query's gradient sum; its hessian sum follows from public margins.
   j["per_query"] = {{"epsilon", r.release_epsilon},
                     {"delta", r.release_delta},
@@ -219,8 +235,7 @@ std::string privacy_text(const params& p, const privacy_report& pr,
   if (!pr.protected_sums)
     return out.str();
   out << "  noise: sigma " << pr.sigma << " per unit sensitivity "
-      << "(Δg = " << p.sensitivity_g << ", Δh = " << p.sensitivity_h
-      << ", one changed label"
+      << "(" << sensitivities(p) << "; one changed label"
       << (p.source_noise ? ", plus the source's own draw on G" : "")
       << "); by basic composition the total is (" << pr.basic_epsilon << ", "
       << pr.basic_delta
@@ -244,11 +259,9 @@ std::string planned_privacy(const params& p, std::uint64_t features) {
   std::ostringstream out;
   out << pr.headline();
   if (pr.protected_sums)
-    out << "; noise: sigma " << pr.sigma
-        << " per unit sensitivity (Δg = " << p.sensitivity_g
-        << ", Δh = " << p.sensitivity_h
-        << "); by basic composition the total is (" << pr.basic_epsilon << ", "
-        << pr.basic_delta << ")";
+    out << "; noise: sigma " << pr.sigma << " per unit sensitivity ("
+        << sensitivities(p) << "); by basic composition the total is ("
+        << pr.basic_epsilon << ", " << pr.basic_delta << ")";
   if (!pr.warning.empty())
     out << "; WARNING: " << pr.warning;
   return out.str();
@@ -262,7 +275,8 @@ std::vector<std::string> privacy_warnings(const params& p,
   // Hessian noise of std >= lambda puts H + lambda near 0 often enough that
   // weights blow up (docs/reproduction/feverless.md §3).
   double hessian_noise = pr.sigma * p.sensitivity_h;
-  if (pr.protected_sums && p.max_delta_step == 0 && hessian_noise >= p.lambda) {
+  if (pr.protected_sums && p.hessian_noise && p.max_delta_step == 0 &&
+      hessian_noise >= p.lambda) {
     std::ostringstream w;
     w << "the hessian sums carry noise of std at least " << hessian_noise
       << " (lambda = " << p.lambda

@@ -152,6 +152,35 @@ BOOST_AUTO_TEST_CASE(feverless_cli_per_sum_budget_and_classical_delta) {
   BOOST_TEST(contains(wild.output, "can blow up"), wild.output);
 }
 
+BOOST_AUTO_TEST_CASE(feverless_cli_without_hessian_noise_charges_the_same) {
+  // feverless.hessian_noise = false releases H exact. The guarantee only
+  // ever charged G, so it is the same; the report and the privacy lines say
+  // that H is exact, and the warning about weights that noisy H blows up
+  // goes.
+  temp_dir dir;
+  auto data = write_small_csv(dir);
+  auto with = dir.path("with.json"), without = dir.path("without.json");
+  auto train = "train --protocol feverless --parties 2 --data " + data +
+               " --trees 1 --depth 2 --set max_delta_step=0 --report ";
+  auto a = run_veil(train + with);
+  auto b = run_veil(train + without + " --set feverless.hessian_noise=false");
+  BOOST_REQUIRE_MESSAGE(a.status == 0, a.output);
+  BOOST_REQUIRE_MESSAGE(b.status == 0, b.output);
+  BOOST_TEST(contains(a.output, "can blow up"), a.output);
+  BOOST_TEST(!contains(b.output, "can blow up"), b.output);
+  BOOST_TEST(contains(b.output, "H exact, feverless.hessian_noise = false"),
+             b.output);
+  auto ja = read_json(with)["privacy"], jb = read_json(without)["privacy"];
+  BOOST_TEST(ja["headline"] == jb["headline"]);
+  BOOST_TEST(ja["sigma"] == jb["sigma"]);
+  BOOST_TEST(ja["per_query"] == jb["per_query"]);
+  BOOST_TEST(ja["total"] == jb["total"]);
+  BOOST_TEST(ja["hessian_noise"] == true);
+  BOOST_TEST(jb["hessian_noise"] == false);
+  BOOST_TEST(ja["sensitivity"]["h"] == 0.25);
+  BOOST_TEST(jb["sensitivity"]["h"].is_null());
+}
+
 BOOST_AUTO_TEST_CASE(feverless_cli_max_delta_step_clamps_noisy_weights) {
   temp_dir dir;
   auto data = write_small_csv(dir);

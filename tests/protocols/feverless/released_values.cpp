@@ -7,7 +7,8 @@
 // query's noise cannot undo it: the hessian sums are public, so from a
 // broadcast weight it could solve for the exact gradient sum, but the
 // source adds a draw of its own (params::source_noise; without it, the
-// paper's algorithm, it can).
+// paper's algorithm, it can). Without hessian noise (params::hessian_noise)
+// H is released exact and G keeps all of its noise.
 #include "tests/protocols/feverless/harness.hpp"
 
 #include <algorithm>
@@ -55,6 +56,7 @@ struct setting {
   mode m = mode::feverless;
   std::size_t clients = 4;
   bool source_noise = true;
+  bool hessian_noise = true;
   int runs = 300;
   std::uint64_t seed = 5000;
 };
@@ -73,6 +75,7 @@ params params_of(const setting& s, std::uint64_t seed) {
   p.delta = 1e-5;
   p.test_hooks = true;
   p.source_noise = s.source_noise;
+  p.hessian_noise = s.hessian_noise;
   return p;
 }
 
@@ -114,6 +117,8 @@ leaf_release one_session(const setting& s, std::uint64_t seed) {
   BOOST_REQUIRE_EQUAL(found, 1);
   if (!s.source_noise)
     BOOST_TEST(r.g_source == 0.0);
+  if (!s.hessian_noise)
+    BOOST_TEST(r.h_noise == 0.0); // bit for bit: no draw at all
   return r;
 }
 
@@ -154,7 +159,7 @@ void check_leaf(const setting& s, int draws) {
   // 1/sqrt(2 (R - 1)): allow four.
   double tol = 4 / std::sqrt(2.0 * (s.runs - 1));
   double sg = std::sqrt(double(draws)) * sigma;
-  double sh = std::sqrt(double(draws)) * 0.25 * sigma;
+  double sh = s.hessian_noise ? std::sqrt(double(draws)) * 0.25 * sigma : 0;
   BOOST_TEST(std::fabs(sample_sd(ng) / sg - 1) <= tol);
   // The weight's spread to first order in the noise (the delta method; the
   // second-order terms are (sh / (H + lambda))^2 ~ 1e-3 of it here).
@@ -166,8 +171,9 @@ void check_leaf(const setting& s, int draws) {
   BOOST_TEST_MESSAGE((s.missing ? "missing bucket" : "own bucket")
                      << " (" << to_string(s.m) << ", " << s.clients
                      << " clients, source noise " << s.source_noise
-                     << "): weight sd " << sample_sd(w) << ", predicted "
-                     << predicted << "; the drawers' error sd " << sd_undone);
+                     << ", hessian noise " << s.hessian_noise << "): weight sd "
+                     << sample_sd(w) << ", predicted " << predicted
+                     << "; the drawers' error sd " << sd_undone);
   BOOST_TEST(std::fabs(sample_sd(w) / predicted - 1) <= tol + 1e-2);
   // Every run releases a new value. The others' noise on G differs in each
   // (a resolution of 2^-F: a repeat once in some 10^6 of these tests), and
@@ -223,6 +229,17 @@ BOOST_AUTO_TEST_CASE(without_the_source_draw_the_drawer_undoes_the_noise) {
   s.source_noise = false;
   s.runs = 60;
   s.seed = 17000;
+  check_leaf(s, 1);
+}
+
+BOOST_AUTO_TEST_CASE(without_hessian_noise_g_keeps_all_of_its_noise) {
+  // feverless.hessian_noise = false: each session's H is exact (checked in
+  // one_session), and the weight spreads by G's noise alone, the volunteer's
+  // and the source's, at the same sigma.
+  setting s;
+  s.hessian_noise = false;
+  s.runs = 200;
+  s.seed = 25000;
   check_leaf(s, 1);
 }
 
