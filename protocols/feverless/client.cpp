@@ -1782,6 +1782,27 @@ std::size_t client::choose_volunteers() {
   return k;
 }
 
+std::uint32_t client::volunteer_mask(std::size_t index) {
+  // find_volunteers' rule, as a mask: a comparison per candidate and no
+  // branch on its outcome (each is a coin toss to the branch predictor,
+  // and mispredicted tosses cost the election more than its arithmetic).
+  auto& u = units_[index];
+  auto& tickets = *level_attempts_;
+  auto m = static_cast<std::size_t>(n_ - 2);
+  for (std::uint32_t a = 0; a < max_attempts; ++a) {
+    auto bar = tickets.at(index, a, 0);
+    std::uint32_t mask = 0;
+    for (std::size_t r = 0; r < m; ++r)
+      mask |= static_cast<std::uint32_t>(tickets.at(index, a, 1 + r) > bar)
+              << r;
+    if (mask != 0) {
+      u.attempt = a;
+      return mask;
+    }
+  }
+  return 0;
+}
+
 bool client::find_volunteers(std::size_t index) {
   // Slot 0 holds the leader's THRESH ticket, slot 1 + r the NOISE ticket of
   // the unit's candidate of rank r (the clients but its source and leader,
@@ -2041,29 +2062,24 @@ client::status client::select_by_hints(outbox& out) {
       continue; // neither candidate nor leader, and in no selections
     if (l == self_ && !params_.test_hooks)
       continue;
-    if (!find_volunteers(i))
+    auto volunteers = volunteer_mask(i); // by candidate rank
+    if (volunteers == 0)
       return no_volunteer();
-    const auto& volunteers = picks_; // ascending
-    auto kh = volunteers.size();
+    auto kh = static_cast<std::size_t>(std::popcount(volunteers));
     if (l == self_) {
       // Its own units: the candidates read their selections from its
       // LEAD; the test hooks keep how many, as NOTIFY's leader does.
       record_selection(u, kh, kept_count(kh));
       continue;
     }
-    // The other volunteers as a mask over the candidates but this one (the
-    // clients but u's source, l and this one, ascending).
-    bool mine = false;
-    std::uint32_t others = 0;
-    for (auto v : volunteers) {
-      auto c = static_cast<party_id>(v);
-      if (c == self_)
-        mine = true;
-      else
-        others |= 1u << (c - (c > u.source) - (c > l) - (c > self_));
-    }
-    if (!mine)
+    auto rank = static_cast<unsigned>(self_ - (self_ > u.source) - (self_ > l));
+    if ((volunteers >> rank & 1) == 0)
       continue;
+    // The other volunteers as a mask over the candidates but this one (the
+    // clients but u's source, l and this one, ascending): this one's bit
+    // taken out, the higher ranks one down.
+    std::uint32_t others =
+        (volunteers & ((1u << rank) - 1)) | (volunteers >> (rank + 1) << rank);
     bool selected = kh == 1;
     if (!selected) {
       // The unit's place in l's selections: the units before it of sources

@@ -501,6 +501,10 @@ private:
   /// u.attempt; both from the level's joint attempt tickets
   /// (level_attempts_). False if none did in max_attempts.
   bool find_volunteers(std::size_t index);
+  /// The same volunteers as a mask over the unit's candidates by rank (bit
+  /// r: the candidate of rank r), or 0 if none volunteered; for up to 34
+  /// clients (the hinted election's are at most max_hinted_clients).
+  std::uint32_t volunteer_mask(std::size_t index);
   /// Chain, as a leader after LEAD: each unit's volunteers from the
   /// candidates' noise reveals, the selection, and NOTIFY.
   status select_volunteers(outbox& out);
