@@ -67,7 +67,8 @@ def run(veil, train, label, protocol, extra, work):
     if protocol != "feverless-plain":
         cmd += ["--set", "feverless.sum_epsilon=2",
                 "--set", "feverless.calibration=classical",
-                "--set", "feverless.source_noise=false"] + extra
+                "--set", "feverless.source_noise=false",
+                "--set", "feverless.hessian_noise=true"] + extra
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     with open(report) as f:

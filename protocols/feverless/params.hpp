@@ -194,13 +194,14 @@ struct params {
   /// gradient sum from a broadcast leaf weight or gain. false: the paper's
   /// algorithm, DP against every client but each query's noise drawers.
   bool source_noise = true;
-  /// Noise on the hessian sums H, as the paper adds (Δh = sensitivity_h).
-  /// [D] false: H is released exact. It buys no label privacy either way:
-  /// one row's label leaves its h = p(1 - p) unchanged, and every client
-  /// could compute any H from the public margins (docs/security.md), so
-  /// only G is charged. Dropping it halves the noise draws and keeps
-  /// H + lambda >= lambda, where noisy H can put it near 0.
-  bool hessian_noise = true;
+  /// [D] Noise on the hessian sums H (Δh = sensitivity_h); false, the
+  /// default, releases H exact. Its noise buys no label privacy: one row's
+  /// label leaves its h = p(1 - p) unchanged, and every client could
+  /// compute any H from the public margins (docs/security.md), so only G is
+  /// ever charged. Without it a run draws half the noise and H + lambda
+  /// stays >= lambda, where noisy H can put it near 0 and blow weights up.
+  /// true: the paper's algorithm.
+  bool hessian_noise = false;
 
   // --- AHE baseline (spec §10.5, §15.1) ---
   /// Bits of each source's Paillier modulus n: 2048 (the default: 112-bit

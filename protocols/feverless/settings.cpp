@@ -126,7 +126,7 @@ std::string sensitivities(const params& p) {
   if (p.hessian_noise)
     out << ", Δh = " << p.sensitivity_h;
   else
-    out << "; H exact, feverless.hessian_noise = false";
+    out << "; H exact: no label moves it";
   return out.str();
 }
 

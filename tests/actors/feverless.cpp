@@ -165,7 +165,7 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   ps.sensitivity_g = 2;
   ps.sensitivity_h = 0.75;
   ps.source_noise = false;
-  ps.hessian_noise = false;
+  ps.hessian_noise = true; // not the default
   ps.hide_labels = true;
   ps.noise = false;
   ps.selection = fv::noise_selection::portion;
@@ -193,7 +193,7 @@ BOOST_AUTO_TEST_CASE(session_messages_round_trip) {
   BOOST_TEST(r2.params.split_threshold == -1.5);
   BOOST_TEST(r2.params.max_delta_step == 0.375);
   BOOST_TEST(!r2.params.source_noise);
-  BOOST_TEST(!r2.params.hessian_noise);
+  BOOST_TEST(r2.params.hessian_noise);
   BOOST_TEST(r2.params.hide_labels);
   veil::messages::fvl::eval_labels e{{0, 4}, {1.0f, 0.0f}};
   auto e2 = round_trip(e);

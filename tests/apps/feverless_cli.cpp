@@ -93,7 +93,9 @@ BOOST_AUTO_TEST_CASE(feverless_cli_report) {
   BOOST_TEST(
       contains(pv["neighbouring"].get<std::string>(), "one row's label"));
   BOOST_TEST(pv["sensitivity"]["g"].get<double>() == 1.0);
-  BOOST_TEST(pv["sensitivity"]["h"].get<double>() == 0.25);
+  // H is released exact by default: no label moves it.
+  BOOST_TEST(pv["sensitivity"]["h"].is_null());
+  BOOST_TEST(!pv["hessian_noise"].get<bool>());
   BOOST_TEST(pv["sigma"].get<double>() > 0);
   BOOST_TEST(std::fabs(j["params"]["max_delta_step"].get<double>() - 5) <=
              1e-12);
@@ -134,8 +136,9 @@ BOOST_AUTO_TEST_CASE(feverless_cli_per_sum_budget_and_classical_delta) {
   BOOST_TEST(j["privacy"]["calibration"] == "classical");
   BOOST_TEST(j["privacy"]["per_query"]["delta"].get<double>() > 2e-5);
   BOOST_TEST(j["privacy"].contains("warning"));
-  // max_delta_step = 0 asked for the paper's weights: no clamp, and sigma
-  // 0.48 per unit gives hessian noise 0.12 < lambda, no warning either.
+  // max_delta_step = 0 asked for the paper's weights: no clamp, and no
+  // warning either (H is exact by default; the paper's noise on it would
+  // be 0.48 x 0.25 = 0.12 < lambda).
   BOOST_TEST(j["params"]["max_delta_step"].get<double>() == 0.0);
   BOOST_TEST(!j["params"]["max_delta_step_is_default"].get<bool>());
   BOOST_TEST(!contains(r.output, "max_delta_step"), r.output);
@@ -144,32 +147,32 @@ BOOST_AUTO_TEST_CASE(feverless_cli_per_sum_budget_and_classical_delta) {
                       " --trees 1 --depth 2 --set feverless.query_epsilon=2");
   BOOST_TEST(old.status == 2);
   BOOST_TEST(contains(old.output, "renamed feverless.sum_epsilon"), old.output);
-  // Without the clamp under a small total budget, the wild weights are
-  // pointed out.
+  // Without the clamp under a small total budget, the wild weights of the
+  // paper's noisy H are pointed out.
   auto wild = run_veil("train --protocol feverless --parties 2 --data " + data +
-                       " --trees 1 --depth 2 --set max_delta_step=0");
+                       " --trees 1 --depth 2 --set max_delta_step=0 --set "
+                       "feverless.hessian_noise=true");
   BOOST_REQUIRE_MESSAGE(wild.status == 0, wild.output);
   BOOST_TEST(contains(wild.output, "can blow up"), wild.output);
 }
 
-BOOST_AUTO_TEST_CASE(feverless_cli_without_hessian_noise_charges_the_same) {
-  // feverless.hessian_noise = false releases H exact. The guarantee only
-  // ever charged G, so it is the same; the report and the privacy lines say
-  // that H is exact, and the warning about weights that noisy H blows up
-  // goes.
+BOOST_AUTO_TEST_CASE(feverless_cli_exact_hessian_charges_the_same) {
+  // The default releases H exact; feverless.hessian_noise = true noises it
+  // as the paper does. The guarantee only ever charged G, so it is the
+  // same; the report and the privacy lines say that H is exact, and the
+  // warning about weights that noisy H blows up goes.
   temp_dir dir;
   auto data = write_small_csv(dir);
   auto with = dir.path("with.json"), without = dir.path("without.json");
   auto train = "train --protocol feverless --parties 2 --data " + data +
                " --trees 1 --depth 2 --set max_delta_step=0 --report ";
-  auto a = run_veil(train + with);
-  auto b = run_veil(train + without + " --set feverless.hessian_noise=false");
+  auto a = run_veil(train + with + " --set feverless.hessian_noise=true");
+  auto b = run_veil(train + without);
   BOOST_REQUIRE_MESSAGE(a.status == 0, a.output);
   BOOST_REQUIRE_MESSAGE(b.status == 0, b.output);
   BOOST_TEST(contains(a.output, "can blow up"), a.output);
   BOOST_TEST(!contains(b.output, "can blow up"), b.output);
-  BOOST_TEST(contains(b.output, "H exact, feverless.hessian_noise = false"),
-             b.output);
+  BOOST_TEST(contains(b.output, "H exact: no label moves it"), b.output);
   auto ja = read_json(with)["privacy"], jb = read_json(without)["privacy"];
   BOOST_TEST(ja["headline"] == jb["headline"]);
   BOOST_TEST(ja["sigma"] == jb["sigma"]);

@@ -91,10 +91,14 @@ BOOST_AUTO_TEST_CASE(hessian_noise_above_lambda_warns_without_a_clamp) {
   p.lambda = 1;
   p.sensitivity_h = 0.25;
   p.max_delta_step = 0;
+  p.hessian_noise = true; // the paper's
   fv::privacy_report r;
   r.protected_sums = true;
   r.sigma = 4; // hessian noise 4 * 0.25 = 1 = lambda: warned
   BOOST_TEST(fv::privacy_warnings(p, r).size() == 1u);
+  p.hessian_noise = false; // H exact (the default): nothing to blow up
+  BOOST_TEST(fv::privacy_warnings(p, r).empty());
+  p.hessian_noise = true;
   r.sigma = 3.9; // below lambda
   BOOST_TEST(fv::privacy_warnings(p, r).empty());
   r.sigma = 4;

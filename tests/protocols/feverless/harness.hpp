@@ -106,6 +106,9 @@ inline params session_params(mode m, int trees, int depth,
   // AHE: the paper's 1024-bit keys, which generate in a fraction of the
   // time of the 2048-bit default (tests that need 2048 set it).
   p.paillier_bits = 1024;
+  // The paper's hessian noise, which the statistical tests' expectations
+  // count (released_values checks the default's exact H).
+  p.hessian_noise = true;
   return p;
 }
 
