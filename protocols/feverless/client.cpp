@@ -1461,8 +1461,8 @@ void client::build_units() {
       auto& u = units_.emplace_back();
       u.id = queries_[i].qid;
       u.source = p;
-      u.first = i;
-      u.count = batch ? hi - lo : 1;
+      u.first = static_cast<std::uint32_t>(i);
+      u.count = static_cast<std::uint32_t>(batch ? hi - lo : 1);
       for (auto j = i; j < i + u.count; ++j)
         queries_[j].unit = static_cast<std::uint32_t>(units_.size() - 1);
     }
@@ -2065,10 +2065,10 @@ client::status client::select_by_hints(outbox& out) {
     auto volunteers = volunteer_mask(i); // by candidate rank
     if (volunteers == 0)
       return no_volunteer();
-    auto kh = static_cast<std::size_t>(std::popcount(volunteers));
     if (l == self_) {
       // Its own units: the candidates read their selections from its
       // LEAD; the test hooks keep how many, as NOTIFY's leader does.
+      auto kh = static_cast<std::size_t>(std::popcount(volunteers));
       record_selection(u, kh, kept_count(kh));
       continue;
     }
@@ -2080,7 +2080,9 @@ client::status client::select_by_hints(outbox& out) {
     // taken out, the higher ranks one down.
     std::uint32_t others =
         (volunteers & ((1u << rank) - 1)) | (volunteers >> (rank + 1) << rank);
-    bool selected = kh == 1;
+    // A lone volunteer is selected (without std::popcount, a call to
+    // libgcc on a baseline x86-64 build).
+    bool selected = (volunteers & (volunteers - 1)) == 0;
     if (!selected) {
       // The unit's place in l's selections: the units before it of sources
       // other than l and this client (units go by source, and l is not

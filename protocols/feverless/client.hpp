@@ -326,7 +326,10 @@ private:
   struct election_unit {
     std::uint64_t id = 0; // qid of its first query
     party_id source = 0;
-    std::size_t first = 0, count = 0; // queries_[first, first + count)
+    // queries_[first, first + count). 32 bits, as level_query::unit (2^32
+    // queries would fill 400 GB), keep a unit in 32 bytes: the election
+    // walks every unit of a level several times.
+    std::uint32_t first = 0, count = 0;
     party_id leader = -1;
     std::uint32_t attempt = 0;
     bool pending = false; // waits for noise in the current round
