@@ -24,8 +24,10 @@
 #                                   run takes hours on 2 vCPUs)
 # plus feverless-plain at each AHE size that is not 10x10, for the ratio.
 # Prints the median train_seconds over --runs (the settings take turns, run
-# after run), the ratio to feverless-plain of the same size, the
-# microseconds per query, the MB each client sent
+# after run), the ratio to feverless-plain of the same size (of the
+# medians, of the medians per query, and "paired": the median over rounds
+# of each round's own per-query ratio, which a slow minute of the VM moves
+# less), the microseconds per query, the MB each client sent
 # (from --report: training and the prediction of the training rows) and
 # the paper's time for the same setting (Table 6: Python, Xeon E5-2620 v4;
 # bank_marketing only);
@@ -71,7 +73,7 @@ while [[ $# -gt 0 ]]; do
     --ahe2048-size) AHE2048=$2; shift ;;
     --skip-ahe) SKIP_AHE=1 ;;
     --skip-signed) SKIP_SIGNED=1 ;;
-    -h | --help) sed -n '2,50p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,52p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_feverless.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -128,6 +130,7 @@ run() {
     --trees "$trees" --depth "$depth" --seed 1 --timeout 7200 --quiet \
     --report "$OUT/$name.json" "${LINKS[@]}" "$@" >/dev/null
   field "$OUT/$name.json" 'r["train_seconds"]' >>"$OUT/$name.all"
+  field "$OUT/$name.json" 'r.get("queries", 0)' >>"$OUT/$name.queries" # plain has none
 }
 
 # settle NAME...: the median of each NAME's runs -> $OUT/NAME.s
@@ -154,12 +157,20 @@ row() {
       'BEGIN { e = s / q * q10; printf " (≈%.0f s at 10 × 10, %.0f× plain)", e, e / b10 }')
   fi
   # Noise changes the trees, and so the number of queries: the ratio per
-  # query as well, which a run with fewer queries cannot flatter.
+  # query as well, which a run with fewer queries cannot flatter. And the
+  # median over rounds of each round's own per-query ratio ("paired"),
+  # which a slow minute of the VM moves less: both runs of a round share it.
+  local paired=""
+  if [[ $name != "$base" && $(wc -l <"$OUT/$name.all") == $(wc -l <"$OUT/$base.all") ]]; then
+    paired=$(paste "$OUT/$name.all" "$OUT/$name.queries" "$OUT/$base.all" "$OUT/$base.queries" |
+      awk '{ print ($1 / $2) / ($3 / $4) }' | median)
+  fi
   awk -v l="$label" -v d="$d" -v t="$t" -v s="$s" -v b="$b" -v q="$q" -v qb="$qb" \
     -v mb="$mb" -v a="$acc" -v p="$(paper "$kind" "$d" "$t")" -v x="$ext" \
-    -v self="$([[ $name == "$base" ]] && echo 1 || echo 0)" 'BEGIN {
+    -v pr="$paired" -v self="$([[ $name == "$base" ]] && echo 1 || echo 0)" 'BEGIN {
       r = p == "–" ? "–" : sprintf("%.1f×", p / s);
-      pq = self ? "" : sprintf(" (%.2f× per query)", (s / q) / (b / qb));
+      pq = self ? "" : sprintf(" (%.2f× per query%s)", (s / q) / (b / qb),
+                               pr == "" ? "" : sprintf("; paired %.2f×", pr));
       printf "| %s | %s × %s | %.3f%s | %.2f×%s | %.1f | %s | %s | %s | %s | %s |\n",
         l, d, t, s, x, s / b, pq, 1e6 * s / q, q, mb, a, p, r }'
 }
@@ -172,7 +183,7 @@ DP=(--set feverless.sum_epsilon=2 --delta 1e-5 --set feverless.calibration=class
   --set max_delta_step=0 --set feverless.source_noise=false --set feverless.hessian_noise=true)
 names=(vertical plain chain chain-exact-h per-batch ldp)
 [[ $SKIP_SIGNED == 1 ]] || names+=(signed)
-for name in "${names[@]}"; do rm -f "$OUT/$name.all"; done
+for name in "${names[@]}"; do rm -f "$OUT/$name.all" "$OUT/$name.queries"; done
 for r in $(seq "$RUNS"); do
   run vertical plain 10 10
   run plain feverless-plain 10 10
@@ -189,7 +200,7 @@ if [[ $SKIP_AHE == 0 ]]; then
   for spec in "ahe1024 1024 $AHE" "ahe2048 2048 $AHE2048"; do
     read -r name bits sz <<<"$spec"
     read -r d t <<<"$(size "$sz")"
-    rm -f "$OUT/$name.all" "$OUT/plain-$sz.all"
+    rm -f "$OUT/$name.all" "$OUT/plain-$sz.all" "$OUT/$name.queries" "$OUT/plain-$sz.queries"
     for r in $(seq "$RUNS"); do
       [[ $sz == 10x10 ]] || run "plain-$sz" feverless-plain "$d" "$t"
       run "$name" feverless-ahe "$d" "$t" --set paillier.bits="$bits" "${DP[@]}"
