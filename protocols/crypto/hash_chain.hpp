@@ -142,6 +142,11 @@ public:
     }
     return later(unit, attempt, slot);
   }
+  /// `unit`'s tickets of attempts 0 .. group - 1, all slots, in the order
+  /// of at(unit, a, slot) by a then slot, into `out` (group × slots of
+  /// them): one copy, where `at` recomputes a place per ticket. Throws
+  /// std::out_of_range for a unit out of range or an `out` of another size.
+  void first_group(std::size_t unit, std::span<std::uint16_t> out) const;
 
 private:
   /// The ticket's place in its group's stream, and its 16 bits of the word.

@@ -505,8 +505,8 @@ private:
   /// (level_attempts_). False if none did in max_attempts.
   bool find_volunteers(std::size_t index);
   /// The same volunteers as a mask over the unit's candidates by rank (bit
-  /// r: the candidate of rank r), or 0 if none volunteered; for up to 34
-  /// clients (the hinted election's are at most max_hinted_clients).
+  /// r: the candidate of rank r), or 0 if none volunteered; for the hinted
+  /// election (at most max_hinted_clients clients).
   std::uint32_t volunteer_mask(std::size_t index);
   /// Chain, as a leader after LEAD: each unit's volunteers from the
   /// candidates' noise reveals, the selection, and NOTIFY.
