@@ -162,27 +162,18 @@ attempt_tickets::attempt_tickets(const key32& joint, const round_input& in,
                                  std::size_t units, std::size_t slots)
     : joint_(joint), in_(in), units_(units), slots_(slots) {
   in_.attempt = 0;
-  // group * units * slots tickets, four to a word.
-  first_ = ticket_stream(joint_, in_).first((units * slots * group + 3) / 4);
+  // group * units * slots tickets, four to a word, taken out of their
+  // words once so that a unit's lie together as 16-bit values.
+  auto count = units * slots * group;
+  auto words = ticket_stream(joint_, in_).first((count + 3) / 4);
+  first_.resize(count);
+  for (std::size_t t = 0; t < count; ++t)
+    first_[t] = lane(words[t / 4], t);
 }
 
-void attempt_tickets::first_group(std::size_t unit,
-                                  std::span<std::uint16_t> out) const {
-  if (unit >= units_ || out.size() != group * slots_)
-    throw std::out_of_range("first_group: unit " + std::to_string(unit) +
-                            " among " + std::to_string(units_) + ", " +
-                            std::to_string(out.size()) + " tickets");
-  auto t = index(unit, 0, 0);
-  if constexpr (std::endian::native == std::endian::little) {
-    // A word's lanes, lowest bits first, are its 16-bit halves in memory
-    // order: the tickets lie in order.
-    std::memcpy(out.data(),
-                reinterpret_cast<const std::uint16_t*>(first_.data()) + t,
-                out.size_bytes());
-  } else {
-    for (std::size_t k = 0; k < out.size(); ++k)
-      out[k] = lane(first_[(t + k) / 4], t + k);
-  }
+void attempt_tickets::out_of_range(std::size_t unit) const {
+  throw std::out_of_range("unit " + std::to_string(unit) + " among " +
+                          std::to_string(units_));
 }
 
 std::uint16_t attempt_tickets::later(std::size_t unit, std::uint32_t attempt,

@@ -126,8 +126,9 @@ key32 joint_element(std::span<const key32> elements);
 /// ticket of attempt 4 g + d and slot j is ticket (4 u + d) slots + j of
 /// the group's stream, four to a 64-bit word, lowest bits first. Group 0
 /// (attempts 0 to 3, all that most units read) is computed whole, in one
-/// stream call; later groups by 64-word chunks at their first read, since
-/// few units reach them.
+/// stream call, and kept as 16-bit tickets in that order (a unit's are one
+/// row: first_group); later groups by 64-word chunks at their first read,
+/// since few units reach them.
 class attempt_tickets {
 public:
   static constexpr std::uint32_t group = 4;
@@ -136,17 +137,19 @@ public:
   /// The ticket of `unit` at `attempt` in `slot`. Throws std::out_of_range
   /// for a unit or slot out of range.
   std::uint16_t at(std::size_t unit, std::uint32_t attempt, std::size_t slot) {
-    if (attempt < group && unit < units_ && slot < slots_) {
-      auto t = index(unit, attempt, slot);
-      return lane(first_[t / 4], t);
-    }
+    if (attempt < group && unit < units_ && slot < slots_)
+      return first_[index(unit, attempt, slot)];
     return later(unit, attempt, slot);
   }
   /// `unit`'s tickets of attempts 0 .. group - 1, all slots, in the order
-  /// of at(unit, a, slot) by a then slot, into `out` (group × slots of
-  /// them): one copy, where `at` recomputes a place per ticket. Throws
-  /// std::out_of_range for a unit out of range or an `out` of another size.
-  void first_group(std::size_t unit, std::span<std::uint16_t> out) const;
+  /// of at(unit, a, slot) by a then slot (group × slots of them), where
+  /// `at` finds each ticket's place anew. Throws std::out_of_range for a
+  /// unit out of range.
+  std::span<const std::uint16_t> first_group(std::size_t unit) const {
+    if (unit >= units_)
+      out_of_range(unit);
+    return {first_.data() + index(unit, 0, 0), group * slots_};
+  }
 
 private:
   /// The ticket's place in its group's stream, and its 16 bits of the word.
@@ -159,10 +162,11 @@ private:
   }
   std::uint16_t later(std::size_t unit, std::uint32_t attempt,
                       std::size_t slot);
+  [[noreturn]] void out_of_range(std::size_t unit) const;
   key32 joint_;
   round_input in_;
   std::size_t units_, slots_;
-  std::vector<std::uint64_t> first_; ///< group 0's words
+  std::vector<std::uint16_t> first_; ///< group 0's tickets, in order
   std::vector<ticket_stream> later_; ///< groups 1, 2, ...: made at need
 };
 

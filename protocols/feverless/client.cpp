@@ -1787,18 +1787,13 @@ std::uint32_t client::volunteer_mask(std::size_t index) {
   // branch on its outcome (each is a coin toss to the branch predictor,
   // and mispredicted tosses cost the election more than its arithmetic).
   // The first group of attempts, which decides all but about 1 unit in 81,
-  // is read in one copy.
+  // is read as one row.
   constexpr auto group = crypto::attempt_tickets::group;
-  std::array<std::uint16_t, group*(max_hinted_clients - 1)> copy;
   auto m = static_cast<std::size_t>(n_ - 2);
   auto slots = m + 1;
-  if (group * slots > copy.size())
-    throw std::logic_error("volunteer_mask: more clients than a hinted "
-                           "election has");
   auto& u = units_[index];
   auto& tickets = *level_attempts_;
-  auto first = std::span(copy).first(group * slots);
-  tickets.first_group(index, first);
+  auto first = tickets.first_group(index);
   auto ticket = [&](std::uint32_t a, std::size_t slot) {
     return a < group ? first[a * slots + slot] : tickets.at(index, a, slot);
   };
