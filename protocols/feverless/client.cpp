@@ -2061,47 +2061,64 @@ client::status client::select_by_hints(outbox& out) {
     if (l != self_)
       selections[l] = as<lead_tickets>(got_[l]).selections.data();
   std::size_t sets = flags_per_unit(n_);
+  // In passes, so that no branch depends on a ticket or a selection: each
+  // is a coin toss to the branch predictor, and its misses cost more than
+  // the arithmetic. First the units this client is a candidate of (neither
+  // their source nor their leader), then those it is selected for, which
+  // then draw, in unit order as before.
+  auto& listed = unit_list_;
+  listed.resize(units_.size());
+  std::size_t count = 0;
   for (std::size_t i = 0; i < units_.size(); ++i) {
     auto& u = units_[i];
-    auto l = u.leader;
     u.pending = false;
-    if (u.source == self_)
-      continue; // neither candidate nor leader, and in no selections
-    if (l == self_ && !params_.test_hooks)
-      continue;
+    listed[count] = static_cast<std::uint32_t>(i);
+    count += (u.source != self_) & (u.leader != self_);
+  }
+  if (params_.test_hooks)
+    for (std::size_t i = 0; i < units_.size(); ++i) {
+      // Its own units: the candidates read their selections from its
+      // LEAD; the test hooks keep how many, as NOTIFY's leader does.
+      auto& u = units_[i];
+      if (u.leader != self_)
+        continue;
+      auto volunteers = volunteer_mask(i);
+      if (volunteers == 0)
+        return no_volunteer();
+      auto kh = static_cast<std::size_t>(std::popcount(volunteers));
+      record_selection(u, kh, kept_count(kh));
+    }
+  std::size_t chosen = 0; // listed[0, chosen): selected, overwriting
+  for (std::size_t k = 0; k < count; ++k) {
+    auto i = listed[k];
+    const auto& u = units_[i];
+    auto l = u.leader;
     auto volunteers = volunteer_mask(i); // by candidate rank
     if (volunteers == 0)
       return no_volunteer();
-    if (l == self_) {
-      // Its own units: the candidates read their selections from its
-      // LEAD; the test hooks keep how many, as NOTIFY's leader does.
-      auto kh = static_cast<std::size_t>(std::popcount(volunteers));
-      record_selection(u, kh, kept_count(kh));
-      continue;
-    }
     auto rank = static_cast<unsigned>(self_ - (self_ > u.source) - (self_ > l));
-    if ((volunteers >> rank & 1) == 0)
-      continue;
     // The other volunteers as a mask over the candidates but this one (the
     // clients but u's source, l and this one, ascending): this one's bit
     // taken out, the higher ranks one down.
     std::uint32_t others =
         (volunteers & ((1u << rank) - 1)) | (volunteers >> (rank + 1) << rank);
-    // A lone volunteer is selected (without std::popcount, a call to
-    // libgcc on a baseline x86-64 build).
-    bool selected = (volunteers & (volunteers - 1)) == 0;
-    if (!selected) {
-      // The unit's place in l's selections: the units before it of sources
-      // other than l and this client (units go by source, and l is not
-      // u's source).
-      auto at = i - (self_ < u.source ? unit_count(self_) : 0) -
-                (l < u.source ? unit_count(l) : 0);
-      auto flag = at * sets + others - 1; // within finish_lead's check
-      selected = (selections[l][flag / 8] >> (flag % 8) & 1) != 0;
-    }
-    if (selected)
-      draw_selected(u);
+    // A lone volunteer is selected; one of several reads its flag for the
+    // set of the others in l's selections. The unit's place there: the
+    // units before it of sources other than l and this client (units go by
+    // source, and l is not u's source). The flag is read either way
+    // (others = 0 reads the unit's first), within finish_lead's check.
+    auto at = i - (self_ < u.source ? unit_count(self_) : 0) -
+              (l < u.source ? unit_count(l) : 0);
+    auto flag = at * sets + (others == 0 ? 0 : others - 1);
+    bool picked = sets != 0 && (selections[l][flag / 8] >> (flag % 8) & 1) != 0;
+    bool mine = (volunteers >> rank & 1) != 0;
+    // One bit set (std::popcount is a call to libgcc on this build).
+    bool lone = (volunteers & (volunteers - 1)) == 0;
+    listed[chosen] = i;
+    chosen += mine & (lone | picked);
   }
+  for (std::size_t k = 0; k < chosen; ++k)
+    draw_selected(units_[listed[k]]);
   send_masked(out);
   phase_ = phase::masked;
   return {};

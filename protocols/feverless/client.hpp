@@ -703,6 +703,8 @@ private:
   // A unit's volunteers while its leader selects among them (their places,
   // chain: client indices); a member, so a level allocates it once.
   std::vector<std::size_t> picks_;
+  /// select_by_hints' lists of unit indices (kept for its capacity).
+  std::vector<std::uint32_t> unit_list_;
   std::uint32_t round_ = 0;
   std::uint32_t my_redo_ = 0;
   std::vector<std::uint32_t> redo_by_; // announced per client
