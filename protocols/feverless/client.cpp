@@ -2542,15 +2542,12 @@ void client::send_masked(outbox& out) {
     }
     const auto& u = units_[q.unit];
     // [A] Only selected volunteers subtract their r (§17 #6); chain's add
-    // their draw.
-    if (u.selected) {
-      g += q.selected_g;
-      h += q.selected_h;
-    }
-    if (u.leader == self_) {
-      g += q.noise_g;
-      h += q.noise_h;
-    }
+    // their draw. And the leader its Ñ. By masks, not branches: whether a
+    // unit is selected is a coin toss to the branch predictor.
+    auto selected = 0 - static_cast<std::uint64_t>(u.selected);
+    auto leads = 0 - static_cast<std::uint64_t>(u.leader == self_);
+    g += (q.selected_g & selected) + (q.noise_g & leads);
+    h += (q.selected_h & selected) + (q.noise_h & leads);
     if (q.source == self_) {
       own_g_.push_back(g);
       own_h_.push_back(h);
