@@ -167,8 +167,14 @@ attempt_tickets::attempt_tickets(const key32& joint, const round_input& in,
   auto count = units * slots * group;
   auto words = ticket_stream(joint_, in_).first((count + 3) / 4);
   first_.resize(count);
-  for (std::size_t t = 0; t < count; ++t)
-    first_[t] = lane(words[t / 4], t);
+  if constexpr (std::endian::native == std::endian::little) {
+    // A word's lanes, lowest bits first, are its 16-bit halves in memory
+    // order.
+    std::memcpy(first_.data(), words.data(), count * sizeof(std::uint16_t));
+  } else {
+    for (std::size_t t = 0; t < count; ++t)
+      first_[t] = lane(words[t / 4], t);
+  }
 }
 
 void attempt_tickets::out_of_range(std::size_t unit) const {
