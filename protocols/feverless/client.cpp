@@ -2053,7 +2053,7 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
 client::status client::select_by_hints(outbox& out) {
   // [D] hinted() (docs/feverless-election.md, "Selections with LEAD"): as a
   // candidate, this client finds each unit's volunteers as its leader
-  // would (find_volunteers), and if it is one of several, reads its
+  // would (volunteer_mask), and if it is one of several, reads its
   // selection for that set from the leader's LEAD; a lone volunteer is
   // selected. The selected ones draw, and MASKED follows with no NOTIFY.
   std::vector<const std::uint8_t*> selections(n_, nullptr); // by leader
