@@ -1782,12 +1782,15 @@ std::size_t client::choose_volunteers() {
   return k;
 }
 
-std::uint32_t client::volunteer_mask(std::size_t index) {
-  // find_volunteers' rule, as a mask: a comparison per candidate and no
-  // branch on its outcome (each is a coin toss to the branch predictor,
-  // and mispredicted tosses cost the election more than its arithmetic).
-  // The first group of attempts, which decides all but about 1 unit in 81,
-  // is read as one row.
+template <class Tally>
+bool client::first_volunteers(std::size_t index, Tally tally) {
+  // The paper's attempts (Alg. 5 l.2–17) on the level's joint tickets:
+  // slot 0 holds the leader's THRESH ticket, slot 1 + r the NOISE ticket of
+  // the unit's candidate of rank r (the clients but its source and leader,
+  // ascending). No branch on a comparison: each is a coin toss to the
+  // branch predictor, and its misses cost more than the arithmetic. The
+  // first group of attempts, which decides all but about 1 unit in 81, is
+  // read as one row.
   constexpr auto group = crypto::attempt_tickets::group;
   auto m = static_cast<std::size_t>(n_ - 2);
   auto slots = m + 1;
@@ -1799,39 +1802,40 @@ std::uint32_t client::volunteer_mask(std::size_t index) {
   };
   for (std::uint32_t a = 0; a < max_attempts; ++a) {
     auto bar = ticket(a, 0);
-    std::uint32_t mask = 0;
+    bool any = false;
     for (std::size_t r = 0; r < m; ++r)
-      mask |= static_cast<std::uint32_t>(ticket(a, 1 + r) > bar) << r;
-    if (mask != 0) {
-      u.attempt = a;
-      return mask;
-    }
-  }
-  return 0;
-}
-
-bool client::find_volunteers(std::size_t index) {
-  // Slot 0 holds the leader's THRESH ticket, slot 1 + r the NOISE ticket of
-  // the unit's candidate of rank r (the clients but its source and leader,
-  // ascending).
-  auto& u = units_[index];
-  auto& volunteers = picks_;
-  for (std::uint32_t a = 0; a < max_attempts; ++a) {
-    volunteers.clear();
-    auto bar = level_attempts_->at(index, a, 0);
-    std::size_t slot = 1;
-    for (party_id c = 0; c < n_; ++c) {
-      if (c == u.source || c == u.leader)
-        continue;
-      if (level_attempts_->at(index, a, slot++) > bar)
-        volunteers.push_back(static_cast<std::size_t>(c));
-    }
-    if (!volunteers.empty()) {
+      any = tally(r, ticket(a, 1 + r) > bar);
+    if (any) {
       u.attempt = a;
       return true;
     }
   }
   return false;
+}
+
+std::uint32_t client::volunteer_mask(std::size_t index) {
+  std::uint32_t mask = 0;
+  first_volunteers(index, [&](std::size_t r, bool beats) {
+    mask = (r == 0 ? 0 : mask) | static_cast<std::uint32_t>(beats) << r;
+    return mask != 0;
+  });
+  return mask; // 0 after an attempt without volunteers, the last
+}
+
+bool client::find_volunteers(std::size_t index) {
+  const auto& u = units_[index];
+  auto lo = std::min(u.source, u.leader), hi = std::max(u.source, u.leader);
+  return first_volunteers(index, [&](std::size_t r, bool beats) {
+    if (r == 0)
+      picks_.clear();
+    // The candidate of rank r: the clients but lo and hi, ascending.
+    auto c = static_cast<party_id>(r);
+    c += c >= lo ? 1 : 0;
+    c += c >= hi ? 1 : 0;
+    if (beats)
+      picks_.push_back(static_cast<std::size_t>(c));
+    return !picks_.empty();
+  });
 }
 
 client::status client::select_volunteers(outbox& out) {

@@ -508,6 +508,12 @@ private:
   /// r: the candidate of rank r), or 0 if none volunteered; for the hinted
   /// election (at most max_hinted_clients clients).
   std::uint32_t volunteer_mask(std::size_t index);
+  /// Both their rule: at attempt 0, 1, ..., tally(r, beats) hears whether
+  /// each candidate (by rank, starting afresh at r = 0) beats the
+  /// threshold and says whether any of the attempt has so far; the first
+  /// attempt with any goes into u.attempt. False if none in max_attempts.
+  template <class Tally>
+  bool first_volunteers(std::size_t index, Tally tally);
   /// Chain, as a leader after LEAD: each unit's volunteers from the
   /// candidates' noise reveals, the selection, and NOTIFY.
   status select_volunteers(outbox& out);
