@@ -192,9 +192,10 @@ nlohmann::json privacy_json(const params& p, const privacy_report& r) {
                                             : "one noise leader per query");
   j["neighbouring"] = "one row's label changes (label-level DP): its "
                       "gradient g moves by exactly 1, its hessian h stays";
-  j["sensitivity"] = {{"g", p.sensitivity_g}, {"h", p.sensitivity_h}};
-  if (!p.hessian_noise)
-    j["sensitivity"]["h"] = nullptr; // H is released exact
+  // null: H is released exact.
+  j["sensitivity"] = {{"g", p.sensitivity_g},
+                      {"h", p.hessian_noise ? nlohmann::json(p.sensitivity_h)
+                                            : nlohmann::json(nullptr)}};
   j["budget"] = p.budget == budget_kind::total ? "total" : "per_sum";
   j["budget_epsilon"] = p.epsilon;
   j["budget_delta"] = p.delta;
