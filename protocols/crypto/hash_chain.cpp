@@ -1,5 +1,6 @@
 #include "protocols/crypto/hash_chain.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <sodium.h>
@@ -138,14 +139,31 @@ std::uint64_t ticket_stream::at(std::size_t i) {
 
 std::vector<std::uint64_t> ticket_stream::range(std::size_t from,
                                                 std::size_t count) const {
-  // From the 64-byte block that holds ticket `from`, 8 tickets a block.
-  auto skip = from % 8;
-  std::vector<std::uint64_t> out(skip + count);
-  expand(key_, out, from / 8);
-  out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(skip));
+  std::vector<std::uint64_t> out(count);
+  fill(from, out);
+  return out;
+}
+
+void ticket_stream::fill(std::size_t from,
+                         std::span<std::uint64_t> out) const {
+  // 8 tickets a 64-byte block: a partial first block through a buffer, the
+  // rest straight into out.
+  std::size_t done = 0;
+  if (auto skip = from % 8; skip != 0 && !out.empty()) {
+    std::uint64_t block[8];
+    expand(key_, block, from / 8);
+    done = std::min<std::size_t>(8 - skip, out.size());
+    std::copy_n(block + skip, done, out.begin());
+  }
+  if (done < out.size())
+    expand(key_, out.subspan(done), (from + done) / 8);
   for (auto& t : out)
     t = le64(t);
-  return out;
+}
+
+void ticket_stream::bytes(std::uint64_t first_block,
+                          std::span<unsigned char> out) const {
+  expand_bytes(key_, out, first_block);
 }
 
 key32 joint_element(std::span<const key32> elements) {
@@ -158,32 +176,61 @@ key32 joint_element(std::span<const key32> elements) {
   return out;
 }
 
-attempt_tickets::attempt_tickets(const key32& joint, const round_input& in,
-                                 std::size_t units, std::size_t slots)
-    : joint_(joint), in_(in), units_(units), slots_(slots) {
+void attempt_tickets::reset(const key32& joint, const round_input& in,
+                            std::size_t units, std::size_t slots,
+                            std::size_t skip_first, std::size_t skip_count) {
+  joint_ = joint;
+  in_ = in;
   in_.attempt = 0;
-  // group * units * slots tickets, four to a word, taken out of their
-  // words once so that a unit's lie together as 16-bit values.
+  units_ = units;
+  slots_ = slots;
+  skip_first_ = std::min(skip_first, units);
+  skip_count_ = std::min(skip_count, units - skip_first_);
+  later_.clear();
+  // group * units * slots tickets, 32 to a 64-byte block.
   auto count = units * slots * group;
-  auto words = ticket_stream(joint_, in_).first((count + 3) / 4);
-  first_.resize(count);
-  if constexpr (std::endian::native == std::endian::little) {
-    // A word's lanes, lowest bits first, are its 16-bit halves in memory
-    // order.
-    std::memcpy(first_.data(), words.data(), count * sizeof(std::uint16_t));
-  } else {
-    for (std::size_t t = 0; t < count; ++t)
-      first_[t] = lane(words[t / 4], t);
+  auto room = (count + 31) / 32 * 32;
+  if (room > room_) {
+    first_ = std::make_unique_for_overwrite<std::uint16_t[]>(room);
+    room_ = room;
+  }
+  ticket_stream stream(joint_, in_);
+  compute_first(stream, 0, skip_first_);
+  compute_first(stream, skip_first_ + skip_count_, units_);
+}
+
+void attempt_tickets::compute_first(const ticket_stream& stream,
+                                    std::size_t lo, std::size_t hi) {
+  if (lo >= hi)
+    return;
+  // Units lo .. hi - 1 are tickets per_unit lo .. per_unit hi - 1, bytes
+  // twice that: the blocks that hold them, whole (room_ has space for the
+  // last).
+  auto per_unit = group * slots_;
+  auto block_lo = 2 * per_unit * lo / 64;
+  auto block_hi = (2 * per_unit * hi + 63) / 64;
+  auto* bytes = reinterpret_cast<unsigned char*>(first_.get());
+  stream.bytes(block_lo, {bytes + 64 * block_lo, 64 * (block_hi - block_lo)});
+  if constexpr (std::endian::native != std::endian::little) {
+    // A word's lanes, lowest bits first, are its 16-bit halves in
+    // little-endian order.
+    for (auto t = 32 * block_lo; t < 32 * block_hi; ++t) {
+      auto* b = bytes + 2 * t;
+      first_[t] = static_cast<std::uint16_t>(b[0] | b[1] << 8);
+    }
   }
 }
 
 void attempt_tickets::out_of_range(std::size_t unit) const {
-  throw std::out_of_range("unit " + std::to_string(unit) + " among " +
-                          std::to_string(units_));
+  throw std::out_of_range(
+      "unit " + std::to_string(unit) + " among " + std::to_string(units_) +
+      (unit < units_ ? " was skipped: its tickets were not computed" : ""));
 }
 
 std::uint16_t attempt_tickets::later(std::size_t unit, std::uint32_t attempt,
                                      std::size_t slot) {
+  if (unit < units_ && skipped(unit))
+    out_of_range(unit);
   if (unit >= units_ || slot >= slots_)
     throw std::out_of_range("slot " + std::to_string(slot) + " of unit " +
                             std::to_string(unit) + " among " +

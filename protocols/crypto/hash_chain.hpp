@@ -101,6 +101,12 @@ public:
   }
   /// Tickets from .. from + count - 1, in one stream call.
   std::vector<std::uint64_t> range(std::size_t from, std::size_t count) const;
+  /// The same into `out` (tickets from .. from + out.size() - 1).
+  void fill(std::size_t from, std::span<std::uint64_t> out) const;
+  /// The stream's bytes from 64-byte block `first_block` on (16-bit
+  /// tickets: ticket i of the 16-bit lanes is bytes 2i, 2i + 1, lowest
+  /// first).
+  void bytes(std::uint64_t first_block, std::span<unsigned char> out) const;
 
 private:
   static constexpr std::size_t chunk = 64;
@@ -126,29 +132,43 @@ key32 joint_element(std::span<const key32> elements);
 /// ticket of attempt 4 g + d and slot j is ticket (4 u + d) slots + j of
 /// the group's stream, four to a 64-bit word, lowest bits first. Group 0
 /// (attempts 0 to 3, all that most units read) is computed whole, in one
-/// stream call, and kept as 16-bit tickets in that order (a unit's are one
-/// row: first_group); later groups by 64-word chunks at their first read,
-/// since few units reach them.
+/// stream call, straight into 16-bit tickets in that order (a unit's are
+/// one row: first_group); later groups by 64-word chunks at their first
+/// read, since few units reach them. A run of units its reader never
+/// reads (a client's own units, which it neither leads nor volunteers
+/// for) can be skipped: their tickets are not computed, and reading them
+/// throws.
 class attempt_tickets {
 public:
   static constexpr std::uint32_t group = 4;
+  /// No units (reset() gives it some).
+  attempt_tickets() = default;
+  /// Every unit but units skip_first .. skip_first + skip_count - 1.
   attempt_tickets(const key32& joint, const round_input& in, std::size_t units,
-                  std::size_t slots);
+                  std::size_t slots, std::size_t skip_first = 0,
+                  std::size_t skip_count = 0) {
+    reset(joint, in, units, slots, skip_first, skip_count);
+  }
+  /// As the constructor, reusing the memory of the tickets before (a level
+  /// after another: fresh pages cost more than the stream).
+  void reset(const key32& joint, const round_input& in, std::size_t units,
+             std::size_t slots, std::size_t skip_first = 0,
+             std::size_t skip_count = 0);
   /// The ticket of `unit` at `attempt` in `slot`. Throws std::out_of_range
-  /// for a unit or slot out of range.
+  /// for a unit or slot out of range, or a skipped unit.
   std::uint16_t at(std::size_t unit, std::uint32_t attempt, std::size_t slot) {
-    if (attempt < group && unit < units_ && slot < slots_)
+    if (attempt < group && unit < units_ && slot < slots_ && !skipped(unit))
       return first_[index(unit, attempt, slot)];
     return later(unit, attempt, slot);
   }
   /// `unit`'s tickets of attempts 0 .. group - 1, all slots, in the order
   /// of at(unit, a, slot) by a then slot (group × slots of them), where
   /// `at` finds each ticket's place anew. Throws std::out_of_range for a
-  /// unit out of range.
+  /// unit out of range or skipped.
   std::span<const std::uint16_t> first_group(std::size_t unit) const {
-    if (unit >= units_)
+    if (unit >= units_ || skipped(unit))
       out_of_range(unit);
-    return {first_.data() + index(unit, 0, 0), group * slots_};
+    return {first_.get() + index(unit, 0, 0), group * slots_};
   }
 
 private:
@@ -157,16 +177,26 @@ private:
                     std::size_t slot) const {
     return (group * unit + attempt % group) * slots_ + slot;
   }
+  bool skipped(std::size_t unit) const {
+    return unit - skip_first_ < skip_count_; // unsigned: below wraps high
+  }
   static std::uint16_t lane(std::uint64_t word, std::size_t t) {
     return static_cast<std::uint16_t>(word >> (16 * (t % 4)));
   }
+  /// Group 0's tickets of units lo .. hi - 1 (with their blocks'
+  /// neighbours).
+  void compute_first(const ticket_stream& stream, std::size_t lo,
+                     std::size_t hi);
   std::uint16_t later(std::size_t unit, std::uint32_t attempt,
                       std::size_t slot);
   [[noreturn]] void out_of_range(std::size_t unit) const;
-  key32 joint_;
+  key32 joint_{};
   round_input in_;
-  std::size_t units_, slots_;
-  std::vector<std::uint16_t> first_; ///< group 0's tickets, in order
+  std::size_t units_ = 0, slots_ = 0;
+  std::size_t skip_first_ = 0, skip_count_ = 0;
+  /// Group 0's tickets in order, room for whole 64-byte blocks.
+  std::unique_ptr<std::uint16_t[]> first_;
+  std::size_t room_ = 0;
   std::vector<ticket_stream> later_; ///< groups 1, 2, ...: made at need
 };
 

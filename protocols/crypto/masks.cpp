@@ -18,13 +18,19 @@ key32 derive_key(const key32& seed, std::uint64_t qid, const char (&ctx)[9]) {
 
 void expand(const key32& key, std::span<std::uint64_t> out,
             std::uint64_t first_block) {
+  expand_bytes(key,
+               {reinterpret_cast<unsigned char*>(out.data()),
+                out.size() * sizeof(std::uint64_t)},
+               first_block);
+}
+
+void expand_bytes(const key32& key, std::span<unsigned char> out,
+                  std::uint64_t first_block) {
   ensure_sodium();
   std::fill(out.begin(), out.end(), 0);
   // A fresh key per query makes a fixed nonce safe.
   std::uint8_t nonce[crypto_stream_chacha20_NONCEBYTES] = {};
-  auto* bytes = reinterpret_cast<unsigned char*>(out.data());
-  crypto_stream_chacha20_xor_ic(bytes, bytes,
-                                out.size() * sizeof(std::uint64_t), nonce,
+  crypto_stream_chacha20_xor_ic(out.data(), out.data(), out.size(), nonce,
                                 first_block, key.data());
 }
 

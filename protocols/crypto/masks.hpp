@@ -19,6 +19,11 @@ key32 derive_key(const key32& seed, std::uint64_t qid, const char (&ctx)[9]);
 void expand(const key32& key, std::span<std::uint64_t> out,
             std::uint64_t first_block = 0);
 
+/// The same keystream as bytes: `out.size()` bytes from block
+/// `first_block` on.
+void expand_bytes(const key32& key, std::span<unsigned char> out,
+                  std::uint64_t first_block = 0);
+
 /// One party's pairwise mask for a query (spec feverless §7.5, Alg. 5
 /// l.24–25): for every peer c', +PRG(KDF(S_{c,c'}, qid)) if c > c', else
 /// minus it, all mod 2^64. Summed over all parties of the session the masks

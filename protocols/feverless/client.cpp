@@ -1697,25 +1697,41 @@ client::status client::finish_lead(outbox& out) {
     // words under the joint element of every client's public reveal (word i
     // of the stream of attempt 0, then of 1, 2, ... for a redraw) pick its
     // leader uniformly among the clients but the source, by uniform_below.
+    //
+    // With hints a client reads neither the leader nor the tickets of a
+    // unit it is the source of (it is no candidate there, and no value
+    // goes to the leader), so they are not computed; the test hooks'
+    // traces name every unit's leader.
+    bool skip_own = hinted() && !params_.test_hooks;
+    auto own_lo = skip_own ? unit_first_[self_] : units_.size();
+    auto own_hi = skip_own ? unit_first_[self_ + 1] : units_.size();
     auto joint = crypto::joint_element(level_public_);
-    auto lead = level_stream(joint, tag_lead, 0).first(units_.size());
+    auto lead = level_stream(joint, tag_lead, 0);
+    lead_words_.resize(units_.size());
+    lead.fill(0, {lead_words_.data(), own_lo});
+    lead.fill(own_hi, {lead_words_.data() + own_hi, units_.size() - own_hi});
     std::size_t i = 0;
     std::uint32_t attempt = 0;
     auto words = [&]() -> std::uint64_t {
       return attempt++ == 0
-                 ? lead[i]
+                 ? lead_words_[i]
                  : level_stream(joint, tag_lead, attempt - 1).range(i, 1)[0];
     };
-    for (; i < units_.size(); ++i) {
-      auto& u = units_[i];
-      attempt = 0;
-      auto pick = static_cast<party_id>(
-          uniform_below(words, static_cast<std::uint64_t>(n_ - 1)));
-      u.leader = pick + (pick >= u.source ? 1 : 0);
-    }
-    level_attempts_.emplace(crypto::joint_element(level_noise_),
-                            crypto::round_input{tag_noise, 0, level_digest_},
-                            units_.size(), static_cast<std::size_t>(n_ - 1));
+    auto pick_leaders = [&](std::size_t lo, std::size_t hi) {
+      for (i = lo; i < hi; ++i) {
+        auto& u = units_[i];
+        attempt = 0;
+        auto pick = static_cast<party_id>(
+            uniform_below(words, static_cast<std::uint64_t>(n_ - 1)));
+        u.leader = pick + (pick >= u.source ? 1 : 0);
+      }
+    };
+    pick_leaders(0, own_lo);
+    pick_leaders(own_hi, units_.size());
+    level_attempts_.reset(crypto::joint_element(level_noise_),
+                          crypto::round_input{tag_noise, 0, level_digest_},
+                          units_.size(), static_cast<std::size_t>(n_ - 1),
+                          own_lo, own_hi - own_lo);
   } else {
     for (std::size_t i = 0; i < units_.size(); ++i) {
       auto& u = units_[i];
@@ -1795,7 +1811,7 @@ bool client::first_volunteers(std::size_t index, Tally tally) {
   auto m = static_cast<std::size_t>(n_ - 2);
   auto slots = m + 1;
   auto& u = units_[index];
-  auto& tickets = *level_attempts_;
+  auto& tickets = level_attempts_;
   auto first = tickets.first_group(index);
   auto ticket = [&](std::uint32_t a, std::size_t slot) {
     return a < group ? first[a * slots + slot] : tickets.at(index, a, slot);

@@ -725,7 +725,10 @@ private:
   std::vector<crypto::key32> level_public_, level_noise_;
   /// Chain: the level's THRESH and NOISE tickets, under the joint element
   /// of every client's noise reveal (made in finish_lead).
-  std::optional<crypto::attempt_tickets> level_attempts_;
+  crypto::attempt_tickets level_attempts_;
+  /// Chain: the level's LEAD words, one per unit (its own units' unset with
+  /// hints).
+  std::vector<std::uint64_t> lead_words_;
   best_gains my_gains_;
   node_decisions my_decisions_;
   std::vector<node_plan> plans_;

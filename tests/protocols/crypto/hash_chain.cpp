@@ -4,6 +4,7 @@
 // reveal, and the tickets are uniform.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -117,12 +118,14 @@ BOOST_AUTO_TEST_CASE(a_party_cannot_change_its_tickets_after_committing) {
       (std::vector<std::uint64_t>(longer.begin(), longer.begin() + 8) == a));
   // A range from any ticket, inside a block or at its start, is the same
   // slice of the stream.
-  for (std::size_t from : {0u, 1u, 7u, 8u, 9u, 63u, 100u, 250u}) {
-    auto r = ticket_stream(committed.element(1), in).range(from, 50);
-    BOOST_TEST((r == std::vector<std::uint64_t>(longer.begin() + from,
-                                                longer.begin() + from + 50)),
-               "range from " << from);
-  }
+  for (std::size_t from : {0u, 1u, 7u, 8u, 9u, 63u, 100u, 250u})
+    for (std::size_t count : {0u, 1u, 2u, 7u, 50u}) {
+      auto r = ticket_stream(committed.element(1), in).range(from, count);
+      BOOST_TEST((r == std::vector<std::uint64_t>(
+                           longer.begin() + from,
+                           longer.begin() + from + count)),
+                 "range from " << from << ", " << count << " tickets");
+    }
   // One ticket at a time, in any order, gives the same tickets.
   ticket_stream one_by_one(committed.element(1), in, 300);
   for (std::size_t i : {299u, 0u, 1u, 63u, 64u, 65u, 127u, 128u, 150u, 7u})
@@ -224,6 +227,47 @@ BOOST_AUTO_TEST_CASE(attempt_tickets_are_lanes_of_one_stream_per_group) {
                    "unit " << u << ", attempt " << a << ", slot " << j);
   }
   BOOST_CHECK_THROW(t.first_group(units), std::out_of_range);
+}
+
+BOOST_AUTO_TEST_CASE(skipped_units_change_no_other_ticket) {
+  // A run of skipped units (a client's own, in the election) leaves every
+  // other unit's tickets as they are, at a start, in the middle or at the
+  // end, and whatever blocks the run's ends fall in (12 tickets, 24 bytes,
+  // a unit); reading a skipped unit throws. A reset reuses the memory and
+  // gives what a fresh object gives.
+  chain c(seed_of(9), 10);
+  round_input in{3, 0, {}};
+  in.digest[1] = 4;
+  constexpr std::size_t units = 37, slots = 3;
+  attempt_tickets all(c.element(4), in, units, slots);
+  attempt_tickets reused;
+  for (auto [first, count] : {std::pair<std::size_t, std::size_t>{0, 5},
+                              {3, 11},
+                              {8, 1},
+                              {30, 7},
+                              {36, 1},
+                              {0, units},
+                              {12, 0}}) {
+    attempt_tickets some(c.element(4), in, units, slots, first, count);
+    reused.reset(c.element(4), in, units, slots, first, count);
+    for (std::size_t u = 0; u < units; ++u) {
+      if (u >= first && u < first + count) {
+        BOOST_CHECK_THROW(some.first_group(u), std::out_of_range);
+        BOOST_CHECK_THROW(some.at(u, 0, 0), std::out_of_range);
+        BOOST_CHECK_THROW(some.at(u, 5, 0), std::out_of_range);
+        continue;
+      }
+      auto want = all.first_group(u);
+      auto got = some.first_group(u);
+      auto again = reused.first_group(u);
+      BOOST_TEST(std::equal(want.begin(), want.end(), got.begin(), got.end()),
+                 "unit " << u << ", skipping " << count << " from " << first);
+      BOOST_TEST(
+          std::equal(want.begin(), want.end(), again.begin(), again.end()),
+          "unit " << u << " after a reset");
+      BOOST_TEST(some.at(u, 6, 2) == all.at(u, 6, 2), "unit " << u);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(attempt_tickets_are_uniform) {
