@@ -144,8 +144,7 @@ std::vector<std::uint64_t> ticket_stream::range(std::size_t from,
   return out;
 }
 
-void ticket_stream::fill(std::size_t from,
-                         std::span<std::uint64_t> out) const {
+void ticket_stream::fill(std::size_t from, std::span<std::uint64_t> out) const {
   // 8 tickets a 64-byte block: a partial first block through a buffer, the
   // rest straight into out.
   std::size_t done = 0;
@@ -199,8 +198,8 @@ void attempt_tickets::reset(const key32& joint, const round_input& in,
   compute_first(stream, skip_first_ + skip_count_, units_);
 }
 
-void attempt_tickets::compute_first(const ticket_stream& stream,
-                                    std::size_t lo, std::size_t hi) {
+void attempt_tickets::compute_first(const ticket_stream& stream, std::size_t lo,
+                                    std::size_t hi) {
   if (lo >= hi)
     return;
   // Units lo .. hi - 1 are tickets per_unit lo .. per_unit hi - 1, bytes

@@ -121,10 +121,10 @@ BOOST_AUTO_TEST_CASE(a_party_cannot_change_its_tickets_after_committing) {
   for (std::size_t from : {0u, 1u, 7u, 8u, 9u, 63u, 100u, 250u})
     for (std::size_t count : {0u, 1u, 2u, 7u, 50u}) {
       auto r = ticket_stream(committed.element(1), in).range(from, count);
-      BOOST_TEST((r == std::vector<std::uint64_t>(
-                           longer.begin() + from,
-                           longer.begin() + from + count)),
-                 "range from " << from << ", " << count << " tickets");
+      BOOST_TEST(
+          (r == std::vector<std::uint64_t>(longer.begin() + from,
+                                           longer.begin() + from + count)),
+          "range from " << from << ", " << count << " tickets");
     }
   // One ticket at a time, in any order, gives the same tickets.
   ticket_stream one_by_one(committed.element(1), in, 300);

@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(chain_leaders_get_no_noise_values) {
 BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
   // Recomputes the chain election from what goes over the wire, as
   // docs/feverless-election.md defines it: D_k = BLAKE2b-256 over each
-  // source's (nonce, qids as uint64 LE) in source order; the public and
+  // source's (nonce, qids as LEB128 steps) in source order; the public and
   // noise joint elements hash every client's reveal in client order; unit
   // i's leader is the high 64 bits of 3 times word i (tag 1) of the stream
   // under the public one, among the clients other than its source, in
@@ -251,13 +251,22 @@ BOOST_AUTO_TEST_CASE(chain_leaders_and_volunteers_follow_from_the_reveals) {
       if (b.qids.empty())
         continue;
       crypto_generichash_update(&st, b.nonces.data(), 32);
-      for (auto q : b.qids) {
-        std::uint8_t le[8];
-        for (int i = 0; i < 8; ++i)
-          le[i] = static_cast<std::uint8_t>(q >> (8 * i));
-        crypto_generichash_update(&st, le, 8);
-        units.emplace_back(q, src);
+      // The number of qids, the first, then each one's step from the one
+      // before, as LEB128 varints.
+      std::vector<std::uint8_t> varints;
+      auto put = [&](std::uint64_t v) {
+        do {
+          varints.push_back(
+              static_cast<std::uint8_t>((v & 0x7F) | (v > 0x7F ? 0x80 : 0)));
+          v >>= 7;
+        } while (v != 0);
+      };
+      put(b.qids.size());
+      for (std::size_t i = 0; i < b.qids.size(); ++i) {
+        put(i == 0 ? b.qids[0] : b.qids[i] - b.qids[i - 1]);
+        units.emplace_back(b.qids[i], src);
       }
+      crypto_generichash_update(&st, varints.data(), varints.size());
     }
     crypto_generichash_final(&st, digest.data(), digest.size());
     auto key = [&](const std::array<std::uint8_t, 32>& x) {
