@@ -131,13 +131,13 @@ key32 joint_element(std::span<const key32> elements);
 /// unit's four attempts of a group lie together: in group g, unit u's
 /// ticket of attempt 4 g + d and slot j is ticket (4 u + d) slots + j of
 /// the group's stream, four to a 64-bit word, lowest bits first. Group 0
-/// (attempts 0 to 3, all that most units read) is computed whole, in one
-/// stream call, straight into 16-bit tickets in that order (a unit's are
-/// one row: first_group); later groups by 64-word chunks at their first
-/// read, since few units reach them. A run of units its reader never
-/// reads (a client's own units, which it neither leads nor volunteers
-/// for) can be skipped: their tickets are not computed, and reading them
-/// throws.
+/// (attempts 0 to 3, all that most units read) is computed at once,
+/// straight into 16-bit tickets in that order (a unit's are one row:
+/// first_group); later groups by 64-word chunks at their first read, since
+/// few units reach them. A run of units its reader never reads (a client's
+/// own units, which it neither leads nor volunteers for) can be skipped:
+/// group 0 is then two stream calls, one on each side, their tickets are
+/// not computed, and reading them throws.
 class attempt_tickets {
 public:
   static constexpr std::uint32_t group = 4;
