@@ -1718,8 +1718,6 @@ client::status client::finish_lead(outbox& out) {
     auto joint = crypto::joint_element(level_public_);
     auto lead = level_stream(joint, tag_lead, 0);
     lead_words_.resize(units_.size());
-    lead.fill(0, {lead_words_.data(), own_lo});
-    lead.fill(own_hi, {lead_words_.data() + own_hi, units_.size() - own_hi});
     std::size_t i = 0;
     std::uint32_t attempt = 0;
     auto words = [&]() -> std::uint64_t {
@@ -1728,6 +1726,7 @@ client::status client::finish_lead(outbox& out) {
                  : level_stream(joint, tag_lead, attempt - 1).range(i, 1)[0];
     };
     auto pick_leaders = [&](std::size_t lo, std::size_t hi) {
+      lead.fill(lo, {lead_words_.data() + lo, hi - lo});
       for (i = lo; i < hi; ++i) {
         auto& u = units_[i];
         attempt = 0;

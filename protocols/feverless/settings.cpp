@@ -275,11 +275,11 @@ std::vector<std::string> privacy_warnings(const params& p,
     out.push_back(pr.warning);
   // Hessian noise of std >= lambda puts H + lambda near 0 often enough that
   // weights blow up (docs/reproduction/feverless.md §3).
-  double hessian_noise = pr.sigma * p.sensitivity_h;
+  double h_noise_sd = pr.sigma * p.sensitivity_h;
   if (pr.protected_sums && p.hessian_noise && p.max_delta_step == 0 &&
-      hessian_noise >= p.lambda) {
+      h_noise_sd >= p.lambda) {
     std::ostringstream w;
-    w << "the hessian sums carry noise of std at least " << hessian_noise
+    w << "the hessian sums carry noise of std at least " << h_noise_sd
       << " (lambda = " << p.lambda
       << "): a weight -G/(H+lambda) can blow up where H+lambda lands near 0; "
          "--set max_delta_step=0.5 clamps the weights at no privacy cost";
