@@ -1121,10 +1121,17 @@ client::status client::compute_parts() {
   // This client's part of every other source's sums (plain mode's double
   // sums in row order, as lists of ids gave them); the missing ids listed
   // where a lottery hashes them (signed) or test hooks show them.
-  if (tree_ == 0 && depth_ == 0)
+  if (tree_ == 0 && depth_ == 0) {
     for (party_id p = 0; p < n_; ++p)
       if (auto err = read_columns(p))
         return err;
+    // A source that queries nothing publishes no `held` bitmap; the label
+    // split still follows from the others' when it is the only one.
+    auto silent =
+        std::count_if(columns_.begin(), columns_.end(),
+                      [](const auto& c) { return c.features.empty(); });
+    h_public_ = !params_.hessian_noise && !params_.hide_labels && silent <= 1;
+  }
   if (fixed_sums())
     part_fixed_.assign(2 * queries_.size(), 0);
   else
@@ -2501,7 +2508,8 @@ void client::level_masks() {
     // The paper's masks, one KDF and stream per (peer, query, salt).
     for (std::size_t i = 0; i < queries_.size(); ++i) {
       mask_g_[i] = mask(queries_[i].qid, ctx_g, queries_[i].source);
-      mask_h_[i] = mask(queries_[i].qid, ctx_h, queries_[i].source);
+      if (masks_h())
+        mask_h_[i] = mask(queries_[i].qid, ctx_h, queries_[i].source);
     }
     return;
   }
@@ -2521,7 +2529,7 @@ void client::level_masks() {
       if (peer_ids_[k] == static_cast<std::uint32_t>(source))
         continue;
       bool plus = static_cast<std::uint32_t>(self_) > peer_ids_[k];
-      for (int salt = 0; salt < 2; ++salt) {
+      for (int salt = 0; salt < (masks_h() ? 2 : 1); ++salt) {
         crypto::expand(
             crypto::derive_key(seeds_[k], id, salt == 0 ? ctx_g : ctx_h),
             stream);
@@ -2565,7 +2573,8 @@ void client::send_masked(outbox& out) {
       // pairwise among themselves, so the terms cancel in their sum. The
       // paper (§7.5 [P]) also pairs each with the source, which holds the
       // seeds of those terms and strips them: they hide nothing from it,
-      // and the replies go to it alone (docs/feverless-election.md).
+      // and the replies go to it alone (docs/feverless-election.md). H's
+      // mask is 0 where H's part is public (masks_h).
       g += mask_g_[i];
       h += mask_h_[i];
     }

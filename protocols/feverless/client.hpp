@@ -378,6 +378,13 @@ private:
 
   /// Pairwise masks over DH seeds: feverless only.
   bool masks() const { return params_.protocol == mode::feverless; }
+  /// Whether the H replies are masked too. A client's H part is then a
+  /// public value unless H carries noise or the label split is hidden: the
+  /// hessians of the public margins over the rows it labels among the
+  /// query's, and the first batches' `held` bitmaps publish who labels
+  /// which row (with one source that queries nothing, by elimination).
+  /// Masking it would hide nothing. Set before the first masks.
+  bool masks_h() const { return masks() && !h_public_; }
   /// Leader election and noise injection: feverless and ahe.
   bool elects() const {
     return params_.protocol == mode::feverless || params_.protocol == mode::ahe;
@@ -664,6 +671,9 @@ private:
     std::vector<std::vector<std::uint8_t>> buckets;
   };
   std::vector<source_columns> columns_;
+  /// Every H part is a public value (masks_h); known once the first
+  /// batches are read.
+  bool h_public_ = false;
   /// Fixed point: the sums of this client's labels in each bucket of some
   /// features at each node of a level's frontier, kept for the next
   /// level's siblings (keep_sums).

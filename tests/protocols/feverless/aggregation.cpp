@@ -509,16 +509,20 @@ BOOST_AUTO_TEST_CASE(a_coalition_of_n_minus_2_sees_uniform_masked_values) {
   // if A is a selected volunteer). v must be uniform in Z_{2^64} whatever A's
   // true partial sum: chi-square on the top 4 bits over all queries, for
   // the data and for the data with every label flipped (other partial
-  // sums), and the two histograms must agree.
+  // sums), and the two histograms must agree. H^(A) is masked the same way
+  // where it is not public: with hide_labels. Otherwise (H exact, the
+  // label split published) it is sent as it is, and must be exactly the
+  // public sum of h over A's rows of the query.
   constexpr int bins = 16;
-  auto view = [](bool flip) {
+  auto view = [](bool flip, bool hide_labels) {
     auto d = synthetic(300, 8, 12);
     if (flip)
       for (auto& y : d.labels())
         y = 1 - y;
     // One tree: the clients' current gradients are those of every query.
-    auto f =
-        make_federation(d, hooked(1, 3, 6), 4, balanced_owners(300, 4, 12), 12);
+    auto p = hooked(1, 3, 6);
+    p.hide_labels = hide_labels;
+    auto f = make_federation(d, p, 4, balanced_owners(300, 4, 12), 12);
     // masked[(from, to)]: every G^(from), H^(from) sent to source `to`, in
     // order: level by level, each in the source's query order, as the
     // source's traces.
@@ -533,7 +537,7 @@ BOOST_AUTO_TEST_CASE(a_coalition_of_n_minus_2_sees_uniform_masked_values) {
     });
     auto plain = encoded_gradients(f);
     std::vector<double> hist(bins, 0);
-    std::size_t exact = 0, checked = 0;
+    std::size_t exact = 0, checked = 0, public_h = 0, public_exact = 0;
     for (int s = 0; s < 4; ++s) {
       const auto& traces = f.clients[s]->traces();
       for (std::size_t j = 0; j < traces.size(); ++j) {
@@ -543,8 +547,20 @@ BOOST_AUTO_TEST_CASE(a_coalition_of_n_minus_2_sees_uniform_masked_values) {
           if (c != s && c != t.leader)
             honest.push_back(c);
         int a = honest[0], b = honest[1];
+        auto partial = [&](bool hess) {
+          std::uint64_t sum = 0;
+          for (auto id : t.ids)
+            if (f.owner[id] == a)
+              sum += hess ? plain.h[id] : plain.g[id];
+          return sum;
+        };
         for (bool hess : {false, true}) {
           auto v = (hess ? mh : mg).at({a, s}).at(j);
+          if (hess && !hide_labels) {
+            ++public_h;
+            public_exact += v == partial(true);
+            continue;
+          }
           auto l = *f.clients[t.leader]->pair_stream(a, t.mask_key, hess,
                                                      t.mask_word);
           v -= a > t.leader ? l : 0 - l;
@@ -556,35 +572,38 @@ BOOST_AUTO_TEST_CASE(a_coalition_of_n_minus_2_sees_uniform_masked_values) {
           auto rest = v - (a > b ? w : 0 - w);
           if (f.clients[a]->noise_draws().count(t.qid))
             continue;
-          std::uint64_t sum = 0;
-          for (auto id : t.ids)
-            if (f.owner[id] == a)
-              sum += hess ? plain.h[id] : plain.g[id];
           ++checked;
-          exact += rest == sum;
+          exact += rest == partial(hess);
         }
       }
     }
     BOOST_TEST(checked > 100u);
     BOOST_TEST(exact == checked);
+    BOOST_TEST(public_exact == public_h);
+    BOOST_TEST((hide_labels ? public_h == 0 : public_h > 300u));
     return hist;
   };
-  auto h1 = view(false);
-  auto h2 = view(true);
-  double n1 = std::accumulate(h1.begin(), h1.end(), 0.0);
-  double n2 = std::accumulate(h2.begin(), h2.end(), 0.0);
-  BOOST_TEST(n1 > 600);
-  // 15 degrees of freedom: P(chi2 > 37.7) = 0.001.
-  BOOST_TEST(chi_square(h1, std::vector<double>(bins, n1 / bins)) < 37.7);
-  BOOST_TEST(chi_square(h2, std::vector<double>(bins, n2 / bins)) < 37.7);
-  // Homogeneity of the two views (15 degrees of freedom).
-  double x = 0;
-  for (int i = 0; i < bins; ++i) {
-    double e1 = (h1[i] + h2[i]) * n1 / (n1 + n2);
-    double e2 = (h1[i] + h2[i]) * n2 / (n1 + n2);
-    x += (h1[i] - e1) * (h1[i] - e1) / e1 + (h2[i] - e2) * (h2[i] - e2) / e2;
+  for (bool hide_labels : {false, true}) {
+    BOOST_TEST_CONTEXT("hide_labels " << hide_labels) {
+      auto h1 = view(false, hide_labels);
+      auto h2 = view(true, hide_labels);
+      double n1 = std::accumulate(h1.begin(), h1.end(), 0.0);
+      double n2 = std::accumulate(h2.begin(), h2.end(), 0.0);
+      BOOST_TEST(n1 > (hide_labels ? 600 : 300));
+      // 15 degrees of freedom: P(chi2 > 37.7) = 0.001.
+      BOOST_TEST(chi_square(h1, std::vector<double>(bins, n1 / bins)) < 37.7);
+      BOOST_TEST(chi_square(h2, std::vector<double>(bins, n2 / bins)) < 37.7);
+      // Homogeneity of the two views (15 degrees of freedom).
+      double x = 0;
+      for (int i = 0; i < bins; ++i) {
+        double e1 = (h1[i] + h2[i]) * n1 / (n1 + n2);
+        double e2 = (h1[i] + h2[i]) * n2 / (n1 + n2);
+        x +=
+            (h1[i] - e1) * (h1[i] - e1) / e1 + (h2[i] - e2) * (h2[i] - e2) / e2;
+      }
+      BOOST_TEST(x < 37.7);
+    }
   }
-  BOOST_TEST(x < 37.7);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
