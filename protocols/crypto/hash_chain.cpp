@@ -119,22 +119,21 @@ std::uint64_t ticket_stream::at(std::size_t i) {
   if (i >= tickets_)
     throw std::out_of_range("ticket " + std::to_string(i) + " of a stream of " +
                             std::to_string(tickets_));
-  if (!cache_) {
-    auto chunks = (tickets_ + chunk - 1) / chunk;
-    cache_ = std::make_unique_for_overwrite<std::uint64_t[]>(chunks * chunk);
-    filled_.assign(chunks, false);
-  }
+  if (chunk_at_.empty())
+    chunk_at_.assign((tickets_ + chunk - 1) / chunk, 0);
   auto c = i / chunk;
-  if (!filled_[c]) {
+  if (chunk_at_[c] == 0) {
     // ChaCha20 blocks are 64 bytes, 8 tickets: chunk c starts block
     // c * chunk / 8.
-    auto out = std::span(cache_.get() + c * chunk, chunk);
+    auto at = kept_.size();
+    kept_.resize(at + chunk);
+    auto out = std::span(kept_.data() + at, chunk);
     expand(key_, out, c * chunk / 8);
     for (auto& t : out)
       t = le64(t);
-    filled_[c] = true;
+    chunk_at_[c] = static_cast<std::uint32_t>(at / chunk + 1);
   }
-  return cache_[i];
+  return kept_[(chunk_at_[c] - 1) * chunk + i % chunk];
 }
 
 std::vector<std::uint64_t> ticket_stream::range(std::size_t from,

@@ -85,10 +85,11 @@ struct round_input {
 /// same.
 class ticket_stream {
 public:
-  /// `tickets` bounds what `at` may read: its cache is that long, made at
-  /// the first `at`, and left unwritten until a chunk is computed (a
-  /// stream may be read sparsely, and zeroing or regrowing the cache cost
-  /// more than the ChaCha20 it saves).
+  /// `tickets` bounds what `at` may read. A stream may be read sparsely
+  /// (the units that reach a later group of attempts, 1 in 81), so only
+  /// the chunks read are kept, one after another: a cache as long as the
+  /// stream took a fresh page, and its fault, for almost every chunk
+  /// computed.
   ticket_stream(const key32& element, const round_input& in,
                 std::size_t tickets = 0);
   /// Ticket i < tickets: computed with its 63 neighbours (8 ChaCha20
@@ -112,8 +113,9 @@ private:
   static constexpr std::size_t chunk = 64;
   key32 key_;
   std::size_t tickets_ = 0;
-  std::unique_ptr<std::uint64_t[]> cache_; ///< chunks in `filled_` are set
-  std::vector<bool> filled_;               ///< by chunk
+  /// Per chunk of the stream: 0, or 1 + its place among kept_'s chunks.
+  std::vector<std::uint32_t> chunk_at_;
+  std::vector<std::uint64_t> kept_; ///< the chunks computed, in read order
 };
 
 /// A round's joint element: BLAKE2b-256, under its own domain key, of every

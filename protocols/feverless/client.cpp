@@ -1963,6 +1963,22 @@ public:
     if (++used_ == 64)
       flush();
   }
+  /// `n` <= 64 bits at once, bit 0 first (`bits` has none above them).
+  void put_bits(std::uint64_t bits, unsigned n) {
+    if (n == 0)
+      return;
+    word_ |= bits << used_;
+    if (used_ + n < 64) {
+      used_ += n;
+      return;
+    }
+    auto spilled = used_ == 0 ? 0 : bits >> (64 - used_); // past the word
+    auto left = used_ + n - 64;
+    used_ = 64;
+    flush();
+    word_ = spilled;
+    used_ = left;
+  }
   /// Writes the bits put since the last flush (whole bytes; the buffer
   /// holds them).
   void flush() {
@@ -2053,6 +2069,49 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
   std::vector<bit_appender> flags;
   for (party_id c = 0; c < n_; ++c)
     flags.emplace_back(packed[c].data());
+  if (m == 2 && many.size() == 1 && many[0].kept == 1) {
+    // 4 clients: a unit's one set of two or more is both candidates, and
+    // one of them is kept, by one bit of the pool (below(2)): rank 1's
+    // flag is that bit, rank 0's its complement. The same bits, in the
+    // same order, as the loop below, taken 64 units at a time.
+    auto next_bits = [&](unsigned n) { // n <= 64, the first in bit 0
+      std::uint64_t out = 0;
+      for (unsigned got = 0; got < n;) {
+        if (left == 0) {
+          pool = rng_();
+          left = 64;
+        }
+        auto k = std::min<unsigned>(n - got, static_cast<unsigned>(left));
+        auto mask = k == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << k) - 1;
+        out |= (pool & mask) << got;
+        pool = k == 64 ? 0 : pool >> k;
+        left -= static_cast<int>(k);
+        got += k;
+      }
+      return out;
+    };
+    for (party_id source = 0; source < n_; ++source) {
+      if (source == self_)
+        continue;
+      std::array<bit_appender*, 2> to{};
+      std::uint32_t j = 0;
+      for (party_id c = 0; c < n_; ++c)
+        if (c != source && c != self_)
+          to[j++] = &flags[c];
+      for (auto units = unit_count(source); units > 0;) {
+        auto n = static_cast<unsigned>(std::min<std::size_t>(units, 64));
+        auto mask = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+        auto bits = next_bits(n);
+        to[0]->put_bits(~bits & mask, n);
+        to[1]->put_bits(bits, n);
+        units -= n;
+      }
+    }
+    for (auto& f : flags)
+      f.flush();
+    pool = 0;
+    return packed;
+  }
   std::vector<std::uint32_t> chosen(std::size_t{1} << m); // per set: a mask
   for (party_id source = 0; source < n_; ++source) {
     if (source == self_)
