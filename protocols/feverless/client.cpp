@@ -2632,8 +2632,8 @@ void client::send_masked(outbox& out) {
       // pairwise among themselves, so the terms cancel in their sum. The
       // paper (§7.5 [P]) also pairs each with the source, which holds the
       // seeds of those terms and strips them: they hide nothing from it,
-      // and the replies go to it alone (docs/feverless-election.md). H's
-      // mask is 0 where H's part is public (masks_h).
+      // and the replies go to it alone (docs/feverless-election.md). [D]
+      // H's mask is 0 where H's part is public (masks_h, security.md).
       g += mask_g_[i];
       h += mask_h_[i];
     }

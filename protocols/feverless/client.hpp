@@ -378,12 +378,13 @@ private:
 
   /// Pairwise masks over DH seeds: feverless only.
   bool masks() const { return params_.protocol == mode::feverless; }
-  /// Whether the H replies are masked too. A client's H part is then a
-  /// public value unless H carries noise or the label split is hidden: the
-  /// hessians of the public margins over the rows it labels among the
-  /// query's, and the first batches' `held` bitmaps publish who labels
-  /// which row (with one source that queries nothing, by elimination).
-  /// Masking it would hide nothing. Set before the first masks.
+  /// Whether the H parts are masked too: only where they are not public.
+  /// Without noise on H, a client's H part of a query is the sum of the
+  /// public margins' hessians over the rows it labels among the query's,
+  /// and without hide_labels the first batches' `held` bitmaps publish who
+  /// labels which row (a single source that queries nothing, by
+  /// elimination): a mask would hide nothing. Known before the first
+  /// masks (compute_parts).
   bool masks_h() const { return masks() && !h_public_; }
   /// Leader election and noise injection: feverless and ahe.
   bool elects() const {
