@@ -1121,17 +1121,10 @@ client::status client::compute_parts() {
   // This client's part of every other source's sums (plain mode's double
   // sums in row order, as lists of ids gave them); the missing ids listed
   // where a lottery hashes them (signed) or test hooks show them.
-  if (tree_ == 0 && depth_ == 0) {
+  if (tree_ == 0 && depth_ == 0)
     for (party_id p = 0; p < n_; ++p)
       if (auto err = read_columns(p))
         return err;
-    // A source that queries nothing publishes no `held` bitmap; the label
-    // split still follows from the others' when it is the only one.
-    auto silent =
-        std::count_if(columns_.begin(), columns_.end(),
-                      [](const auto& c) { return c.features.empty(); });
-    h_public_ = !params_.hessian_noise && !params_.hide_labels && silent <= 1;
-  }
   if (fixed_sums())
     part_fixed_.assign(2 * queries_.size(), 0);
   else
@@ -2023,22 +2016,32 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
   if (sets == 0)
     return packed; // 3 clients: one candidate, always selected
   std::uint64_t pool = 0;
-  int left = 0;
-  auto below = [&](std::uint32_t n) -> std::uint32_t { // uniform in [0, n)
-    if (n == 1)
-      return 0;
-    auto bits = static_cast<int>(std::bit_width(n - 1));
-    while (true) {
-      if (left < bits) {
+  unsigned left = 0;
+  auto low_bits = [](unsigned n) { // a mask of the n <= 64 lowest bits
+    return n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  };
+  auto next_bits = [&](unsigned n) { // n <= 64 bits of the pool, bit 0 first
+    std::uint64_t out = 0;
+    for (unsigned got = 0; got < n;) {
+      if (left == 0) {
         pool = rng_();
         left = 64;
       }
-      auto v = static_cast<std::uint32_t>(pool & ((1u << bits) - 1));
-      pool >>= bits;
-      left -= bits;
-      if (v < n)
-        return v;
+      auto k = std::min(n - got, left);
+      out |= (pool & low_bits(k)) << got;
+      pool = k == 64 ? 0 : pool >> k;
+      left -= k;
+      got += k;
     }
+    return out;
+  };
+  auto below = [&](std::uint32_t n) -> std::uint32_t { // uniform in [0, n)
+    if (n == 1)
+      return 0;
+    auto bits = static_cast<unsigned>(std::bit_width(n - 1));
+    while (true)
+      if (auto v = static_cast<std::uint32_t>(next_bits(bits)); v < n)
+        return v;
   };
   // The sets of two or more of a unit's m candidates (masks over them in
   // ascending order), with their members and k: the same for every unit.
@@ -2074,22 +2077,6 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
     // one of them is kept, by one bit of the pool (below(2)): rank 1's
     // flag is that bit, rank 0's its complement. The same bits, in the
     // same order, as the loop below, taken 64 units at a time.
-    auto next_bits = [&](unsigned n) { // n <= 64, the first in bit 0
-      std::uint64_t out = 0;
-      for (unsigned got = 0; got < n;) {
-        if (left == 0) {
-          pool = rng_();
-          left = 64;
-        }
-        auto k = std::min<unsigned>(n - got, static_cast<unsigned>(left));
-        auto mask = k == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << k) - 1;
-        out |= (pool & mask) << got;
-        pool = k == 64 ? 0 : pool >> k;
-        left -= static_cast<int>(k);
-        got += k;
-      }
-      return out;
-    };
     for (party_id source = 0; source < n_; ++source) {
       if (source == self_)
         continue;
@@ -2100,9 +2087,8 @@ std::vector<std::vector<std::uint8_t>> client::draw_selections() {
           to[j++] = &flags[c];
       for (auto units = unit_count(source); units > 0;) {
         auto n = static_cast<unsigned>(std::min<std::size_t>(units, 64));
-        auto mask = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
         auto bits = next_bits(n);
-        to[0]->put_bits(~bits & mask, n);
+        to[0]->put_bits(~bits & low_bits(n), n);
         to[1]->put_bits(bits, n);
         units -= n;
       }
@@ -2559,15 +2545,27 @@ std::uint64_t client::mask(std::uint64_t qid, const char (&ctx)[9],
   return acc;
 }
 
+bool client::masks_h() const {
+  if (!masks() || params_.hessian_noise || params_.hide_labels)
+    return masks();
+  // A source that queries nothing publishes no `held` bitmap; the label
+  // split still follows from the others' when it is the only one. (Before
+  // the first batches are read every source counts as silent.)
+  auto silent = std::count_if(columns_.begin(), columns_.end(),
+                              [](auto& c) { return c.features.empty(); });
+  return silent > 1;
+}
+
 void client::level_masks() {
   masks_ = masks_state::ready;
   mask_g_.assign(queries_.size(), 0);
   mask_h_.assign(queries_.size(), 0);
+  const bool with_h = masks_h();
   if (!vector_masks()) {
     // The paper's masks, one KDF and stream per (peer, query, salt).
     for (std::size_t i = 0; i < queries_.size(); ++i) {
       mask_g_[i] = mask(queries_[i].qid, ctx_g, queries_[i].source);
-      if (masks_h())
+      if (with_h)
         mask_h_[i] = mask(queries_[i].qid, ctx_h, queries_[i].source);
     }
     return;
@@ -2588,7 +2586,7 @@ void client::level_masks() {
       if (peer_ids_[k] == static_cast<std::uint32_t>(source))
         continue;
       bool plus = static_cast<std::uint32_t>(self_) > peer_ids_[k];
-      for (int salt = 0; salt < (masks_h() ? 2 : 1); ++salt) {
+      for (int salt = 0; salt < (with_h ? 2 : 1); ++salt) {
         crypto::expand(
             crypto::derive_key(seeds_[k], id, salt == 0 ? ctx_g : ctx_h),
             stream);

@@ -383,9 +383,8 @@ private:
   /// public margins' hessians over the rows it labels among the query's,
   /// and without hide_labels the first batches' `held` bitmaps publish who
   /// labels which row (a single source that queries nothing, by
-  /// elimination): a mask would hide nothing. Known before the first
-  /// masks (compute_parts).
-  bool masks_h() const { return masks() && !h_public_; }
+  /// elimination): a mask would hide nothing.
+  bool masks_h() const;
   /// Leader election and noise injection: feverless and ahe.
   bool elects() const {
     return params_.protocol == mode::feverless || params_.protocol == mode::ahe;
@@ -672,9 +671,6 @@ private:
     std::vector<std::vector<std::uint8_t>> buckets;
   };
   std::vector<source_columns> columns_;
-  /// Every H part is a public value (masks_h); known once the first
-  /// batches are read.
-  bool h_public_ = false;
   /// Fixed point: the sums of this client's labels in each bucket of some
   /// features at each node of a level's frontier, kept for the next
   /// level's siblings (keep_sums).
